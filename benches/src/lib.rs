@@ -1,0 +1,1 @@
+//! Benchmarks live in `benches/benches/`; see `benches/README.md` for the figures.

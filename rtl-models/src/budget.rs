@@ -1,0 +1,56 @@
+//! State budgets: the bits of SRAM / flops a block needs in hardware.
+//!
+//! Every block implements [`StateBudget`] and asserts at compile time that its packed form
+//! fits (`const _: () = assert!(...)`). `dcfab budget` prints one [`BudgetRow`] per block.
+
+/// The hardware state a block needs, in bits.
+pub trait StateBudget {
+    /// Name of the block as printed by `dcfab budget`.
+    const NAME: &'static str;
+    /// Bits of state the block needs in hardware (per instance: per connection, per port...).
+    const BITS: u32;
+    /// What one instance is ("per connection", "per port", ...).
+    const UNIT: &'static str = "per instance";
+    /// The figure the paper gives, if any.
+    const PAPER_BITS: Option<u32> = None;
+    /// Where the paper gives it (e.g. "REPS Table 1").
+    const PAPER_REF: &'static str = "";
+
+    /// Bytes needed to store [`StateBudget::BITS`] (rounded up).
+    const BYTES: u32 = Self::BITS.div_ceil(8);
+}
+
+/// One row of the `dcfab budget` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct BudgetRow {
+    /// Block name.
+    pub block: &'static str,
+    /// Crate the block lives in.
+    pub krate: &'static str,
+    /// What one instance is.
+    pub unit: &'static str,
+    /// Bits needed.
+    pub bits: u32,
+    /// Bytes needed (rounded up).
+    pub bytes: u32,
+    /// The paper's figure, if any.
+    pub paper_bits: Option<u32>,
+    /// Where the paper gives it.
+    pub paper_ref: &'static str,
+}
+
+impl BudgetRow {
+    /// The row for block type `T`, living in crate `krate`.
+    pub const fn of<T: StateBudget>(krate: &'static str) -> Self {
+        BudgetRow {
+            block: T::NAME,
+            krate,
+            unit: T::UNIT,
+            bits: T::BITS,
+            bytes: T::BYTES,
+            paper_bits: T::PAPER_BITS,
+            paper_ref: T::PAPER_REF,
+        }
+    }
+}

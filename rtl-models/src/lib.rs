@@ -1,0 +1,31 @@
+//! # rtl-models — the hardware vocabulary of dcfab
+//!
+//! `no_std`, no `alloc`. Every block in `nic`, `switch` and `scheduler-asic` is built from
+//! these pieces, and every piece follows the same discipline (see `DESIGN.md`):
+//!
+//! * it is a synchronous state machine with per-cycle inputs and [`Clocked::tick`], plus an
+//!   O(1) [`Clocked::advance`] that jumps over idle cycles (the DES uses `advance`,
+//!   co-simulation uses `tick`: one model, two speeds);
+//! * it states the bits it needs in hardware through [`StateBudget`] and proves the figure
+//!   against its packed form at compile time;
+//! * it uses integer / fixed-point arithmetic only ([`fixed::Rate`] is bytes or tokens per
+//!   cycle in Q32.32);
+//! * when it needs randomness it takes a [`RandomSource`], by default the Galois
+//!   [`lfsr::Lfsr32`] an RTL design can reproduce bit for bit.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod budget;
+pub mod clock;
+pub mod clocked;
+pub mod fixed;
+pub mod lfsr;
+pub mod token_bucket;
+
+pub use budget::{BudgetRow, StateBudget};
+pub use clock::{Clock, Cycles};
+pub use clocked::Clocked;
+pub use fixed::Rate;
+pub use lfsr::{Lfsr32, RandomSource};
+pub use token_bucket::TokenBucket;

@@ -1,0 +1,13 @@
+//! # sim-harness — the dcfab fabric discrete-event simulator
+//!
+//! Assembles the `nic` and `switch` blocks into whole networks. Time is `u64` picoseconds;
+//! each block runs on its own clock and the harness converts. See `DESIGN.md`.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod results;
+pub mod scenario;
+
+pub use error::{Error, Result};
+pub use results::RunResult;
+pub use scenario::Scenario;

@@ -1,0 +1,384 @@
+//! Scenario files: one TOML file describes one experiment (DESIGN.md, "Scenario files").
+//!
+//! Every field has a default; unknown fields are rejected. Units are in the field name
+//! (`_ns`, `_us`, `_gbps`) or in the value (`"8MiB"`, `"1bdp"`).
+
+use serde::{Deserialize, Serialize};
+
+/// One experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// Name of the experiment (goes into every output file).
+    pub name: String,
+    /// Seed of every random draw in the run.
+    pub seed: u64,
+    /// The network.
+    pub topology: Topology,
+    /// Congestion control and load balancing.
+    pub transport: Transport,
+    /// The traffic.
+    pub workload: Workload,
+    /// Failure injection: links going down or changing rate.
+    pub failures: Vec<Failure>,
+    /// What to record.
+    pub output: Output,
+    /// Wormhole fast-forwarding.
+    pub skip: Skip,
+    /// When to stop.
+    pub stop: Stop,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            name: "default".into(),
+            seed: 1,
+            topology: Topology::default(),
+            transport: Transport::default(),
+            workload: Workload::default(),
+            failures: Vec::new(),
+            output: Output::default(),
+            skip: Skip::default(),
+            stop: Stop::default(),
+        }
+    }
+}
+
+/// Kind of network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// k-ary fat tree, 2 or 3 tiers.
+    FatTree,
+    /// n hosts (or senders) under one switch with n uplinks to n receivers' switch
+    /// (REPS section 4.3.2 micro benchmark shape).
+    SingleTor,
+    /// Two datacenters joined by long links (Uno).
+    TwoDc,
+    /// Zeropod pods.
+    ZeropodPods,
+}
+
+/// The network.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Topology {
+    /// fat_tree | single_tor | two_dc | zeropod_pods.
+    pub kind: TopologyKind,
+    /// Fat-tree tiers: 2 (leaf-spine) or 3.
+    pub tiers: u32,
+    /// Switch radix k (even).
+    pub radix: u32,
+    /// Number of hosts; 0 means the full tree for this radix (k^2/2 for 2 tiers, k^3/4 for 3).
+    pub hosts: u32,
+    /// Link rate in Gb/s (every link unless overridden).
+    pub link_gbps: f64,
+    /// Propagation delay of each link in ns.
+    pub link_delay_ns: u64,
+    /// Per-switch processing latency in ns.
+    pub switch_latency_ns: u64,
+    /// Output buffer per switch port: bytes ("500KB", "1MiB", 409600) or BDP multiples ("1bdp").
+    pub buffer: Size,
+    /// Oversubscription at the ToR (downlinks : uplinks), 1.0 = full bisection.
+    pub oversubscription: f64,
+}
+
+impl Default for Topology {
+    fn default() -> Self {
+        Topology {
+            kind: TopologyKind::FatTree,
+            tiers: 3,
+            radix: 8,
+            hosts: 0,
+            link_gbps: 400.0,
+            link_delay_ns: 1000,
+            switch_latency_ns: 500,
+            buffer: Size::Bdp(1.0),
+            oversubscription: 1.0,
+        }
+    }
+}
+
+/// Congestion control kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// DCTCP-style window CC tolerant of reordering (the REPS paper's baseline).
+    Dctcp,
+    /// Uno.
+    Uno,
+    /// DCSIM SIM/DATA transport.
+    Dcsim,
+    /// Zeropod scheduled transport.
+    Zeropod,
+}
+
+/// Load-balancer (entropy chooser) kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LbKind {
+    /// One entropy value per flow.
+    Ecmp,
+    /// Oblivious packet spraying: a random entropy value per packet.
+    Ops,
+    /// Recycled Entropy Packet Spraying.
+    Reps,
+    /// Uno's subflow load balancer.
+    Unolb,
+}
+
+/// Congestion control and load balancing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Transport {
+    /// dctcp | uno | dcsim | zeropod.
+    pub cc: CcKind,
+    /// ecmp | ops | reps | unolb.
+    pub lb: LbKind,
+    /// Bytes of payload per DATA packet.
+    pub mtu: u32,
+    /// Packet trimming at switches (header forwarded at high priority instead of a drop).
+    pub trimming: bool,
+    /// Bits of entropy value space (EVS = 2^evs_bits).
+    pub evs_bits: u32,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport {
+            cc: CcKind::Dctcp,
+            lb: LbKind::Ops,
+            mtu: 4096,
+            trimming: false,
+            evs_bits: 16,
+        }
+    }
+}
+
+/// Traffic patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// Each host sends one message to a distinct random host.
+    Permutation,
+    /// Host i sends to host (i + hosts/2) mod hosts.
+    Tornado,
+    /// `degree` senders to one receiver.
+    Incast,
+    /// Every host to every other host.
+    AllToAll,
+    /// All-to-all-v (DCSIM).
+    AllToAllV,
+    /// Web-search flow sizes with Poisson arrivals.
+    Websearch,
+    /// LLM training collectives (Wormhole).
+    Llm,
+}
+
+/// The traffic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Workload {
+    /// permutation | tornado | incast | all_to_all | all_to_all_v | websearch | llm.
+    pub kind: WorkloadKind,
+    /// Message size per flow.
+    pub message: Size,
+    /// Incast degree (senders per receiver).
+    pub degree: u32,
+    /// Target load for Poisson workloads (0..1 of host link rate).
+    pub load: f64,
+    /// Number of flows for Poisson workloads.
+    pub flows: u32,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            kind: WorkloadKind::Permutation,
+            message: Size::Bytes(2 * 1024 * 1024),
+            degree: 8,
+            load: 0.5,
+            flows: 1000,
+        }
+    }
+}
+
+/// A link going down for a while, or changing rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Failure {
+    /// Link name, e.g. `tor0.up3` (see README for naming).
+    pub link: String,
+    /// When the failure starts, in us.
+    pub at_us: f64,
+    /// How long it lasts, in us; absent = forever.
+    #[serde(default)]
+    pub for_us: Option<f64>,
+    /// New rate in Gb/s instead of going down; absent = link down.
+    #[serde(default)]
+    pub gbps: Option<f64>,
+}
+
+/// What to record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Queue-occupancy sampling interval in us (0 = off).
+    pub queue_sample_us: f64,
+    /// Record a packet trace.
+    pub trace: bool,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            queue_sample_us: 1.0,
+            trace: false,
+        }
+    }
+}
+
+/// Wormhole fast-forwarding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Skip {
+    /// Enable steady-state skipping.
+    pub enabled: bool,
+    /// Steadiness threshold on the sampled rate variation (Wormhole Eq. 5-7).
+    pub theta: f64,
+    /// Number of rate samples `l`.
+    pub samples: u32,
+}
+
+impl Default for Skip {
+    fn default() -> Self {
+        Skip {
+            enabled: false,
+            theta: 0.05,
+            samples: 2000,
+        }
+    }
+}
+
+/// When to stop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Stop {
+    /// Simulated-time limit in us (0 = until every flow completes).
+    pub max_time_us: f64,
+}
+
+impl Default for Stop {
+    fn default() -> Self {
+        Stop { max_time_us: 0.0 }
+    }
+}
+
+/// A size: plain bytes, or a multiple of the path's bandwidth-delay product.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Size {
+    /// Bytes.
+    Bytes(u64),
+    /// Multiples of the BDP.
+    Bdp(f64),
+}
+
+impl Size {
+    /// Parse "8MiB", "500KB", "9000", "1bdp", "2.5 BDP".
+    pub fn parse(s: &str) -> Result<Size, String> {
+        let t = s.trim();
+        let lower = t.to_ascii_lowercase();
+        if let Some(n) = lower.strip_suffix("bdp") {
+            let v: f64 = n
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{s}' is not a number of BDPs (e.g. \"1bdp\")"))?;
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("'{s}' must be a positive number of BDPs"));
+            }
+            return Ok(Size::Bdp(v));
+        }
+        let split = lower
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(lower.len());
+        let (num, unit) = lower.split_at(split);
+        let v: f64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a size (e.g. \"8MiB\", \"500KB\", 4096)"))?;
+        let mult: f64 = match unit.trim() {
+            "" | "b" => 1.0,
+            "kb" => 1e3,
+            "mb" => 1e6,
+            "gb" => 1e9,
+            "kib" | "k" => 1024.0,
+            "mib" | "m" => 1024.0 * 1024.0,
+            "gib" | "g" => 1024.0 * 1024.0 * 1024.0,
+            u => {
+                return Err(format!(
+                    "'{s}': unknown unit '{u}' (use B, KB, MB, GB, KiB, MiB, GiB or bdp)"
+                ))
+            }
+        };
+        let bytes = v * mult;
+        if !(bytes.is_finite() && bytes >= 1.0 && bytes < 1.8e19) {
+            return Err(format!("'{s}' must be at least 1 byte"));
+        }
+        Ok(Size::Bytes(bytes.round() as u64))
+    }
+
+    /// Bytes, given the BDP in bytes for BDP-relative sizes.
+    pub fn bytes(self, bdp_bytes: u64) -> u64 {
+        match self {
+            Size::Bytes(b) => b,
+            Size::Bdp(m) => (m * bdp_bytes as f64).round().max(1.0) as u64,
+        }
+    }
+}
+
+impl Serialize for Size {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Size::Bytes(b) => s.serialize_u64(*b),
+            Size::Bdp(m) => s.serialize_str(&format!("{m}bdp")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(u64),
+            Str(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Int(0) => Err(serde::de::Error::custom("size must be at least 1 byte")),
+            Raw::Int(b) => Ok(Size::Bytes(b)),
+            Raw::Str(s) => Size::parse(&s).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(Size::parse("8MiB"), Ok(Size::Bytes(8 << 20)));
+        assert_eq!(Size::parse("500KB"), Ok(Size::Bytes(500_000)));
+        assert_eq!(Size::parse("1bdp"), Ok(Size::Bdp(1.0)));
+        assert!(Size::parse("-1bdp").is_err());
+        assert!(Size::parse("12 parsecs").is_err());
+    }
+
+    #[test]
+    fn default_round_trips_through_toml() {
+        let s = Scenario::default();
+        let text = toml::to_string(&s).unwrap();
+        let back: Scenario = toml::from_str(&text).unwrap();
+        assert_eq!(s, back);
+    }
+}
