@@ -29,3 +29,12 @@ pub use clocked::Clocked;
 pub use fixed::Rate;
 pub use lfsr::{Lfsr32, RandomSource};
 pub use token_bucket::TokenBucket;
+
+/// State budgets of every rtl-models block, for `dcfab budget`.
+pub fn budgets() -> &'static [BudgetRow] {
+    const ROWS: &[BudgetRow] = &[
+        BudgetRow::of::<Lfsr32>("rtl-models"),
+        BudgetRow::of::<TokenBucket>("rtl-models"),
+    ];
+    ROWS
+}

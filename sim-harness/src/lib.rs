@@ -11,3 +11,7 @@ pub mod scenario;
 pub use error::{Error, Result};
 pub use results::RunResult;
 pub use scenario::Scenario;
+pub mod run;
+pub mod validate;
+
+pub use run::{simulate, RunControl};
