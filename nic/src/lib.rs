@@ -10,8 +10,16 @@
 #![warn(missing_docs)]
 
 pub mod lb;
+pub mod reps;
 
 /// State budgets of every NIC block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
-    &[]
+    const ROWS: &[rtl_models::BudgetRow] = &[
+        reps::BUDGET_ROWS[0],
+        reps::BUDGET_ROWS[1],
+        reps::BUDGET_ROWS[2],
+        reps::BUDGET_ROWS[3],
+        reps::BUDGET_ROWS[4],
+    ];
+    ROWS
 }

@@ -54,3 +54,23 @@ impl BudgetRow {
         }
     }
 }
+
+/// Bits needed to hold every value in `0..=max` (0 for `max == 0`): the width of a counter
+/// that counts up to `max`, or of an index into `max + 1` slots.
+pub const fn bits_for(max: u64) -> u32 {
+    u64::BITS - max.leading_zeros()
+}
+
+#[cfg(test)]
+mod bits_for_tests {
+    use super::bits_for;
+
+    #[test]
+    fn widths() {
+        assert_eq!(bits_for(0), 0);
+        assert_eq!(bits_for(1), 1);
+        assert_eq!(bits_for(7), 3);
+        assert_eq!(bits_for(8), 4);
+        assert_eq!(bits_for(u64::MAX), 64);
+    }
+}

@@ -19,15 +19,25 @@
 pub mod budget;
 pub mod clock;
 pub mod clocked;
+pub mod counter;
+pub mod error;
+pub mod fifo;
 pub mod fixed;
 pub mod lfsr;
+pub mod phantom;
+pub mod red;
 pub mod token_bucket;
 
 pub use budget::{BudgetRow, StateBudget};
 pub use clock::{Clock, Cycles};
 pub use clocked::Clocked;
+pub use counter::SatCounter;
+pub use error::ConfigError;
+pub use fifo::{Fifo, Full};
 pub use fixed::Rate;
 pub use lfsr::{Lfsr32, RandomSource};
+pub use phantom::{PhantomConfig, PhantomQueue};
+pub use red::{RedConfig, RedMarker};
 pub use token_bucket::TokenBucket;
 
 /// State budgets of every rtl-models block, for `dcfab budget`.
@@ -35,6 +45,8 @@ pub fn budgets() -> &'static [BudgetRow] {
     const ROWS: &[BudgetRow] = &[
         BudgetRow::of::<Lfsr32>("rtl-models"),
         BudgetRow::of::<TokenBucket>("rtl-models"),
+        BudgetRow::of::<PhantomQueue>("rtl-models"),
+        BudgetRow::of::<RedMarker>("rtl-models"),
     ];
     ROWS
 }

@@ -15,3 +15,5 @@ pub mod run;
 pub mod validate;
 
 pub use run::{simulate, RunControl};
+pub mod output;
+pub mod overrides;

@@ -1,9 +1,459 @@
-//! Scenario validation: every check names the field and the problem.
+//! Scenario validation: every static check on a [`Scenario`], each naming the field and the
+//! problem (`topology.radix: must be even, got 7`).
+//!
+//! [`validate`] runs before anything else, both in the CLI (so a bad `--set` fails before an
+//! output directory is made) and first thing in [`crate::simulate`]. It checks everything that
+//! can be decided from the scenario alone: topology shape, positive rates / delays / MTU,
+//! sizes, workloads that need more hosts than the topology has, failure times, skipping
+//! parameters. Checks that need the built network (does link `tor0.up3` exist?) happen when
+//! the simulator builds it, with the same `field: problem` errors.
+//!
+//! Limits that protect the machine (not the physics): at most [`MAX_RADIX`] ports per switch,
+//! [`MAX_HOSTS`] hosts and [`MAX_FLOWS`] flows per run.
 
-use crate::error::Result;
-use crate::scenario::Scenario;
+use crate::error::{Error, Result};
+use crate::scenario::{Scenario, Size, TopologyKind, Transport, WorkloadKind};
 
-/// Check a scenario before a run.
-pub fn validate(_s: &Scenario) -> Result<()> {
+/// Largest switch radix accepted.
+pub const MAX_RADIX: u32 = 256;
+/// Largest number of hosts in one run.
+pub const MAX_HOSTS: u64 = 1 << 20;
+/// Largest number of flows one workload may generate.
+pub const MAX_FLOWS: u64 = 10_000_000;
+/// Smallest MTU (bytes of payload per DATA packet).
+pub const MIN_MTU: u32 = 64;
+/// Largest MTU.
+pub const MAX_MTU: u32 = 65_536;
+/// Largest entropy-value width (REPS and the UE header carry 16-bit EVs).
+pub const MAX_EVS_BITS: u32 = 16;
+
+/// Check a scenario before a run. Returns the first problem found.
+pub fn validate(s: &Scenario) -> Result<()> {
+    check_name(&s.name)?;
+    let hosts = check_topology(s)?;
+    check_transport(&s.transport)?;
+    if let Size::Bytes(b) = s.topology.buffer {
+        if b < u64::from(s.transport.mtu) {
+            return Err(Error::field(
+                "topology.buffer",
+                format!(
+                    "{b} bytes cannot hold one {}-byte packet (transport.mtu)",
+                    s.transport.mtu
+                ),
+            ));
+        }
+    }
+    check_workload(s, hosts)?;
+    check_failures(s)?;
+    check_rest(s)?;
     Ok(())
+}
+
+/// The most hosts topology `t` can attach (before `topology.hosts` picks fewer):
+///
+/// * `fat_tree`: k²/2 for 2 tiers, k³/4 for 3 tiers (k = `radix`), reduced by ToR
+///   oversubscription o to `round(k·o/(1+o))` host ports per ToR instead of k/2;
+/// * `two_dc`: two such fat trees;
+/// * `zeropod_pods`: the Zeropod fat tree of k-port switches, k³/4 hosts (Zeropod Fig. 1);
+/// * `single_tor`: `radix` hosts (radix/2 senders under one switch, radix/2 receivers).
+///
+/// Computed in u64, so no radix overflows. Assumes `radix >= 2` and, for fat trees,
+/// `tiers` in {2, 3} (see [`validate`]).
+pub fn max_hosts(t: &crate::scenario::Topology) -> u64 {
+    let k = u64::from(t.radix);
+    let fat_tree = |tiers: u32| -> u64 {
+        let per_tor = tor_host_ports(k, t.oversubscription);
+        match tiers {
+            2 => k * per_tor,
+            _ => k * (k / 2) * per_tor,
+        }
+    };
+    match t.kind {
+        TopologyKind::FatTree => fat_tree(t.tiers),
+        TopologyKind::TwoDc => 2 * fat_tree(t.tiers),
+        TopologyKind::ZeropodPods => k * k * k / 4,
+        TopologyKind::SingleTor => k,
+    }
+}
+
+/// Host-facing ports of a ToR with radix `k` at oversubscription `o` (downlinks : uplinks);
+/// k/2 at o = 1.
+pub fn tor_host_ports(k: u64, o: f64) -> u64 {
+    if o <= 1.0 || !o.is_finite() {
+        return k / 2;
+    }
+    ((k as f64) * o / (1.0 + o)).round() as u64
+}
+
+/// Number of hosts the run will have: `topology.hosts`, or [`max_hosts`] when it is 0.
+pub fn host_count(t: &crate::scenario::Topology) -> u64 {
+    if t.hosts == 0 {
+        max_hosts(t)
+    } else {
+        u64::from(t.hosts)
+    }
+}
+
+/// Number of flows the workload generates on `hosts` hosts, if it is fixed by the scenario
+/// (`None` for workloads whose flow count is decided while running, e.g. `llm`).
+pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
+    let w = &s.workload;
+    match w.kind {
+        WorkloadKind::Permutation | WorkloadKind::Tornado => Some(hosts),
+        WorkloadKind::Incast => Some(u64::from(w.degree)),
+        WorkloadKind::AllToAll | WorkloadKind::AllToAllV => Some(hosts * hosts.saturating_sub(1)),
+        WorkloadKind::Websearch => Some(u64::from(w.flows)),
+        WorkloadKind::Llm => None,
+    }
+}
+
+fn finite(field: &str, v: f64) -> Result<()> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::field(field, format!("must be a finite number, got {v}")))
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<()> {
+    finite(field, v)?;
+    if v > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::field(field, format!("must be positive, got {v}")))
+    }
+}
+
+fn non_negative(field: &str, v: f64) -> Result<()> {
+    finite(field, v)?;
+    if v >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::field(
+            field,
+            format!("must not be negative, got {v}"),
+        ))
+    }
+}
+
+fn check_name(name: &str) -> Result<()> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty() {
+        return Err(Error::field("name", "must not be empty"));
+    }
+    if name.len() > 100 || name.starts_with('.') || !name.chars().all(ok_char) {
+        return Err(Error::field(
+            "name",
+            format!(
+                "'{name}' is not a usable directory name (use up to 100 letters, digits, '_', '-', '.', not starting with '.')"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Topology checks; returns the host count.
+fn check_topology(s: &Scenario) -> Result<u64> {
+    let t = &s.topology;
+    let kind = match t.kind {
+        TopologyKind::FatTree => "fat_tree",
+        TopologyKind::SingleTor => "single_tor",
+        TopologyKind::TwoDc => "two_dc",
+        TopologyKind::ZeropodPods => "zeropod_pods",
+    };
+    if t.radix < 2 {
+        return Err(Error::field(
+            "topology.radix",
+            format!(
+                "must be at least 2, got {} (a switch without ports has no hosts)",
+                t.radix
+            ),
+        ));
+    }
+    if t.radix % 2 != 0 {
+        return Err(Error::field(
+            "topology.radix",
+            format!(
+                "must be even (half the ports go down, half up), got {}",
+                t.radix
+            ),
+        ));
+    }
+    if t.radix > MAX_RADIX {
+        return Err(Error::field(
+            "topology.radix",
+            format!("must be at most {MAX_RADIX}, got {}", t.radix),
+        ));
+    }
+    let fat_tree_like = matches!(t.kind, TopologyKind::FatTree | TopologyKind::TwoDc);
+    if fat_tree_like && !(t.tiers == 2 || t.tiers == 3) {
+        return Err(Error::field(
+            "topology.tiers",
+            format!("a {kind} has 2 or 3 tiers, got {}", t.tiers),
+        ));
+    }
+    finite("topology.oversubscription", t.oversubscription)?;
+    if t.oversubscription < 1.0 {
+        return Err(Error::field(
+            "topology.oversubscription",
+            format!(
+                "must be at least 1.0 (downlinks : uplinks), got {}",
+                t.oversubscription
+            ),
+        ));
+    }
+    if t.oversubscription > f64::from(t.radix - 1) {
+        return Err(Error::field(
+            "topology.oversubscription",
+            format!(
+                "{} leaves a radix-{} ToR without an uplink (at most {})",
+                t.oversubscription,
+                t.radix,
+                t.radix - 1
+            ),
+        ));
+    }
+    let cap = max_hosts(t);
+    let shape = if fat_tree_like {
+        format!("a {}-tier {kind} of radix {}", t.tiers, t.radix)
+    } else {
+        format!("a {kind} of radix {}", t.radix)
+    };
+    if u64::from(t.hosts) > cap {
+        return Err(Error::field(
+            "topology.hosts",
+            format!("{} hosts do not fit {shape} (at most {cap})", t.hosts),
+        ));
+    }
+    let hosts = host_count(t);
+    if hosts < 2 {
+        return Err(Error::field(
+            "topology.hosts",
+            format!("{shape} has {hosts} host(s); a network needs at least 2"),
+        ));
+    }
+    if hosts > MAX_HOSTS {
+        return Err(Error::field(
+            "topology.hosts",
+            format!("{shape} has {hosts} hosts, more than the limit of {MAX_HOSTS}; set topology.hosts lower"),
+        ));
+    }
+    positive("topology.link_gbps", t.link_gbps)?;
+    if t.link_gbps > 1e6 {
+        return Err(Error::field(
+            "topology.link_gbps",
+            format!("{} Gb/s is not a link rate (at most 1000000)", t.link_gbps),
+        ));
+    }
+    if t.link_delay_ns == 0 {
+        return Err(Error::field("topology.link_delay_ns", "must be positive, got 0"));
+    }
+    Ok(hosts)
+}
+
+fn check_transport(t: &Transport) -> Result<()> {
+    if !(MIN_MTU..=MAX_MTU).contains(&t.mtu) {
+        return Err(Error::field(
+            "transport.mtu",
+            format!(
+                "must be between {MIN_MTU} and {MAX_MTU} bytes, got {}",
+                t.mtu
+            ),
+        ));
+    }
+    if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
+        return Err(Error::field(
+            "transport.evs_bits",
+            format!("must be between 1 and {MAX_EVS_BITS}, got {}", t.evs_bits),
+        ));
+    }
+    Ok(())
+}
+
+fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
+    let w = &s.workload;
+    finite("workload.load", w.load)?;
+    if !(w.load > 0.0 && w.load <= 1.0) {
+        return Err(Error::field(
+            "workload.load",
+            format!("must be in (0, 1] (fraction of the host link rate), got {}", w.load),
+        ));
+    }
+    match w.kind {
+        WorkloadKind::Incast => {
+            if w.degree == 0 {
+                return Err(Error::field(
+                    "workload.degree",
+                    "an incast needs at least 1 sender, got 0",
+                ));
+            }
+            if u64::from(w.degree) >= hosts {
+                return Err(Error::field(
+                    "workload.degree",
+                    format!(
+                        "an incast of degree {} needs {} hosts (senders + receiver) but the topology has {hosts}",
+                        w.degree,
+                        u64::from(w.degree) + 1
+                    ),
+                ));
+            }
+        }
+        WorkloadKind::Websearch if w.flows == 0 => {
+            return Err(Error::field(
+                "workload.flows",
+                "a websearch workload needs at least 1 flow, got 0",
+            ));
+        }
+        _ => {}
+    }
+    if let Some(n) = flow_count(s, hosts) {
+        if n > MAX_FLOWS {
+            return Err(Error::field(
+                "workload.kind",
+                format!("this workload makes {n} flows on {hosts} hosts, more than the limit of {MAX_FLOWS}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_failures(s: &Scenario) -> Result<()> {
+    for (i, f) in s.failures.iter().enumerate() {
+        let p = |name: &str| format!("failures[{i}].{name}");
+        if f.link.trim().is_empty() {
+            return Err(Error::field(
+                p("link"),
+                "must name a link (e.g. \"tor0.up0\")",
+            ));
+        }
+        non_negative(&p("at_us"), f.at_us)?;
+        if let Some(d) = f.for_us {
+            positive(&p("for_us"), d)?;
+        }
+        if let Some(g) = f.gbps {
+            positive(&p("gbps"), g)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_rest(s: &Scenario) -> Result<()> {
+    non_negative("output.queue_sample_us", s.output.queue_sample_us)?;
+    finite("skip.theta", s.skip.theta)?;
+    if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
+        return Err(Error::field(
+            "skip.theta",
+            format!(
+                "must be between 0 and 1 (exclusive; a relative rate variation), got {}",
+                s.skip.theta
+            ),
+        ));
+    }
+    if s.skip.samples < 2 {
+        return Err(Error::field(
+            "skip.samples",
+            format!("needs at least 2 rate samples, got {}", s.skip.samples),
+        ));
+    }
+    non_negative("stop.max_time_us", s.stop.max_time_us)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Failure, Topology};
+
+    fn field_of(s: &Scenario) -> String {
+        match validate(s) {
+            Err(Error::Field { field, .. }) => field,
+            other => panic!("expected a field error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn default_is_valid_and_has_128_hosts() {
+        let s = Scenario::default();
+        validate(&s).unwrap();
+        assert_eq!(host_count(&s.topology), 128);
+    }
+
+    #[test]
+    fn fat_tree_capacities() {
+        let mut t = Topology {
+            radix: 4,
+            tiers: 2,
+            ..Topology::default()
+        };
+        assert_eq!(max_hosts(&t), 8);
+        t.tiers = 3;
+        assert_eq!(max_hosts(&t), 16);
+        t.radix = 16;
+        assert_eq!(max_hosts(&t), 1024);
+        t.oversubscription = 3.0;
+        assert_eq!(max_hosts(&t), 16 * 8 * 12);
+    }
+
+    #[test]
+    fn each_problem_names_its_field() {
+        let cases: Vec<(&str, Box<dyn Fn(&mut Scenario)>)> = vec![
+            ("name", Box::new(|s| s.name = "a/b".into())),
+            ("topology.radix", Box::new(|s| s.topology.radix = 7)),
+            ("topology.radix", Box::new(|s| s.topology.radix = 0)),
+            ("topology.tiers", Box::new(|s| s.topology.tiers = 4)),
+            ("topology.hosts", Box::new(|s| s.topology.hosts = 129)),
+            ("topology.link_gbps", Box::new(|s| s.topology.link_gbps = 0.0)),
+            ("topology.link_gbps", Box::new(|s| s.topology.link_gbps = f64::NAN)),
+            ("topology.link_delay_ns", Box::new(|s| s.topology.link_delay_ns = 0)),
+            ("topology.oversubscription", Box::new(|s| s.topology.oversubscription = 0.5)),
+            ("topology.buffer", Box::new(|s| s.topology.buffer = Size::Bytes(100))),
+            ("transport.mtu", Box::new(|s| s.transport.mtu = 0)),
+            ("transport.evs_bits", Box::new(|s| s.transport.evs_bits = 0)),
+            ("workload.load", Box::new(|s| s.workload.load = 1.5)),
+            (
+                "workload.degree",
+                Box::new(|s| {
+                    s.workload.kind = WorkloadKind::Incast;
+                    s.workload.degree = 128;
+                }),
+            ),
+            (
+                "workload.kind",
+                Box::new(|s| {
+                    s.topology.radix = 64;
+                    s.workload.kind = WorkloadKind::AllToAll;
+                }),
+            ),
+            (
+                "failures[0].at_us",
+                Box::new(|s| {
+                    s.failures.push(Failure {
+                        link: "tor0.up0".into(),
+                        at_us: -1.0,
+                        for_us: None,
+                        gbps: None,
+                    })
+                }),
+            ),
+            ("skip.theta", Box::new(|s| s.skip.theta = 0.0)),
+            ("skip.samples", Box::new(|s| s.skip.samples = 1)),
+            ("stop.max_time_us", Box::new(|s| s.stop.max_time_us = -5.0)),
+            ("output.queue_sample_us", Box::new(|s| s.output.queue_sample_us = -1.0)),
+        ];
+        for (field, mutate) in cases {
+            let mut s = Scenario::default();
+            mutate(&mut s);
+            assert_eq!(field_of(&s), field);
+        }
+    }
+
+    #[test]
+    fn incast_degree_boundary() {
+        let mut s = Scenario::default();
+        s.workload.kind = WorkloadKind::Incast;
+        s.workload.degree = 127;
+        validate(&s).unwrap();
+        s.workload.degree = 128;
+        assert!(validate(&s).is_err());
+    }
 }

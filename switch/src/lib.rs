@@ -6,7 +6,18 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod dcsim;
+pub mod output_port;
+
 /// State budgets of every switch block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
-    &[]
+    const ROWS: &[rtl_models::BudgetRow] = &[
+        rtl_models::BudgetRow::of::<dcsim::DefaultDcsimArbiter>("switch"),
+        rtl_models::BudgetRow::of::<output_port::OutputPortCtl>("switch"),
+        rtl_models::BudgetRow {
+            block: "Output port, 256 descriptors (ctl + data/header FIFOs + serializer)",
+            ..rtl_models::BudgetRow::of::<output_port::OutputPort<256>>("switch")
+        },
+    ];
+    ROWS
 }

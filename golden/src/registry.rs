@@ -1,0 +1,56 @@
+//! The registry of golden scenarios: every block-level scenario that has a checked-in trace
+//! under `golden/traces/<name>.jsonl`.
+
+use crate::schema::Trace;
+
+/// A named, deterministic scenario that produces one golden trace.
+#[derive(Clone, Copy, Debug)]
+pub struct GoldenScenario {
+    /// File stem of the trace (`golden/traces/<name>.jsonl`); unique, `[a-z0-9_]`.
+    pub name: &'static str,
+    /// One line saying what it shows.
+    pub description: &'static str,
+    /// Runs the scenario from scratch; must be deterministic.
+    pub run: fn() -> Trace,
+}
+
+/// Every registered scenario: `scenarios::<family>::scenarios()` concatenated, in family
+/// order (rtl, reps, dcsim).
+pub fn all() -> Vec<GoldenScenario> {
+    let mut v = Vec::new();
+    v.extend(crate::scenarios::rtl::scenarios());
+    v.extend(crate::scenarios::reps::scenarios());
+    v.extend(crate::scenarios::dcsim::scenarios());
+    v
+}
+
+/// The scenario called `name`.
+pub fn find(name: &str) -> Option<GoldenScenario> {
+    all().into_iter().find(|s| s.name == name)
+}
+
+/// Names of every registered scenario, in registry order.
+pub fn names() -> Vec<&'static str> {
+    all().iter().map(|s| s.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_file_safe() {
+        let names = names();
+        assert!(!names.is_empty());
+        for (i, n) in names.iter().enumerate() {
+            assert!(
+                n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{n}"
+            );
+            assert!(!names[..i].contains(n), "duplicate scenario name {n}");
+        }
+        assert!(find(names[0]).is_some());
+        assert!(find("no_such_scenario").is_none());
+    }
+}

@@ -1,0 +1,6 @@
+//! Golden scenarios, one file per block family. Each exposes
+//! `pub fn scenarios() -> Vec<GoldenScenario>`; [`crate::registry::all`] concatenates them.
+
+pub mod dcsim;
+pub mod reps;
+pub mod rtl;

@@ -1,0 +1,383 @@
+//! `dcfab sweep <SCENARIO> --grid path=v1,v2,... [--grid ...] [--jobs N] --out DIR`: run the
+//! cross product of the grids in parallel, each run in its own sub-directory, and write
+//! `sweep.csv` (one row per run: the grid values and the summary metrics).
+
+use super::common::{self, fmt_ps, LazyBar};
+use super::Outcome;
+use rayon::prelude::*;
+use sim_harness::output::{self, DCFAB_VERSION};
+use sim_harness::overrides::{self, Override};
+use sim_harness::results::Summary;
+use sim_harness::{simulate, Error, Result, RunControl, Scenario};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Run a parameter sweep.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Scenario file (TOML); without it, the built-in default.
+    #[arg(value_name = "SCENARIO")]
+    pub scenario: Option<PathBuf>,
+    /// A parameter and its values, e.g. `--grid transport.lb=ecmp,ops,reps` (repeatable;
+    /// the runs are the cross product, the first grid varying slowest).
+    #[arg(long = "grid", value_name = "PATH=V1,V2,...", required = true)]
+    pub grids: Vec<String>,
+    /// Override a scenario field for every run (repeatable).
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    pub sets: Vec<String>,
+    /// Seed of every run (a `--grid seed=1,2,3` overrides it).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Runs at a time [default: the number of CPUs].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Output directory: one sub-directory per run, plus sweep.csv.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// No Wormhole skipping in any run.
+    #[arg(long)]
+    pub no_skip: bool,
+    /// No progress bar and no table on stdout.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// One `--grid`.
+#[derive(Debug)]
+struct Grid {
+    path: String,
+    values: Vec<Override>,
+}
+
+fn parse_grid(arg: &str) -> Result<Grid> {
+    let bad = |problem: String| Error::Cli {
+        flag: "--grid".into(),
+        problem,
+    };
+    let (path, vals) = arg
+        .split_once('=')
+        .ok_or_else(|| bad(format!("'{arg}' is not path=v1,v2,... (e.g. transport.lb=ecmp,ops)")))?;
+    let path = path.trim();
+    let raw: Vec<&str> = vals.split(',').map(str::trim).collect();
+    if raw.iter().any(|v| v.is_empty()) {
+        return Err(bad(format!("'{arg}' has an empty value")));
+    }
+    let values = raw
+        .iter()
+        .map(|v| Override::parse(&format!("{path}={v}"), "--grid"))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Grid {
+        path: path.to_string(),
+        values,
+    })
+}
+
+/// One run of the sweep.
+struct Planned {
+    name: String,
+    values: Vec<String>,
+    scenario: Scenario,
+}
+
+fn dir_name(index: usize, total: usize, values: &[(&str, &str)]) -> String {
+    let width = total.saturating_sub(1).to_string().len();
+    let mut name = format!("{index:0width$}");
+    for (p, v) in values {
+        name.push('-');
+        name.push_str(p);
+        name.push('=');
+        name.push_str(v);
+    }
+    let mut clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '=' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    clean.truncate(120);
+    clean
+}
+
+/// Build and validate every run of the cross product before running any.
+fn plan(args: &Args) -> Result<Vec<Planned>> {
+    let loaded = common::load(
+        args.scenario.as_deref(),
+        &args.sets,
+        args.seed,
+        args.no_skip,
+    )?;
+    let grids = args
+        .grids
+        .iter()
+        .map(|g| parse_grid(g))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, g) in grids.iter().enumerate() {
+        if grids[..i].iter().any(|h| h.path == g.path) {
+            return Err(Error::Cli {
+                flag: "--grid".into(),
+                problem: format!("'{}' is given twice", g.path),
+            });
+        }
+    }
+    let total: usize = grids.iter().map(|g| g.values.len()).product();
+    if total > 100_000 {
+        return Err(Error::Cli {
+            flag: "--grid".into(),
+            problem: format!("the grids make {total} runs; at most 100000"),
+        });
+    }
+    let mut runs = Vec::with_capacity(total);
+    for index in 0..total {
+        // Mixed-radix digits, first grid most significant.
+        let mut rem = index;
+        let mut picks = vec![0usize; grids.len()];
+        for (gi, g) in grids.iter().enumerate().rev() {
+            picks[gi] = rem % g.values.len();
+            rem /= g.values.len();
+        }
+        let chosen: Vec<&Override> = grids
+            .iter()
+            .zip(&picks)
+            .map(|(g, &p)| &g.values[p])
+            .collect();
+        let labels: Vec<(&str, &str)> = chosen
+            .iter()
+            .map(|o| (o.path.as_str(), o.raw.as_str()))
+            .collect();
+        let name = dir_name(index, total, &labels);
+        let mut list = loaded.overrides.clone();
+        list.extend(chosen.iter().map(|o| (*o).clone()));
+        let scenario = overrides::resolve(loaded.table.clone(), &list)
+            .map_err(|e| common::with_context(e, &format!("in sweep run {name}")))?;
+        runs.push(Planned {
+            name,
+            values: chosen.iter().map(|o| o.raw.clone()).collect(),
+            scenario,
+        });
+    }
+    Ok(runs)
+}
+
+/// What became of one run.
+enum Status {
+    Ok(Summary),
+    Interrupted(Summary),
+    Failed(String),
+    Skipped,
+}
+
+impl Status {
+    fn label(&self) -> String {
+        match self {
+            Status::Ok(_) => "ok".into(),
+            Status::Interrupted(_) => "interrupted".into(),
+            Status::Failed(e) => format!("error: {e}"),
+            Status::Skipped => "skipped".into(),
+        }
+    }
+    fn summary(&self) -> Option<&Summary> {
+        match self {
+            Status::Ok(s) | Status::Interrupted(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+fn run_one(p: &Planned, out: &std::path::Path) -> Status {
+    if common::stopped() {
+        return Status::Skipped;
+    }
+    let ctl = RunControl {
+        progress: None,
+        stop: Some(&common::STOP),
+    };
+    let result = simulate(&p.scenario, &ctl).and_then(|r| {
+        let interrupted = common::stopped();
+        output::write_run(&out.join(&p.name), &p.scenario, &r, interrupted)?;
+        Ok((r.summary, interrupted))
+    });
+    match result {
+        Ok((s, false)) => Status::Ok(s),
+        Ok((s, true)) => Status::Interrupted(s),
+        Err(e) => {
+            eprintln!("error: {e} (sweep run {})", p.name);
+            Status::Failed(e.to_string())
+        }
+    }
+}
+
+/// Plan, run in parallel, write sweep.csv, print a table.
+pub fn execute(args: Args) -> Result<Outcome> {
+    if args.jobs == Some(0) {
+        return Err(Error::Cli {
+            flag: "--jobs".into(),
+            problem: "must be at least 1".into(),
+        });
+    }
+    let runs = plan(&args)?;
+    let grid_paths: Vec<String> = args
+        .grids
+        .iter()
+        .filter_map(|g| g.split_once('=').map(|(p, _)| p.trim().to_string()))
+        .collect();
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io {
+        path: args.out.clone(),
+        source,
+    })?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| Error::Cli {
+            flag: "--jobs".into(),
+            problem: format!("cannot start {jobs} threads: {e}"),
+        })?;
+
+    common::install_ctrl_c();
+    let bar = LazyBar::new(common::progress_enabled(args.quiet), "runs");
+    let done = AtomicU64::new(0);
+    let total = runs.len() as u64;
+    let statuses: Vec<Status> = pool.install(|| {
+        runs.par_iter()
+            .map(|p| {
+                let st = run_one(p, &args.out);
+                let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                bar.update(n, total, || format!("last: {}", p.name));
+                st
+            })
+            .collect()
+    });
+    bar.finish();
+
+    write_sweep_csv(&args, &grid_paths, &runs, &statuses)?;
+    if !args.quiet {
+        print_table(&args, &runs, &statuses);
+    }
+    let failed = statuses
+        .iter()
+        .filter(|s| matches!(s, Status::Failed(_)))
+        .count();
+    if failed > 0 {
+        eprintln!("error: {failed} of {} sweep runs failed", runs.len());
+        return Ok(Outcome::Failed);
+    }
+    if common::stopped() {
+        return Ok(Outcome::Interrupted);
+    }
+    Ok(Outcome::Done)
+}
+
+fn write_sweep_csv(
+    args: &Args,
+    grid_paths: &[String],
+    runs: &[Planned],
+    statuses: &[Status],
+) -> Result<()> {
+    let cols: Vec<Vec<(String, String)>> = runs
+        .iter()
+        .zip(statuses)
+        .map(|(p, st)| {
+            st.summary()
+                .map(|s| output::summary_columns(&p.scenario, s))
+                .unwrap_or_default()
+        })
+        .collect();
+    // Union of metric names, in first-seen order.
+    let mut metrics: Vec<String> = Vec::new();
+    for row in &cols {
+        for (k, _) in row {
+            if !metrics.contains(k) {
+                metrics.push(k.clone());
+            }
+        }
+    }
+    let mut header = vec!["run".to_string()];
+    header.extend(grid_paths.iter().cloned());
+    header.push("status".into());
+    header.extend(metrics.iter().cloned());
+    let base = runs.first().map(|p| &p.scenario);
+    let prov = match base {
+        Some(s) => format!(
+            "# dcfab_version={DCFAB_VERSION} scenario={} seed={} grid={}",
+            s.name,
+            s.seed,
+            grid_paths.join(",")
+        ),
+        None => format!("# dcfab_version={DCFAB_VERSION}"),
+    };
+    let path = args.out.join("sweep.csv");
+    output::atomic_write(&path, |w| {
+        writeln!(w, "{prov}")?;
+        let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
+        let io = |e: csv::Error| std::io::Error::other(e.to_string());
+        c.write_record(&header).map_err(io)?;
+        for ((p, st), row) in runs.iter().zip(statuses).zip(&cols) {
+            let mut rec = vec![p.name.clone()];
+            rec.extend(p.values.iter().cloned());
+            rec.push(st.label());
+            for m in &metrics {
+                rec.push(
+                    row.iter()
+                        .find(|(k, _)| k == m)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default(),
+                );
+            }
+            c.write_record(&rec).map_err(io)?;
+        }
+        c.flush()
+    })
+}
+
+fn print_table(args: &Args, runs: &[Planned], statuses: &[Status]) {
+    let w = runs.iter().map(|p| p.name.len()).max().unwrap_or(3).max(3);
+    println!(
+        "{:<w$}  {:<11}  {:>14}  {:>14}  {:>14}  {:>8}",
+        "run", "status", "mean FCT", "p99 FCT", "max FCT", "drops"
+    );
+    for (p, st) in runs.iter().zip(statuses) {
+        let status = match st {
+            Status::Failed(_) => "error".to_string(),
+            other => other.label(),
+        };
+        match st.summary() {
+            Some(s) => println!(
+                "{:<w$}  {:<11}  {:>14}  {:>14}  {:>14}  {:>8}",
+                p.name,
+                status,
+                fmt_ps(s.mean_fct_ps),
+                fmt_ps(s.p99_fct_ps),
+                fmt_ps(s.max_fct_ps),
+                s.drops
+            ),
+            None => println!("{:<w$}  {:<11}", p.name, status),
+        }
+    }
+    println!("wrote {}", args.out.join("sweep.csv").display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_parse_and_name_runs() {
+        let g = parse_grid("transport.lb=ecmp, ops,reps").unwrap();
+        assert_eq!(g.path, "transport.lb");
+        assert_eq!(g.values.len(), 3);
+        assert_eq!(g.values[1].raw, "ops");
+        assert!(parse_grid("transport.lb").is_err());
+        assert!(parse_grid("transport.lb=a,,b").is_err());
+        assert_eq!(
+            dir_name(3, 12, &[("transport.lb", "ops"), ("name", "a b")]),
+            "03-transport.lb=ops-name=a_b"
+        );
+    }
+}

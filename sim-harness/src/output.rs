@@ -1,0 +1,396 @@
+//! Writers for a run's output directory (README "Output format" documents every column).
+//!
+//! ```text
+//! out/<scenario name>/
+//!   summary.json    the Summary, plus "interrupted"
+//!   flows.csv       one row per flow (FlowRecord)
+//!   queues.csv      queue-occupancy samples (QueueSample)
+//!   links.csv       per-link counters (LinkRecord)
+//!   <table>.csv     one per entry of RunResult.tables
+//!   scenario.toml   the fully resolved scenario, seed included
+//! ```
+//!
+//! Every file records the seed, the scenario name and the dcfab version: `summary.json` in
+//! its fields, each CSV in a first comment line `# dcfab_version=... scenario=... seed=...`
+//! (read with `pandas.read_csv(f, comment="#")`), `scenario.toml` in its header comment and
+//! its `name` / `seed` fields. Every file is written atomically: to a hidden temporary file
+//! in the same directory, flushed to disk, then renamed over the final name, so an
+//! interrupted run never leaves a half-written file.
+
+use crate::error::{Error, Result};
+use crate::results::{FlowRecord, LinkRecord, QueueSample, RunResult, Summary, Table};
+use crate::scenario::Scenario;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The dcfab version recorded in every output.
+pub const DCFAB_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// File names the standard outputs use (a `RunResult.tables` entry may not take them).
+pub const STANDARD_FILES: [&str; 5] = [
+    "summary.json",
+    "flows.csv",
+    "queues.csv",
+    "links.csv",
+    "scenario.toml",
+];
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Write `path` atomically: `fill` writes into a temporary file beside it, which is flushed,
+/// synced and renamed over `path`. On any error the temporary file is removed.
+pub fn atomic_write(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let result = (|| {
+        let mut w = BufWriter::new(File::create(&tmp)?);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io_err(path))
+}
+
+/// The provenance line at the top of every CSV (without the newline).
+pub fn provenance(s: &Scenario) -> String {
+    format!(
+        "# dcfab_version={DCFAB_VERSION} scenario={} seed={}",
+        s.name, s.seed
+    )
+}
+
+/// The summary with `seed`, `scenario` and `dcfab_version` taken from the run's scenario.
+pub fn stamped_summary(s: &Scenario, summary: &Summary) -> Summary {
+    let mut out = summary.clone();
+    out.seed = s.seed;
+    out.scenario = s.name.clone();
+    out.dcfab_version = DCFAB_VERSION.to_string();
+    out
+}
+
+/// `summary.json` content: the summary's fields plus `"interrupted"`.
+pub fn summary_json(s: &Scenario, summary: &Summary, interrupted: bool) -> serde_json::Value {
+    let mut v = serde_json::to_value(stamped_summary(s, summary))
+        .unwrap_or_else(|_| serde_json::Value::Object(Default::default()));
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert("interrupted".into(), serde_json::Value::Bool(interrupted));
+    }
+    v
+}
+
+fn csv_io(e: csv::Error) -> std::io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => std::io::Error::other(format!("{other:?}")),
+    }
+}
+
+/// Column names of a record type, as `csv` derives them from its `Serialize` impl.
+pub fn header_of<T: Serialize + Default>() -> Vec<String> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(true)
+        .from_writer(Vec::new());
+    if w.serialize(T::default()).is_err() {
+        return Vec::new();
+    }
+    let bytes = w.into_inner().unwrap_or_default();
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes.as_slice());
+    r.records()
+        .next()
+        .and_then(|rec| rec.ok())
+        .map(|rec| rec.iter().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Write records (header first, even with no rows) after the provenance line.
+fn write_records<T: Serialize + Default>(
+    w: &mut impl Write,
+    prov: &str,
+    rows: &[T],
+) -> std::io::Result<()> {
+    writeln!(w, "{prov}")?;
+    let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
+    c.write_record(header_of::<T>()).map_err(csv_io)?;
+    for r in rows {
+        c.serialize(r).map_err(csv_io)?;
+    }
+    c.flush()
+}
+
+fn write_table(w: &mut impl Write, prov: &str, t: &Table) -> std::io::Result<()> {
+    writeln!(w, "{prov}")?;
+    let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
+    c.write_record(&t.header).map_err(csv_io)?;
+    for (i, row) in t.rows.iter().enumerate() {
+        if row.len() != t.header.len() {
+            return Err(std::io::Error::other(format!(
+                "row {i} has {} fields but the header has {}",
+                row.len(),
+                t.header.len()
+            )));
+        }
+        c.write_record(row).map_err(csv_io)?;
+    }
+    c.flush()
+}
+
+/// File name for a `RunResult.tables` key (`collectives` or `collectives.csv`).
+pub fn table_file_name(key: &str) -> Result<String> {
+    let name = if key.ends_with(".csv") {
+        key.to_string()
+    } else {
+        format!("{key}.csv")
+    };
+    let ok = !key.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !ok || STANDARD_FILES.contains(&name.as_str()) {
+        return Err(Error::field(
+            "tables",
+            format!("'{key}' cannot be an output file name"),
+        ));
+    }
+    Ok(name)
+}
+
+/// The fully resolved scenario as TOML, with a provenance header.
+pub fn scenario_toml(s: &Scenario) -> Result<String> {
+    let body = toml::to_string(s)
+        .map_err(|e| Error::field("scenario", format!("cannot be written as TOML: {e}")))?;
+    Ok(format!(
+        "# Fully resolved scenario written by dcfab {DCFAB_VERSION} (defaults filled in, \
+         --set and --seed applied).\n# Re-run it with: dcfab run scenario.toml\n{body}"
+    ))
+}
+
+/// Write every output of a run into `dir` (created if missing). Returns the files written.
+pub fn write_run(
+    dir: &Path,
+    s: &Scenario,
+    r: &RunResult,
+    interrupted: bool,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let prov = provenance(s);
+    let mut written = Vec::new();
+    let mut put = |name: &str,
+                   fill: &mut dyn FnMut(&mut BufWriter<File>) -> std::io::Result<()>|
+     -> Result<()> {
+        let path = dir.join(name);
+        atomic_write(&path, fill)?;
+        written.push(path);
+        Ok(())
+    };
+    // Check table names before writing anything.
+    let tables = r
+        .tables
+        .iter()
+        .map(|(k, t)| Ok((table_file_name(k)?, t)))
+        .collect::<Result<Vec<_>>>()?;
+    let scenario_text = scenario_toml(s)?;
+    let summary = summary_json(s, &r.summary, interrupted);
+    put("summary.json", &mut |w| {
+        serde_json::to_writer_pretty(&mut *w, &summary)?;
+        writeln!(w)
+    })?;
+    put("flows.csv", &mut |w| {
+        write_records::<FlowRecord>(w, &prov, &r.flows)
+    })?;
+    put("queues.csv", &mut |w| {
+        write_records::<QueueSample>(w, &prov, &r.queues)
+    })?;
+    put("links.csv", &mut |w| {
+        write_records::<LinkRecord>(w, &prov, &r.links)
+    })?;
+    for (name, t) in &tables {
+        put(name, &mut |w| write_table(w, &prov, t))?;
+    }
+    put("scenario.toml", &mut |w| w.write_all(scenario_text.as_bytes()))?;
+    Ok(written)
+}
+
+/// Named summary metrics, flattened for one row of `sweep.csv`: the scalar fields of
+/// [`Summary`] in declaration order, then `drops.<cause>` and `extra.<name>`.
+pub fn summary_columns(s: &Scenario, summary: &Summary) -> Vec<(String, String)> {
+    let v = serde_json::to_value(stamped_summary(s, summary)).unwrap_or_default();
+    let mut out = Vec::new();
+    let Some(map) = v.as_object() else {
+        return out;
+    };
+    let scalar = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    // serde_json's map is sorted by key: put the known fields back in declaration order,
+    // then any field added later (sorted), so new Summary fields still reach sweep.csv.
+    const ORDER: [&str; 21] = [
+        "seed",
+        "scenario",
+        "dcfab_version",
+        "flows",
+        "flows_completed",
+        "max_fct_ps",
+        "mean_fct_ps",
+        "p99_fct_ps",
+        "end_time_ps",
+        "drops",
+        "trims",
+        "ecn_marks",
+        "data_packets",
+        "retransmits",
+        "out_of_order",
+        "events",
+        "wall_s",
+        "events_per_s",
+        "data_packets_per_s",
+        "drops_by_cause",
+        "extra",
+    ];
+    let mut keys: Vec<&str> = ORDER.iter().copied().filter(|k| map.contains_key(*k)).collect();
+    keys.extend(
+        map.keys()
+            .map(String::as_str)
+            .filter(|k| !ORDER.contains(k)),
+    );
+    for k in keys {
+        match &map[k] {
+            serde_json::Value::Object(inner) => {
+                let prefix = if k == "drops_by_cause" { "drops" } else { k };
+                for (ik, iv) in inner {
+                    out.push((format!("{prefix}.{ik}"), scalar(iv)));
+                }
+            }
+            other => out.push((k.to_string(), scalar(other))),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::FlowRecord;
+
+    fn result() -> RunResult {
+        let mut r = RunResult::default();
+        r.summary.flows = 2;
+        r.summary.drops_by_cause.insert("buffer_full".into(), 3);
+        r.summary.extra.insert("mean_cct_ps".into(), 12.5);
+        r.flows = vec![
+            FlowRecord {
+                id: 0,
+                src: 1,
+                dst: 2,
+                bytes: 100,
+                ..Default::default()
+            },
+            FlowRecord {
+                id: 1,
+                src: 2,
+                dst: 1,
+                bytes: 200,
+                ..Default::default()
+            },
+        ];
+        r.tables.insert(
+            "collectives".into(),
+            Table {
+                header: vec!["id".into(), "cct_ps".into()],
+                rows: vec![vec!["0".into(), "77".into()]],
+            },
+        );
+        r
+    }
+
+    #[test]
+    fn headers_come_from_the_structs() {
+        let h = header_of::<FlowRecord>();
+        assert_eq!(h[0], "id");
+        assert_eq!(h.len(), 11);
+        assert_eq!(header_of::<QueueSample>(), ["time_ps", "port", "bytes"]);
+    }
+
+    #[test]
+    fn writes_every_file_with_provenance() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Scenario {
+            seed: 42,
+            ..Scenario::default()
+        };
+        let files = write_run(dir.path(), &s, &result(), true).unwrap();
+        assert_eq!(files.len(), 6);
+        let flows = std::fs::read_to_string(dir.path().join("flows.csv")).unwrap();
+        let mut lines = flows.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            format!("# dcfab_version={DCFAB_VERSION} scenario=default seed=42")
+        );
+        assert!(lines.next().unwrap().starts_with("id,src,dst,bytes,"));
+        assert!(lines.next().unwrap().starts_with("0,1,2,100,"));
+        let queues = std::fs::read_to_string(dir.path().join("queues.csv")).unwrap();
+        assert_eq!(queues.lines().nth(1), Some("time_ps,port,bytes"));
+        let coll = std::fs::read_to_string(dir.path().join("collectives.csv")).unwrap();
+        assert_eq!(coll.lines().nth(2), Some("0,77"));
+        let sum: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(sum["seed"], 42);
+        assert_eq!(sum["scenario"], "default");
+        assert_eq!(sum["dcfab_version"], DCFAB_VERSION);
+        assert_eq!(sum["interrupted"], true);
+        let back: Scenario =
+            toml::from_str(&std::fs::read_to_string(dir.path().join("scenario.toml")).unwrap())
+                .unwrap();
+        assert_eq!(back, s);
+        // No temporary files are left behind.
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    }
+
+    #[test]
+    fn bad_tables_are_refused() {
+        assert!(table_file_name("../x").is_err());
+        assert!(table_file_name("flows").is_err());
+        assert_eq!(table_file_name("reps_evs").unwrap(), "reps_evs.csv");
+        let mut r = result();
+        r.tables.get_mut("collectives").unwrap().rows[0].pop();
+        let dir = tempfile::tempdir().unwrap();
+        assert!(write_run(dir.path(), &Scenario::default(), &r, false).is_err());
+    }
+
+    #[test]
+    fn summary_columns_flatten_maps() {
+        let cols = summary_columns(&Scenario::default(), &result().summary);
+        let names: Vec<_> = cols.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names[0], "seed");
+        assert!(names.contains(&"drops.buffer_full"));
+        assert!(names.contains(&"extra.mean_cct_ps"));
+        let flows = cols.iter().find(|(k, _)| k == "flows").unwrap();
+        assert_eq!(flows.1, "2");
+    }
+}

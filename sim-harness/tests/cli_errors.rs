@@ -1,0 +1,238 @@
+//! Bad input to the `dcfab` binary: every class exits 1 with ONE line on stderr,
+//! `error: <field>: <problem>`, naming the field (or file, or flag), and never panics.
+//! None of these runs the simulator, so they are fast.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dcfab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dcfab"))
+        .args(args)
+        .env("CI", "true")
+        .output()
+        .expect("dcfab runs")
+}
+
+/// Assert a clean one-line error that starts with `error: <field>:`; returns the line.
+#[track_caller]
+fn expect_error(out: &Output, field: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "exit code; stderr: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one message expected, got: {err}");
+    let prefix = format!("error: {field}: ");
+    assert!(
+        lines[0].starts_with(&prefix),
+        "expected '{prefix}...', got: {err}"
+    );
+    assert!(
+        lines[0].len() > prefix.len() + 5,
+        "the problem is described: {err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    lines[0].to_string()
+}
+
+/// `dcfab run` on the built-in default with these `--set`s.
+fn run_set(sets: &[&str]) -> Output {
+    let mut args = vec!["run", "--out", "/nonexistent-dcfab-test-dir/never"];
+    for s in sets {
+        args.push("--set");
+        args.push(s);
+    }
+    dcfab(&args)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn unknown_field_in_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(tmp.path(), "s.toml", "[topology]\nradixx = 8\n");
+    let line = expect_error(&dcfab(&["run", &f]), "topology.radixx");
+    assert!(line.contains("unknown field"), "{line}");
+    let f = write(tmp.path(), "t.toml", "colour = \"blue\"\n");
+    expect_error(&dcfab(&["run", &f]), "colour");
+    let f = write(tmp.path(), "u.toml", "[topology]\nkind = \"torus\"\n");
+    let line = expect_error(&dcfab(&["run", &f]), "topology.kind");
+    assert!(line.contains("fat_tree"), "lists the kinds: {line}");
+}
+
+#[test]
+fn odd_radix() {
+    let line = expect_error(&run_set(&["topology.radix=7"]), "topology.radix");
+    assert!(line.contains("even"), "{line}");
+}
+
+#[test]
+fn zero_hosts() {
+    let line = expect_error(&run_set(&["topology.radix=0"]), "topology.radix");
+    assert!(line.contains("no hosts"), "{line}");
+}
+
+#[test]
+fn more_hosts_than_the_radix_allows() {
+    let line = expect_error(
+        &run_set(&["topology.radix=4", "topology.tiers=2", "topology.hosts=9"]),
+        "topology.hosts",
+    );
+    assert!(line.contains("at most 8"), "{line}");
+}
+
+#[test]
+fn tiers_not_two_or_three() {
+    expect_error(&run_set(&["topology.tiers=4"]), "topology.tiers");
+    expect_error(&run_set(&["topology.tiers=1"]), "topology.tiers");
+}
+
+#[test]
+fn non_positive_rate_delay_mtu() {
+    expect_error(&run_set(&["topology.link_gbps=0"]), "topology.link_gbps");
+    expect_error(&run_set(&["topology.link_gbps=-100"]), "topology.link_gbps");
+    expect_error(&run_set(&["topology.link_delay_ns=0"]), "topology.link_delay_ns");
+    // A negative integer does not even fit the type: serde names the field.
+    expect_error(&run_set(&["topology.link_delay_ns=-5"]), "topology.link_delay_ns");
+    expect_error(&run_set(&["transport.mtu=0"]), "transport.mtu");
+    expect_error(&run_set(&["topology.oversubscription=0.5"]), "topology.oversubscription");
+}
+
+#[test]
+fn bad_sizes() {
+    let line = expect_error(&run_set(&["workload.message=12parsecs"]), "workload.message");
+    assert!(line.contains("parsecs"), "{line}");
+    expect_error(&run_set(&["workload.message=0"]), "workload.message");
+    expect_error(&run_set(&["topology.buffer=-1bdp"]), "topology.buffer");
+    // A buffer smaller than one packet.
+    expect_error(&run_set(&["topology.buffer=1000"]), "topology.buffer");
+}
+
+#[test]
+fn flows_to_missing_hosts() {
+    // 128 hosts: an incast of degree 128 needs 129.
+    let line = expect_error(
+        &run_set(&["workload.kind=incast", "workload.degree=128"]),
+        "workload.degree",
+    );
+    assert!(line.contains("129"), "{line}");
+    expect_error(
+        &run_set(&["workload.kind=incast", "workload.degree=0"]),
+        "workload.degree",
+    );
+}
+
+#[test]
+fn bad_skip_theta() {
+    expect_error(&run_set(&["skip.theta=0"]), "skip.theta");
+    expect_error(&run_set(&["skip.theta=1.5"]), "skip.theta");
+    expect_error(&run_set(&["skip.theta=nan"]), "skip.theta");
+}
+
+#[test]
+fn negative_failure_times() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(
+        tmp.path(),
+        "f.toml",
+        "[[failures]]\nlink = \"tor0.up0\"\nat_us = -3\n",
+    );
+    expect_error(&dcfab(&["run", &f]), "failures[0].at_us");
+    let f = write(
+        tmp.path(),
+        "g.toml",
+        "[[failures]]\nlink = \"tor0.up0\"\nat_us = 3\nfor_us = 0\n",
+    );
+    expect_error(&dcfab(&["run", &f]), "failures[0].for_us");
+    expect_error(
+        &run_set(&["failures.0.link=tor0.up0", "failures.0.at_us=-1"]),
+        "failures[0].at_us",
+    );
+}
+
+#[test]
+fn unreadable_file() {
+    let line = expect_error(
+        &dcfab(&["run", "/nonexistent/dcfab/scenario.toml"]),
+        "/nonexistent/dcfab/scenario.toml",
+    );
+    assert!(line.to_lowercase().contains("no such file"), "{line}");
+    // A directory is not a scenario either.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    expect_error(&dcfab(&["run", d]), d);
+}
+
+#[test]
+fn toml_syntax_error_names_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = write(tmp.path(), "bad.toml", "name = \"x\"\n[topology\nradix = 4\n");
+    let line = expect_error(&dcfab(&["run", &f]), &f);
+    assert!(line.contains("line 2"), "{line}");
+}
+
+#[test]
+fn bad_set() {
+    let line = expect_error(&run_set(&["transport.lb"]), "--set");
+    assert!(line.contains("path=value"), "{line}");
+    expect_error(&run_set(&["a..b=1"]), "--set");
+    let line = expect_error(&run_set(&["transport.lbb=ops"]), "transport.lbb");
+    assert!(line.contains("unknown field"), "{line}");
+    expect_error(&run_set(&["transport.lb=roundrobin"]), "transport.lb");
+    expect_error(&run_set(&["topology.radix=eight"]), "topology.radix");
+    expect_error(&run_set(&["seed.x=1"]), "seed");
+}
+
+#[test]
+fn bad_grid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sweep");
+    let o = out.to_str().unwrap();
+    expect_error(
+        &dcfab(&["sweep", "--grid", "transport.lb", "--out", o]),
+        "--grid",
+    );
+    expect_error(
+        &dcfab(&["sweep", "--grid", "transport.lb=ecmp,,ops", "--out", o]),
+        "--grid",
+    );
+    let line = expect_error(
+        &dcfab(&["sweep", "--grid", "topology.radix=4,5", "--out", o]),
+        "topology.radix",
+    );
+    assert!(line.contains("topology.radix=5"), "names the run: {line}");
+    expect_error(
+        &dcfab(&["sweep", "--grid", "transport.lbb=ecmp", "--out", o]),
+        "transport.lbb",
+    );
+    expect_error(
+        &dcfab(&[
+            "sweep", "--grid", "seed=1,2", "--grid", "seed=3", "--out", o,
+        ]),
+        "--grid",
+    );
+    expect_error(
+        &dcfab(&["sweep", "--grid", "seed=1,2", "--jobs", "0", "--out", o]),
+        "--jobs",
+    );
+    assert!(!out.exists(), "nothing is created before the grid is valid");
+}
+
+#[test]
+fn bad_scenario_name() {
+    expect_error(&run_set(&["name=../escape"]), "name");
+}
+
+#[test]
+fn clap_rejects_unknown_flags_with_usage() {
+    let out = dcfab(&["run", "--frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--frobnicate"), "{err}");
+    let out = dcfab(&["run", "--seed", "minus-one"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--seed"));
+}

@@ -1,0 +1,394 @@
+extern crate std;
+use std::vec::Vec;
+
+use super::*;
+use proptest::prelude::*;
+use rtl_models::Rate;
+
+/// 400 Gb/s at 1 GHz.
+const LINE: u32 = 50;
+
+fn ecn_ctl(buffer: u64, kmin: u64, kmax: u64) -> OutputPortCtl {
+    OutputPortCtl::new(PortConfig {
+        ecn: Some(RedConfig::linear(kmin, kmax)),
+        ..PortConfig::tail_drop(buffer)
+    })
+    .unwrap()
+}
+
+#[test]
+fn tail_drop_and_counters() {
+    let mut rng = Lfsr32::new(1);
+    let mut c = OutputPortCtl::new(PortConfig::tail_drop(10_000)).unwrap();
+    for _ in 0..2 {
+        assert_eq!(
+            c.on_arrival(0, 4096, &mut rng),
+            Admit::Enqueue { ecn_mark: false }
+        );
+    }
+    assert_eq!(c.on_arrival(0, 4096, &mut rng), Admit::Drop);
+    assert_eq!(
+        c.on_arrival(0, 1808, &mut rng),
+        Admit::Enqueue { ecn_mark: false }
+    );
+    assert_eq!((c.occupancy_bytes(), c.occupancy_pkts()), (10_000, 3));
+    assert_eq!(c.on_arrival(0, 1, &mut rng), Admit::Drop);
+    c.on_departure(4096);
+    assert_eq!(
+        (c.occupancy_bytes(), c.occupancy_pkts()),
+        (10_000 - 4096, 2)
+    );
+    assert_eq!((c.drops(), c.trims(), c.marks()), (2, 0, 0));
+    assert_eq!(c.phantom_bytes(5), None);
+}
+
+#[test]
+fn trimming_replaces_drops() {
+    let mut rng = Lfsr32::new(1);
+    let cfg = PortConfig {
+        trimming: true,
+        header_bytes: 64,
+        ..PortConfig::tail_drop(5000)
+    };
+    let mut c = OutputPortCtl::new(cfg).unwrap();
+    assert_eq!(
+        c.on_arrival(0, 4096, &mut rng),
+        Admit::Enqueue { ecn_mark: false }
+    );
+    assert_eq!(c.on_arrival(0, 4096, &mut rng), Admit::Trim);
+    assert_eq!((c.drops(), c.trims()), (0, 1));
+    assert_eq!(c.trimmed_size(4096), 64);
+    assert_eq!(c.trimmed_size(40), 40);
+    assert_eq!(c.config(), cfg);
+}
+
+#[test]
+fn red_marks_on_real_queue() {
+    let mut rng = Lfsr32::new(9);
+    let mut c = ecn_ctl(100_000, 20_000, 20_000); // DCTCP step at 20 KB
+    let mut marks = 0;
+    for i in 0..10u64 {
+        let before = c.occupancy_bytes();
+        match c.on_arrival(i, 4000, &mut rng) {
+            Admit::Enqueue { ecn_mark } => {
+                assert_eq!(ecn_mark, before >= 20_000, "occupancy {before}");
+                marks += ecn_mark as u64;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(marks, 5);
+    assert_eq!(c.marks(), 5);
+}
+
+#[test]
+fn phantom_queue_drives_marks_while_real_queue_is_empty() {
+    // A flow at exactly line rate (1000 B every 20 cycles at 50 B/cycle): the real queue
+    // never builds, the phantom queue (45 B/cycle) grows by 100 B per packet.
+    let phantom = PhantomConfig {
+        drain: Rate::from_int(LINE).scale(9, 10).unwrap(),
+        cap_bytes: 1 << 20,
+    };
+    let cfg = PortConfig {
+        ecn: Some(RedConfig::step(10_000)),
+        phantom: Some(phantom),
+        ..PortConfig::tail_drop(50_000)
+    };
+    let mut with = OutputPortCtl::new(cfg).unwrap();
+    let mut without = OutputPortCtl::new(PortConfig {
+        phantom: None,
+        ..cfg
+    })
+    .unwrap();
+    let mut rng = Lfsr32::new(5);
+    let mut first_mark = None;
+    for i in 0..200u64 {
+        let now = i * 20;
+        if let Admit::Enqueue { ecn_mark: true } = with.on_arrival(now, 1000, &mut rng) {
+            first_mark.get_or_insert(i);
+        }
+        assert_eq!(
+            without.on_arrival(now, 1000, &mut rng),
+            Admit::Enqueue { ecn_mark: false }
+        );
+        with.on_departure(1000);
+        without.on_departure(1000);
+    }
+    // Phantom before packet i (i >= 1) is 1000 * i - 900 * i = 100 i: first >= 10_000 at i = 100.
+    assert_eq!(first_mark, Some(100));
+    assert_eq!(with.marks(), 100);
+    assert_eq!(without.marks(), 0);
+    assert_eq!(with.occupancy_bytes(), 0);
+    // 200 packets in, last at cycle 3980: level 200_000 - 3980 * 45 = 20_900.
+    assert_eq!(with.phantom_bytes(3980), Some(20_900));
+    // 464 more cycles drain 20_880 B; the 465th empties it (saturating at zero).
+    assert_eq!(with.phantom_bytes(3980 + 464), Some(20));
+    assert_eq!(with.phantom_bytes(3980 + 465), Some(0));
+    assert_eq!(with.phantom_bytes(3980 + 1000), Some(0));
+}
+
+#[test]
+fn config_errors_name_fields() {
+    let base = PortConfig::reps_baseline(100_000);
+    assert_eq!(base.ecn, Some(RedConfig::linear(20_000, 80_000)));
+    let field = |c: PortConfig| OutputPortCtl::new(c).unwrap_err().field;
+    assert_eq!(
+        field(PortConfig {
+            buffer_bytes: 0,
+            ..base
+        }),
+        "buffer_bytes"
+    );
+    assert_eq!(
+        field(PortConfig {
+            trimming: true,
+            header_bytes: 0,
+            ..base
+        }),
+        "header_bytes"
+    );
+    assert_eq!(
+        field(PortConfig {
+            ecn: Some(RedConfig::linear(5, 4)),
+            ..base
+        }),
+        "ecn.kmax_bytes"
+    );
+    let pm = RedConfig {
+        pmax_q32: u64::MAX,
+        ..RedConfig::step(1)
+    };
+    assert_eq!(
+        field(PortConfig {
+            ecn: Some(pm),
+            ..base
+        }),
+        "ecn.pmax_q32"
+    );
+    assert_eq!(
+        field(PortConfig {
+            ecn: Some(RedConfig::step(100_001)),
+            ..base
+        }),
+        "ecn.kmin_bytes"
+    );
+    let ph = PhantomConfig {
+        drain: Rate::ZERO,
+        cap_bytes: 10,
+    };
+    assert_eq!(
+        field(PortConfig {
+            phantom: Some(ph),
+            ..base
+        }),
+        "phantom.drain"
+    );
+    let ph = PhantomConfig {
+        drain: Rate::from_int(1),
+        cap_bytes: 0,
+    };
+    assert_eq!(
+        field(PortConfig {
+            phantom: Some(ph),
+            ..base
+        }),
+        "phantom.cap_bytes"
+    );
+    let ph = PhantomConfig {
+        drain: Rate::from_int(1),
+        cap_bytes: 10_000,
+    };
+    assert_eq!(
+        field(PortConfig {
+            phantom: Some(ph),
+            ..base
+        }),
+        "ecn.kmin_bytes"
+    );
+    // With a big phantom queue, thresholds above the physical buffer are fine.
+    let ph = PhantomConfig {
+        drain: Rate::from_int(1),
+        cap_bytes: 10_000_000,
+    };
+    let big = PortConfig {
+        phantom: Some(ph),
+        ecn: Some(RedConfig::linear(200_000, 900_000)),
+        ..base
+    };
+    assert!(OutputPortCtl::new(big).is_ok());
+    assert_eq!(
+        OutputPort::<4>::new(base, 0, 1).unwrap_err().field,
+        "line_bytes_per_cycle"
+    );
+}
+
+#[test]
+fn serializer_timing_and_header_priority() {
+    let cfg = PortConfig {
+        trimming: true,
+        header_bytes: 64,
+        ..PortConfig::tail_drop(4096 + 100)
+    };
+    let mut p: OutputPort<8> = OutputPort::new(cfg, LINE, 1).unwrap();
+    // Cycle 0: two packets; the second does not fit and is trimmed.
+    assert_eq!(
+        p.arrive(PacketDesc::new(1, 4096)),
+        Admit::Enqueue { ecn_mark: false }
+    );
+    assert_eq!(p.arrive(PacketDesc::new(2, 4096)), Admit::Trim);
+    assert_eq!(p.take_departure(), None);
+    p.tick();
+    // Cycle 1: the header (high priority) starts first; 64 B at 50 B/cycle = 2 cycles.
+    let d = p.take_departure().unwrap();
+    assert_eq!((d.id, d.bytes, d.trimmed), (2, 64, true));
+    assert_eq!(p.take_departure(), None);
+    p.tick();
+    assert!(p.departure().is_none());
+    p.tick();
+    // Cycle 3: the data packet, ceil(4096 / 50) = 82 cycles.
+    let d = p.take_departure().unwrap();
+    assert_eq!((d.id, d.bytes, d.trimmed, d.ecn), (1, 4096, false, false));
+    assert_eq!(p.ctl().occupancy_bytes(), 0);
+    p.arrive(PacketDesc {
+        ecn: true,
+        ..PacketDesc::new(3, 10)
+    });
+    for _ in 0..81 {
+        p.tick();
+        assert!(p.departure().is_none());
+    }
+    p.tick(); // cycle 85
+    let d = p.take_departure().unwrap();
+    assert_eq!((d.id, d.ecn, p.now()), (3, true, 85));
+    p.tick();
+    assert!(!p.line_busy());
+}
+
+#[test]
+fn back_to_back_packets_hold_the_line_exactly() {
+    // Sizes on and off multiples of W: 100 B = 2 cycles, 101 B = 3, 0 B = 1, 50 B = 1.
+    let mut p: OutputPort<8> = OutputPort::new(PortConfig::tail_drop(1 << 20), LINE, 1).unwrap();
+    for (i, b) in [100u32, 101, 0, 50, 1].into_iter().enumerate() {
+        p.arrive(PacketDesc::new(i as u32, b));
+    }
+    let mut starts = Vec::new();
+    for _ in 0..12 {
+        p.tick();
+        if let Some(d) = p.take_departure() {
+            starts.push((p.now(), d.id));
+        }
+    }
+    assert_eq!(starts, [(1, 0), (3, 1), (6, 2), (7, 3), (8, 4)]);
+    assert!(!p.line_busy());
+}
+
+#[derive(Debug, Clone)]
+struct Cycle {
+    arrivals: Vec<(u32, bool)>,
+    idle_after: u64,
+}
+
+fn cycle() -> impl Strategy<Value = Cycle> {
+    (
+        proptest::collection::vec((0u32..3000, proptest::bool::weighted(0.1)), 0..4),
+        prop_oneof![3 => Just(0u64), 1 => 0u64..200],
+    )
+        .prop_map(|(arrivals, idle_after)| Cycle {
+            arrivals,
+            idle_after,
+        })
+}
+
+fn port_cfg(trimming: bool, phantom: bool) -> PortConfig {
+    PortConfig {
+        buffer_bytes: 12_000,
+        ecn: Some(RedConfig::linear(2_000, 8_000)),
+        phantom: phantom.then(|| PhantomConfig {
+            drain: Rate::from_int(LINE).scale(9, 10).unwrap(),
+            cap_bytes: 100_000,
+        }),
+        trimming,
+        header_bytes: 64,
+    }
+}
+
+proptest! {
+    #[test]
+    fn conservation_of_packets_and_bytes(trimming: bool, phantom: bool, seed: u32,
+                                          cycles in proptest::collection::vec(cycle(), 1..120)) {
+        let mut p: OutputPort<6> = OutputPort::new(port_cfg(trimming, phantom), LINE, seed).unwrap();
+        let (mut arrived, mut arrived_b) = (0u64, 0u64);
+        let (mut departed, mut departed_b) = (0u64, 0u64);
+        let (mut dropped, mut dropped_b, mut trimmed_off_b) = (0u64, 0u64, 0u64);
+        let mut last_start: Option<(u64, u32)> = None;
+        let mut id = 0;
+        for c in cycles {
+            for (bytes, is_header) in c.arrivals {
+                let d = PacketDesc { trimmed: is_header, ..PacketDesc::new(id, bytes) };
+                id += 1;
+                arrived += 1;
+                arrived_b += bytes as u64;
+                match p.arrive(d) {
+                    Admit::Enqueue { .. } => {}
+                    Admit::Trim => trimmed_off_b += (bytes - bytes.min(64)) as u64,
+                    Admit::Drop => { dropped += 1; dropped_b += bytes as u64; }
+                }
+            }
+            if let Some(d) = p.take_departure() {
+                // Serializer: never starts before the previous packet's ceil(b / W) cycles.
+                if let Some((t, b)) = last_start {
+                    prop_assert!(p.now() >= t + b.div_ceil(LINE).max(1) as u64);
+                }
+                last_start = Some((p.now(), d.bytes));
+                departed += 1;
+                departed_b += d.bytes as u64;
+            }
+            p.tick();
+            if c.idle_after > 0 && !p.line_busy() && p.queued_pkts() == 0 {
+                p.advance(c.idle_after);
+            }
+            prop_assert_eq!(arrived, departed + dropped + p.queued_pkts() as u64 + p.departure().is_some() as u64);
+            let pending_b = p.departure().map_or(0, |d| d.bytes as u64);
+            prop_assert_eq!(arrived_b, departed_b + dropped_b + trimmed_off_b + p.queued_bytes() + pending_b);
+            prop_assert!(p.ctl().occupancy_bytes() <= 12_000);
+            // Work conservation: a non-empty port is transmitting.
+            prop_assert!(p.queued_pkts() == 0 || p.line_busy());
+        }
+        prop_assert_eq!(p.ctl().drops() + p.header_drops(), dropped);
+        if !trimming { prop_assert_eq!(p.ctl().trims(), 0); }
+    }
+
+    #[test]
+    fn port_advance_equals_idle_ticks(trimming: bool, phantom: bool, seed: u32,
+                                      sizes in proptest::collection::vec(0u32..5000, 0..8),
+                                      pre in 0u64..50, n in 0u64..600) {
+        let mut a: OutputPort<4> = OutputPort::new(port_cfg(trimming, phantom), LINE, seed).unwrap();
+        for (i, s) in sizes.iter().enumerate() {
+            a.arrive(PacketDesc::new(i as u32, *s));
+            if i % 3 == 2 { a.tick(); }
+        }
+        a.advance(pre);
+        let mut b = a.clone();
+        a.advance(n);
+        for _ in 0..n { b.tick(); }
+        prop_assert_eq!(&a, &b);
+        // Same future too.
+        prop_assert_eq!(a.arrive(PacketDesc::new(99, 3000)), b.arrive(PacketDesc::new(99, 3000)));
+        prop_assert_eq!(a.phantom_bytes(), b.phantom_bytes());
+    }
+
+    #[test]
+    fn ctl_advance_equals_idle_ticks(phantom: bool, seed: u32, sizes in proptest::collection::vec(0u32..5000, 0..8),
+                                     n in 0u64..600) {
+        let mut rng = Lfsr32::new(seed);
+        let mut a = OutputPortCtl::new(port_cfg(false, phantom)).unwrap();
+        for s in sizes { a.on_arrival(0, s, &mut rng); }
+        let mut b = a;
+        let mut c = a;
+        a.advance(n);
+        for _ in 0..n { b.tick(); }
+        prop_assert_eq!(a, b);
+        // Lazy syncing gives the same phantom level as clocking.
+        prop_assert_eq!(a.phantom_bytes(n), c.phantom_bytes(n));
+    }
+}
