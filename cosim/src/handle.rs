@@ -82,6 +82,10 @@ macro_rules! blocks {
 
 blocks! {
     TokenBucket(rtl_models::TokenBucket) = "token bucket";
+    PhantomQueue(rtl_models::PhantomQueue) = "phantom queue";
+    RedMarker(crate::red::Red) = "RED/ECN marker";
+    DcsimArbiter(switch::dcsim::DefaultDcsimArbiter) = "DCSIM port arbiter";
+    Reps(crate::reps::RepsBlock) = "REPS load balancer";
 }
 
 struct Slot {

@@ -30,11 +30,19 @@
 //! `tests/header.rs` fails when it is stale (regenerate with
 //! `DCFAB_BLESS=1 cargo test -p dcfab-cosim --test header`).
 
+pub mod dcsim;
 mod entry;
 mod handle;
+pub mod phantom;
+pub mod red;
+pub mod reps;
 pub mod status;
 pub mod token_bucket;
 
+pub use dcsim::*;
+pub use phantom::*;
+pub use red::*;
+pub use reps::*;
 pub use status::*;
 pub use token_bucket::*;
 

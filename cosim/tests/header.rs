@@ -55,6 +55,9 @@ fn header_declares_the_core_api() {
         "DcfabTokenBucket *dcfab_tb_new(const DcfabTokenBucketConfig *cfg);",
         "int32_t dcfab_tb_tick(DcfabTokenBucket *h);",
     ] {
-        assert!(h.contains(needle), "generated header lacks `{needle}`:\n{h}");
+        assert!(
+            h.contains(needle),
+            "generated header lacks `{needle}`:\n{h}"
+        );
     }
 }

@@ -7,6 +7,18 @@
 //!  scenarios::{rtl,reps,dcsim}  ──run()──► Recorder ──► Trace ──┬─► traces/<name>.jsonl (checked in)
 //!        (registry::all)                                        └─► vcd::write_vcd (GTKWave / Surfer)
 //! ```
+//!
+//! * [`schema`]: the JSON Lines format (header line, then one record per observation).
+//! * [`recorder::Recorder`]: what a test bench or the DES feeds (`record(cycle, signal, value)`).
+//! * [`vcd`]: export for waveform viewers (`dcfab trace <name> --vcd out.vcd`).
+//! * [`registry`]: every golden scenario, one file per block family under [`scenarios`].
+//! * [`verify`]: re-run and compare ([`verify_all`]), or rewrite on purpose ([`bless_all`]).
+//!
+//! Adding a golden scenario: write a deterministic `fn() -> Trace` in
+//! `scenarios/<family>.rs`, list it in that file's `scenarios()`, then
+//! `dcfab golden bless` (writes `traces/<name>.jsonl`; unchanged traces are not touched) and
+//! `INSTA_UPDATE=always cargo test -p golden --test golden` (writes the snapshot); review and
+//! commit both. `tests/golden.rs` holds every scenario to both from then on.
 #![forbid(unsafe_code)]
 
 pub mod recorder;

@@ -11,7 +11,13 @@ pub mod scenario;
 pub use error::{Error, Result};
 pub use results::RunResult;
 pub use scenario::Scenario;
+pub mod engine;
+pub mod event;
+pub mod flow;
+pub mod packet;
 pub mod run;
+pub mod topology;
+pub mod workload;
 pub mod validate;
 
 pub use run::{simulate, RunControl};

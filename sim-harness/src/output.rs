@@ -86,14 +86,22 @@ pub fn stamped_summary(s: &Scenario, summary: &Summary) -> Summary {
     out
 }
 
-/// `summary.json` content: the summary's fields plus `"interrupted"`.
-pub fn summary_json(s: &Scenario, summary: &Summary, interrupted: bool) -> serde_json::Value {
-    let mut v = serde_json::to_value(stamped_summary(s, summary))
-        .unwrap_or_else(|_| serde_json::Value::Object(Default::default()));
-    if let serde_json::Value::Object(m) = &mut v {
-        m.insert("interrupted".into(), serde_json::Value::Bool(interrupted));
+/// `summary.json` content: the summary's fields (in declaration order) plus `"interrupted"`.
+#[derive(Serialize)]
+pub struct SummaryFile {
+    /// The run's summary, with seed, scenario and version stamped.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// True when Ctrl-C stopped the run before it finished.
+    pub interrupted: bool,
+}
+
+/// The `summary.json` document of a run.
+pub fn summary_file(s: &Scenario, summary: &Summary, interrupted: bool) -> SummaryFile {
+    SummaryFile {
+        summary: stamped_summary(s, summary),
+        interrupted,
     }
-    v
 }
 
 fn csv_io(e: csv::Error) -> std::io::Error {
@@ -210,7 +218,7 @@ pub fn write_run(
         .map(|(k, t)| Ok((table_file_name(k)?, t)))
         .collect::<Result<Vec<_>>>()?;
     let scenario_text = scenario_toml(s)?;
-    let summary = summary_json(s, &r.summary, interrupted);
+    let summary = summary_file(s, &r.summary, interrupted);
     put("summary.json", &mut |w| {
         serde_json::to_writer_pretty(&mut *w, &summary)?;
         writeln!(w)
@@ -227,7 +235,9 @@ pub fn write_run(
     for (name, t) in &tables {
         put(name, &mut |w| write_table(w, &prov, t))?;
     }
-    put("scenario.toml", &mut |w| w.write_all(scenario_text.as_bytes()))?;
+    put("scenario.toml", &mut |w| {
+        w.write_all(scenario_text.as_bytes())
+    })?;
     Ok(written)
 }
 
@@ -268,7 +278,11 @@ pub fn summary_columns(s: &Scenario, summary: &Summary) -> Vec<(String, String)>
         "drops_by_cause",
         "extra",
     ];
-    let mut keys: Vec<&str> = ORDER.iter().copied().filter(|k| map.contains_key(*k)).collect();
+    let mut keys: Vec<&str> = ORDER
+        .iter()
+        .copied()
+        .filter(|k| map.contains_key(*k))
+        .collect();
     keys.extend(
         map.keys()
             .map(String::as_str)

@@ -33,7 +33,9 @@ pub struct Override {
 pub fn parse_value(raw: &str) -> Value {
     let doc = format!("v = {raw}");
     match doc.parse::<Table>() {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| Value::String(raw.to_string())),
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| Value::String(raw.to_string())),
         Err(_) => Value::String(raw.to_string()),
     }
 }
@@ -243,7 +245,11 @@ fn field_error(e: &toml::de::Error) -> Error {
     let parent = text
         .lines()
         .rev()
-        .find_map(|l| l.trim().strip_prefix("in `").and_then(|r| r.strip_suffix('`')))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("in `")
+                .and_then(|r| r.strip_suffix('`'))
+        })
         .map(str::to_string);
     let join = |p: &Option<String>, k: &str| match p {
         Some(p) if !p.is_empty() => format!("{p}.{k}"),

@@ -1,6 +1,6 @@
 //! The entry point of a fabric run: scenario in, results out.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::results::{Progress, RunResult};
 use crate::scenario::Scenario;
 use std::sync::atomic::AtomicBool;
@@ -16,7 +16,14 @@ pub struct RunControl<'a> {
 }
 
 /// Run one scenario to completion (or to `stop.max_time_us`, or until interrupted).
-pub fn simulate(s: &Scenario, _ctl: &RunControl) -> Result<RunResult> {
+///
+/// Validates the scenario, builds the fabric ([`crate::topology`]), the workload
+/// ([`crate::workload`]) and the engine ([`crate::engine::Sim`]), runs the event loop and
+/// returns every metric. Same scenario (same seed): bit-identical results, except the
+/// wall-clock fields (`wall_s`, `events_per_s`, `data_packets_per_s`).
+pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     crate::validate::validate(s)?;
-    Err(Error::field("topology.kind", "the fabric simulator is being built"))
+    let mut sim = crate::engine::Sim::build(s)?;
+    sim.run(ctl);
+    Ok(sim.results(s))
 }

@@ -82,6 +82,10 @@ pub struct Topology {
     pub buffer: Size,
     /// Oversubscription at the ToR (downlinks : uplinks), 1.0 = full bisection.
     pub oversubscription: f64,
+    /// RED/ECN `K_min` as a fraction of each switch port's buffer (REPS 4.1: 0.2).
+    pub ecn_kmin: f64,
+    /// RED/ECN `K_max` as a fraction of each switch port's buffer (REPS 4.1: 0.8).
+    pub ecn_kmax: f64,
 }
 
 impl Default for Topology {
@@ -96,6 +100,8 @@ impl Default for Topology {
             switch_latency_ns: 500,
             buffer: Size::Bdp(1.0),
             oversubscription: 1.0,
+            ecn_kmin: 0.2,
+            ecn_kmax: 0.8,
         }
     }
 }
@@ -142,6 +148,13 @@ pub struct Transport {
     pub trimming: bool,
     /// Bits of entropy value space (EVS = 2^evs_bits).
     pub evs_bits: u32,
+    /// Retransmission timeout in us (REPS 4.1: 70).
+    pub rto_us: f64,
+    /// Initial congestion window: bytes or BDP multiples ("1bdp").
+    pub init_cwnd: Size,
+    /// Header bytes: added to each DATA packet's payload on the wire; the size of ACKs,
+    /// NACKs and trimmed packets.
+    pub header_bytes: u32,
 }
 
 impl Default for Transport {
@@ -152,6 +165,9 @@ impl Default for Transport {
             mtu: 4096,
             trimming: false,
             evs_bits: 16,
+            rto_us: 70.0,
+            init_cwnd: Size::Bdp(1.0),
+            header_bytes: 64,
         }
     }
 }
@@ -321,7 +337,7 @@ impl Size {
             }
         };
         let bytes = v * mult;
-        if !(bytes.is_finite() && bytes >= 1.0 && bytes < 1.8e19) {
+        if !(bytes.is_finite() && (1.0..1.8e19).contains(&bytes)) {
             return Err(format!("'{s}' must be at least 1 byte"));
         }
         Ok(Size::Bytes(bytes.round() as u64))

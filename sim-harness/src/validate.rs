@@ -33,12 +33,13 @@ pub fn validate(s: &Scenario) -> Result<()> {
     let hosts = check_topology(s)?;
     check_transport(&s.transport)?;
     if let Size::Bytes(b) = s.topology.buffer {
-        if b < u64::from(s.transport.mtu) {
+        let packet = u64::from(s.transport.mtu) + u64::from(s.transport.header_bytes);
+        if b < packet {
             return Err(Error::field(
                 "topology.buffer",
                 format!(
-                    "{b} bytes cannot hold one {}-byte packet (transport.mtu)",
-                    s.transport.mtu
+                    "{b} bytes cannot hold one {packet}-byte DATA packet \
+                     (transport.mtu + transport.header_bytes)"
                 ),
             ));
         }
@@ -111,7 +112,10 @@ fn finite(field: &str, v: f64) -> Result<()> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(Error::field(field, format!("must be a finite number, got {v}")))
+        Err(Error::field(
+            field,
+            format!("must be a finite number, got {v}"),
+        ))
     }
 }
 
@@ -170,7 +174,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             ),
         ));
     }
-    if t.radix % 2 != 0 {
+    if t.radix & 1 == 1 {
         return Err(Error::field(
             "topology.radix",
             format!(
@@ -246,7 +250,28 @@ fn check_topology(s: &Scenario) -> Result<u64> {
         ));
     }
     if t.link_delay_ns == 0 {
-        return Err(Error::field("topology.link_delay_ns", "must be positive, got 0"));
+        return Err(Error::field(
+            "topology.link_delay_ns",
+            "must be positive, got 0",
+        ));
+    }
+    for (field, v) in [
+        ("topology.ecn_kmin", t.ecn_kmin),
+        ("topology.ecn_kmax", t.ecn_kmax),
+    ] {
+        finite(field, v)?;
+        if !(0.0..=1.0).contains(&v) {
+            return Err(Error::field(
+                field,
+                format!("must be a fraction of the buffer, 0 to 1, got {v}"),
+            ));
+        }
+    }
+    if t.ecn_kmin > t.ecn_kmax {
+        return Err(Error::field(
+            "topology.ecn_kmin",
+            format!("{} is above topology.ecn_kmax = {}", t.ecn_kmin, t.ecn_kmax),
+        ));
     }
     Ok(hosts)
 }
@@ -258,6 +283,16 @@ fn check_transport(t: &Transport) -> Result<()> {
             format!(
                 "must be between {MIN_MTU} and {MAX_MTU} bytes, got {}",
                 t.mtu
+            ),
+        ));
+    }
+    positive("transport.rto_us", t.rto_us)?;
+    if !(1..=MAX_MTU).contains(&t.header_bytes) {
+        return Err(Error::field(
+            "transport.header_bytes",
+            format!(
+                "must be between 1 and {MAX_MTU} bytes, got {}",
+                t.header_bytes
             ),
         ));
     }
@@ -276,7 +311,10 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
     if !(w.load > 0.0 && w.load <= 1.0) {
         return Err(Error::field(
             "workload.load",
-            format!("must be in (0, 1] (fraction of the host link rate), got {}", w.load),
+            format!(
+                "must be in (0, 1] (fraction of the host link rate), got {}",
+                w.load
+            ),
         ));
     }
     match w.kind {
@@ -396,19 +434,48 @@ mod tests {
 
     #[test]
     fn each_problem_names_its_field() {
-        let cases: Vec<(&str, Box<dyn Fn(&mut Scenario)>)> = vec![
+        type Mutation = Box<dyn Fn(&mut Scenario)>;
+        let cases: Vec<(&str, Mutation)> = vec![
             ("name", Box::new(|s| s.name = "a/b".into())),
             ("topology.radix", Box::new(|s| s.topology.radix = 7)),
             ("topology.radix", Box::new(|s| s.topology.radix = 0)),
             ("topology.tiers", Box::new(|s| s.topology.tiers = 4)),
             ("topology.hosts", Box::new(|s| s.topology.hosts = 129)),
-            ("topology.link_gbps", Box::new(|s| s.topology.link_gbps = 0.0)),
-            ("topology.link_gbps", Box::new(|s| s.topology.link_gbps = f64::NAN)),
-            ("topology.link_delay_ns", Box::new(|s| s.topology.link_delay_ns = 0)),
-            ("topology.oversubscription", Box::new(|s| s.topology.oversubscription = 0.5)),
-            ("topology.buffer", Box::new(|s| s.topology.buffer = Size::Bytes(100))),
+            (
+                "topology.link_gbps",
+                Box::new(|s| s.topology.link_gbps = 0.0),
+            ),
+            (
+                "topology.link_gbps",
+                Box::new(|s| s.topology.link_gbps = f64::NAN),
+            ),
+            (
+                "topology.link_delay_ns",
+                Box::new(|s| s.topology.link_delay_ns = 0),
+            ),
+            (
+                "topology.oversubscription",
+                Box::new(|s| s.topology.oversubscription = 0.5),
+            ),
+            (
+                "topology.buffer",
+                Box::new(|s| s.topology.buffer = Size::Bytes(100)),
+            ),
             ("transport.mtu", Box::new(|s| s.transport.mtu = 0)),
             ("transport.evs_bits", Box::new(|s| s.transport.evs_bits = 0)),
+            ("transport.rto_us", Box::new(|s| s.transport.rto_us = 0.0)),
+            (
+                "transport.header_bytes",
+                Box::new(|s| s.transport.header_bytes = 0),
+            ),
+            ("topology.ecn_kmax", Box::new(|s| s.topology.ecn_kmax = 1.5)),
+            (
+                "topology.ecn_kmin",
+                Box::new(|s| {
+                    s.topology.ecn_kmin = 0.9;
+                    s.topology.ecn_kmax = 0.5;
+                }),
+            ),
             ("workload.load", Box::new(|s| s.workload.load = 1.5)),
             (
                 "workload.degree",
@@ -438,7 +505,10 @@ mod tests {
             ("skip.theta", Box::new(|s| s.skip.theta = 0.0)),
             ("skip.samples", Box::new(|s| s.skip.samples = 1)),
             ("stop.max_time_us", Box::new(|s| s.stop.max_time_us = -5.0)),
-            ("output.queue_sample_us", Box::new(|s| s.output.queue_sample_us = -1.0)),
+            (
+                "output.queue_sample_us",
+                Box::new(|s| s.output.queue_sample_us = -1.0),
+            ),
         ];
         for (field, mutate) in cases {
             let mut s = Scenario::default();

@@ -53,7 +53,15 @@ fn table_has_header_and_a_row_per_block() {
     let text = dcfab(&["budget"]);
     let mut lines = text.lines();
     let header = lines.next().unwrap();
-    for col in ["block", "crate", "unit", "bits", "bytes", "paper bits", "paper ref"] {
+    for col in [
+        "block",
+        "crate",
+        "unit",
+        "bits",
+        "bytes",
+        "paper bits",
+        "paper ref",
+    ] {
         assert!(header.contains(col), "{header}");
     }
     let body: Vec<&str> = lines.collect();
@@ -61,6 +69,9 @@ fn table_has_header_and_a_row_per_block() {
     assert_eq!(body.len(), rows.len());
     for (line, r) in body.iter().zip(&rows) {
         assert!(line.starts_with(r.block), "{line}");
-        assert!(line.contains(r.krate) && line.contains(&r.bits.to_string()), "{line}");
+        assert!(
+            line.contains(r.krate) && line.contains(&r.bits.to_string()),
+            "{line}"
+        );
     }
 }

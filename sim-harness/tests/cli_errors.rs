@@ -94,16 +94,28 @@ fn tiers_not_two_or_three() {
 fn non_positive_rate_delay_mtu() {
     expect_error(&run_set(&["topology.link_gbps=0"]), "topology.link_gbps");
     expect_error(&run_set(&["topology.link_gbps=-100"]), "topology.link_gbps");
-    expect_error(&run_set(&["topology.link_delay_ns=0"]), "topology.link_delay_ns");
+    expect_error(
+        &run_set(&["topology.link_delay_ns=0"]),
+        "topology.link_delay_ns",
+    );
     // A negative integer does not even fit the type: serde names the field.
-    expect_error(&run_set(&["topology.link_delay_ns=-5"]), "topology.link_delay_ns");
+    expect_error(
+        &run_set(&["topology.link_delay_ns=-5"]),
+        "topology.link_delay_ns",
+    );
     expect_error(&run_set(&["transport.mtu=0"]), "transport.mtu");
-    expect_error(&run_set(&["topology.oversubscription=0.5"]), "topology.oversubscription");
+    expect_error(
+        &run_set(&["topology.oversubscription=0.5"]),
+        "topology.oversubscription",
+    );
 }
 
 #[test]
 fn bad_sizes() {
-    let line = expect_error(&run_set(&["workload.message=12parsecs"]), "workload.message");
+    let line = expect_error(
+        &run_set(&["workload.message=12parsecs"]),
+        "workload.message",
+    );
     assert!(line.contains("parsecs"), "{line}");
     expect_error(&run_set(&["workload.message=0"]), "workload.message");
     expect_error(&run_set(&["topology.buffer=-1bdp"]), "topology.buffer");
@@ -169,7 +181,11 @@ fn unreadable_file() {
 #[test]
 fn toml_syntax_error_names_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
-    let f = write(tmp.path(), "bad.toml", "name = \"x\"\n[topology\nradix = 4\n");
+    let f = write(
+        tmp.path(),
+        "bad.toml",
+        "name = \"x\"\n[topology\nradix = 4\n",
+    );
     let line = expect_error(&dcfab(&["run", &f]), &f);
     assert!(line.contains("line 2"), "{line}");
 }

@@ -49,8 +49,7 @@ fn tiny(dir: &Path) -> String {
 }
 
 fn read(p: impl AsRef<Path>) -> String {
-    std::fs::read_to_string(p.as_ref())
-        .unwrap_or_else(|e| panic!("{}: {e}", p.as_ref().display()))
+    std::fs::read_to_string(p.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", p.as_ref().display()))
 }
 
 fn json(p: impl AsRef<Path>) -> serde_json::Value {
@@ -77,14 +76,20 @@ fn csv_rows(p: impl AsRef<Path>, seed: u64) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 fn col(header: &[String], name: &str) -> usize {
-    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"))
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
 }
 
 #[test]
 fn run_writes_every_output_with_provenance() {
     let tmp = tempfile::tempdir().unwrap();
     let f = tiny(tmp.path());
-    let stdout = ok(&dcfab_in(tmp.path(), &["run", &f, "--out", "res", "--seed", "5"]));
+    let stdout = ok(&dcfab_in(
+        tmp.path(),
+        &["run", &f, "--out", "res", "--seed", "5"],
+    ));
     assert!(stdout.contains("scenario tiny"), "{stdout}");
     assert!(stdout.contains("8 of 8 completed"), "{stdout}");
     let res = tmp.path().join("res");
@@ -97,8 +102,16 @@ fn run_writes_every_output_with_provenance() {
     assert_eq!(s["flows"], 8);
     assert_eq!(s["flows_completed"], 8);
     for k in [
-        "max_fct_ps", "mean_fct_ps", "p99_fct_ps", "drops", "ecn_marks", "events", "wall_s",
-        "events_per_s", "data_packets", "data_packets_per_s",
+        "max_fct_ps",
+        "mean_fct_ps",
+        "p99_fct_ps",
+        "drops",
+        "ecn_marks",
+        "events",
+        "wall_s",
+        "events_per_s",
+        "data_packets",
+        "data_packets_per_s",
     ] {
         assert!(s.get(k).is_some(), "summary.json has {k}");
     }
@@ -141,7 +154,11 @@ fn same_seed_same_results_and_set_applies() {
     ok(&dcfab_in(tmp.path(), &["run", &f, "--out", "a", "--quiet"]));
     ok(&dcfab_in(tmp.path(), &["run", &f, "--out", "b", "--quiet"]));
     let a = read(tmp.path().join("a/flows.csv"));
-    assert_eq!(a, read(tmp.path().join("b/flows.csv")), "bit-identical reruns");
+    assert_eq!(
+        a,
+        read(tmp.path().join("b/flows.csv")),
+        "bit-identical reruns"
+    );
     assert_eq!(
         read(tmp.path().join("a/queues.csv")),
         read(tmp.path().join("b/queues.csv"))
@@ -149,13 +166,25 @@ fn same_seed_same_results_and_set_applies() {
 
     let out = dcfab_in(
         tmp.path(),
-        &["run", &f, "--out", "c", "--quiet", "--set", "workload.message=16KiB"],
+        &[
+            "run",
+            &f,
+            "--out",
+            "c",
+            "--quiet",
+            "--set",
+            "workload.message=16KiB",
+        ],
     );
     assert!(ok(&out).is_empty(), "--quiet prints nothing");
     let (h, rows) = csv_rows(tmp.path().join("c/flows.csv"), 3);
     assert!(rows.iter().all(|r| r[col(&h, "bytes")] == "16384"));
-    let back: sim_harness::Scenario = toml::from_str(&read(tmp.path().join("c/scenario.toml"))).unwrap();
-    assert_eq!(back.workload.message, sim_harness::scenario::Size::Bytes(16384));
+    let back: sim_harness::Scenario =
+        toml::from_str(&read(tmp.path().join("c/scenario.toml"))).unwrap();
+    assert_eq!(
+        back.workload.message,
+        sim_harness::scenario::Size::Bytes(16384)
+    );
 }
 
 #[test]
@@ -186,8 +215,16 @@ fn sweep_runs_the_cross_product() {
     let stdout = ok(&dcfab_in(
         tmp.path(),
         &[
-            "sweep", &f, "--grid", "transport.lb=ecmp,ops", "--grid",
-            "workload.message=8KiB,16KiB", "--jobs", "2", "--out", "sw",
+            "sweep",
+            &f,
+            "--grid",
+            "transport.lb=ecmp,ops",
+            "--grid",
+            "workload.message=8KiB,16KiB",
+            "--jobs",
+            "2",
+            "--out",
+            "sw",
         ],
     ));
     assert!(stdout.contains("sweep.csv"), "{stdout}");
@@ -195,11 +232,19 @@ fn sweep_runs_the_cross_product() {
     let mut lines = text.lines();
     assert!(lines.next().unwrap().starts_with("# dcfab_version="));
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(&header[..4], ["run", "transport.lb", "workload.message", "status"]);
+    assert_eq!(
+        &header[..4],
+        ["run", "transport.lb", "workload.message", "status"]
+    );
     assert!(header.contains(&"mean_fct_ps") && header.contains(&"seed"));
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 4);
-    let expect = [("ecmp", "8KiB"), ("ecmp", "16KiB"), ("ops", "8KiB"), ("ops", "16KiB")];
+    let expect = [
+        ("ecmp", "8KiB"),
+        ("ecmp", "16KiB"),
+        ("ops", "8KiB"),
+        ("ops", "16KiB"),
+    ];
     for (r, (lb, msg)) in rows.iter().zip(expect) {
         assert_eq!((r[1], r[2], r[3]), (lb, msg, "ok"));
         let dir = tmp.path().join("sw").join(r[0]);
@@ -216,7 +261,13 @@ fn ctrl_c_stops_and_still_writes() {
     // Far too big to finish in the test: 128 hosts each sending 1 GiB.
     let mut child = Command::new(env!("CARGO_BIN_EXE_dcfab"))
         .args([
-            "run", "--out", "big", "--set", "workload.message=1GiB", "--set", "name=big",
+            "run",
+            "--out",
+            "big",
+            "--set",
+            "workload.message=1GiB",
+            "--set",
+            "name=big",
         ])
         .current_dir(tmp.path())
         .env("CI", "true")
@@ -242,12 +293,20 @@ fn ctrl_c_stops_and_still_writes() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let out = child.wait_with_output().unwrap();
-    assert_eq!(code, Some(130), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        code,
+        Some(130),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let res = tmp.path().join("big");
     let s = json(res.join("summary.json"));
     assert_eq!(s["interrupted"], true);
     let done = s["flows_completed"].as_u64().unwrap();
-    assert!(done < 128, "interrupted before all flows completed ({done})");
+    assert!(
+        done < 128,
+        "interrupted before all flows completed ({done})"
+    );
     let flows = read(res.join("flows.csv"));
     assert_eq!(flows.lines().count(), 2 + 128, "every flow is listed");
     assert!(res.join("scenario.toml").is_file());

@@ -50,7 +50,13 @@ fn every_shipped_scenario_is_valid() {
 fn dry_run_applies_overrides_and_builtin_default() {
     let out = Command::new(env!("CARGO_BIN_EXE_dcfab"))
         .args([
-            "run", "--dry-run", "--seed", "9", "--set", "transport.lb=reps", "--no-skip",
+            "run",
+            "--dry-run",
+            "--seed",
+            "9",
+            "--set",
+            "transport.lb=reps",
+            "--no-skip",
         ])
         .output()
         .unwrap();

@@ -83,6 +83,30 @@ fn trace_exports_vcd_and_jsonl_and_rejects_unknown_names() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read_to_string(&vcd2).unwrap(), v);
 
+    // --width forces a vector width; a bad signal name is an error naming the flag.
+    let t = (golden::registry::find(name).unwrap().run)();
+    let sig = t.signals()[0].to_string();
+    let vcd3 = tmp.path().join("wide.vcd");
+    let width = format!("{sig}=64");
+    let out = dcfab(&[
+        "trace",
+        name,
+        "--vcd",
+        vcd3.to_str().unwrap(),
+        "--width",
+        &width,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let wide = std::fs::read_to_string(&vcd3).unwrap();
+    assert!(wide.contains(&format!(" 64 ! {sig} [63:0] $end")), "{wide}");
+    let out = dcfab(&["trace", name, "--width", "nope=3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--width: 'nope'"),
+        "{}",
+        text(&out.stderr)
+    );
+
     let out = dcfab(&["trace", "no_such_block"]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);

@@ -14,39 +14,45 @@ pub fn scenarios() -> Vec<GoldenScenario> {
     vec![
         GoldenScenario {
             name: "lfsr32_seed1",
-            description: "Lfsr32 seeded with 1: first 64 draws (32 register clocks each)",
+            description: DESC_LFSR,
             run: lfsr32_seed1,
         },
         GoldenScenario {
             name: "token_bucket_quarter_rate",
-            description: "TokenBucket at 1/4 token/cycle, depth 2, starting empty, \
-                          asked for a token every cycle then idling to full",
+            description: DESC_TOKEN_BUCKET,
             run: token_bucket_quarter_rate,
         },
         GoldenScenario {
             name: "phantom_red_ramp",
-            description: "Uno 4.1.3 / 5.1: phantom queue (drain 0.9 x line) feeding a RED \
-                          marker (25%/75%) while offered load ramps 0.5 -> 1.3 x line rate",
+            description: DESC_PHANTOM_RED,
             run: phantom_red_ramp,
         },
         GoldenScenario {
             name: "red_marker_occupancy_ramp",
-            description: "REPS 4.1 RED marker (K_min 20%, K_max 80% of one BDP) as the queue \
-                          occupancy ramps 0 -> 1 BDP, one LFSR draw per packet",
+            description: DESC_RED_RAMP,
             run: red_marker_occupancy_ramp,
         },
     ]
 }
 
-/// 64 draws of `Lfsr32::new(1)`: signal `draw` (u32) at cycle i, plus the register
-/// `state` after the draw as a 32-bit value.
+const DESC_LFSR: &str = "Lfsr32 seeded with 1: first 64 draws (32 register clocks each)";
+const DESC_TOKEN_BUCKET: &str = "TokenBucket at 1/4 token/cycle, depth 2, starting empty, \
+                                 asked for a token every cycle then idling to full";
+const DESC_PHANTOM_RED: &str = "Uno 4.1.3 / 5.1: phantom queue (drain 0.9 x line) feeding a \
+                                RED marker (25%/75%) while offered load ramps 0.5 -> 1.0 x \
+                                line rate, then holds";
+const DESC_RED_RAMP: &str = "REPS 4.1 RED marker (K_min 20%, K_max 80% of one BDP) as the \
+                             queue occupancy ramps 0 -> 1 BDP, one LFSR draw per packet";
+
+/// 64 draws of `Lfsr32::new(1)`: signal `draw` (the u32 returned, which is also the register
+/// contents after its 32 clocks) at cycle i.
 fn lfsr32_seed1() -> Trace {
     let seed = 1u32;
     let mut rec = Recorder::new(
         "Lfsr32",
         json!({"taps": format!("{:#010x}", rtl_models::lfsr::LFSR32_TAPS), "clocks_per_draw": 32}),
         seed as u64,
-        "Lfsr32 seeded with 1: first 64 draws (32 register clocks each)",
+        DESC_LFSR,
     );
     let mut l = Lfsr32::new(seed);
     for i in 0..64u64 {
@@ -56,7 +62,7 @@ fn lfsr32_seed1() -> Trace {
 }
 
 /// A bucket refilling at 1/4 token per cycle, depth 2, starting empty. For 24 cycles a
-/// request for one token arrives every cycle (`request`=true, `granted`), then the bucket
+/// request for one token arrives every cycle (`granted` says whether it got one), then the bucket
 /// idles 16 cycles via `advance` and `tokens` is sampled at the end. `tokens` (whole tokens)
 /// and `tokens_q` (Q32.32 fill) are recorded whenever they change.
 fn token_bucket_quarter_rate() -> Trace {
@@ -65,8 +71,7 @@ fn token_bucket_quarter_rate() -> Trace {
         "TokenBucket",
         json!({"rate_tokens_per_cycle": format!("{num}/{den}"), "depth_tokens": depth, "start": "empty"}),
         0,
-        "TokenBucket at 1/4 token/cycle, depth 2, starting empty, \
-         asked for a token every cycle then idling to full",
+        DESC_TOKEN_BUCKET,
     );
     let rate = Rate::from_ratio(num, den).expect("1/4 fits Q32.32");
     let mut b = TokenBucket::new_empty(rate, depth).expect("depth 2 is valid");
@@ -98,7 +103,7 @@ const LINE_BYTES_PER_CYCLE: u64 = 50;
 /// Uno's MTU (Table 2), bytes.
 const MTU: u32 = 4096;
 
-/// Parameters of [`phantom_red_ramp`].
+/// Parameters of the `phantom_red_ramp` scenario.
 pub mod phantom_red_ramp_params {
     /// Packets during the ramp (load rises linearly from start to end).
     pub const RAMP_PACKETS: u64 = 100;
@@ -149,8 +154,7 @@ fn phantom_red_ramp() -> Trace {
             "load_permille": [LOAD_START_PERMILLE, LOAD_END_PERMILLE],
         }),
         SEED as u64,
-        "Uno 4.1.3 / 5.1: phantom queue (drain 0.9 x line) feeding a RED marker (25%/75%) \
-         while offered load ramps 0.5 -> 1.0 x line rate, then holds",
+        DESC_PHANTOM_RED,
     );
     let mut phantom = PhantomQueue::from_config(pcfg).expect("valid phantom config");
     let red = RedMarker::new(rcfg).expect("valid RED config");
@@ -202,8 +206,7 @@ fn red_marker_occupancy_ramp() -> Trace {
             "cycles_per_packet": 8,
         }),
         SEED as u64,
-        "REPS 4.1 RED marker (K_min 20%, K_max 80% of one BDP) as the queue occupancy \
-         ramps 0 -> 1 BDP, one LFSR draw per packet",
+        DESC_RED_RAMP,
     );
     let mut rng = Lfsr32::new(SEED);
     for i in 0..=PACKETS {
@@ -282,9 +285,11 @@ mod tests {
     }
 
     #[test]
-    fn scenarios_are_deterministic() {
+    fn scenarios_are_deterministic_and_self_describing() {
         for s in scenarios() {
-            assert_eq!((s.run)(), (s.run)(), "{}", s.name);
+            let t = (s.run)();
+            assert_eq!(t, (s.run)(), "{}", s.name);
+            assert_eq!(t.header.description, s.description, "{}", s.name);
         }
     }
 }

@@ -5,6 +5,12 @@
 //! ACK echoes (REPS section 3.1: the receiver copies the DATA's EV into its ACK) and loss
 //! signals from the transport.
 
+pub mod ecmp;
+pub mod ops;
+
+pub use ecmp::Ecmp;
+pub use ops::Ops;
+
 use rtl_models::{Cycles, RandomSource};
 
 /// An entropy value as carried in the packet header (16 bits by default; narrower EV spaces

@@ -42,7 +42,11 @@ use crate::lb::Ev;
 
 /// Bits of the compact layout for `n` buffer entries of `ev_bits`-bit EVs.
 pub const fn compact_bits(n: usize, ev_bits: usize) -> usize {
-    let head = if n == 0 { 0 } else { bits_for(n as u64 - 1) as usize };
+    let head = if n == 0 {
+        0
+    } else {
+        bits_for(n as u64 - 1) as usize
+    };
     n * ev_bits + head + bits_for(n as u64) as usize + 32 + 1 + 8 + 1
 }
 
@@ -69,7 +73,11 @@ pub type CompactWord8x5 = CompactWord<8, 5, { compact_bytes(8, 5) }>;
 
 impl<const N: usize, const EV_BITS: usize, const BYTES: usize> CompactWord<N, EV_BITS, BYTES> {
     /// Width of `head`.
-    pub const HEAD_BITS: usize = if N == 0 { 0 } else { bits_for(N as u64 - 1) as usize };
+    pub const HEAD_BITS: usize = if N == 0 {
+        0
+    } else {
+        bits_for(N as u64 - 1) as usize
+    };
     /// Width of `numberOfValidEVs`.
     pub const NUMBER_OF_VALID_EVS_BITS: usize = bits_for(N as u64) as usize;
     /// Bit offset of `head`.
@@ -91,7 +99,10 @@ impl<const N: usize, const EV_BITS: usize, const BYTES: usize> CompactWord<N, EV
     /// Compile-time layout check, forced by every constructor.
     const LAYOUT_OK: () = {
         assert!(N >= 1 && N <= 128, "REPS buffer size must be 1..=128");
-        assert!(EV_BITS >= 1 && EV_BITS <= 16, "EV width must be 1..=16 bits");
+        assert!(
+            EV_BITS >= 1 && EV_BITS <= 16,
+            "EV width must be 1..=16 bits"
+        );
         assert!(
             Self::BITS_USED == compact_bits(N, EV_BITS),
             "layout and compact_bits disagree"
@@ -261,7 +272,10 @@ mod tests {
     fn derived_widths() {
         assert_eq!(CompactWord8x16::HEAD_BITS, 3);
         assert_eq!(CompactWord8x16::NUMBER_OF_VALID_EVS_BITS, 4);
-        assert_eq!(CompactWord::<16, 16, { compact_bytes(16, 16) }>::HEAD_BITS, 4);
+        assert_eq!(
+            CompactWord::<16, 16, { compact_bytes(16, 16) }>::HEAD_BITS,
+            4
+        );
         assert_eq!(
             CompactWord::<16, 16, { compact_bytes(16, 16) }>::NUMBER_OF_VALID_EVS_BITS,
             5
@@ -299,7 +313,10 @@ mod tests {
         }
         assert_eq!(w.bytes(), want);
         let r = w.to_repr();
-        assert_eq!(r.is_valid, [false, true, true, false, false, false, false, false]);
+        assert_eq!(
+            r.is_valid,
+            [false, true, true, false, false, false, false, false]
+        );
         assert_eq!(r.check(16), Ok(()));
         assert_eq!(CompactWord8x16::from_bytes(want), Ok(w));
     }

@@ -62,7 +62,10 @@ impl RepsConfig {
     /// (16 for the Table 1 word).
     pub const fn validate(&self, ev_field_bits: u32) -> Result<(), RepsConfigError> {
         if self.ev_bits == 0 || self.ev_bits > 16 {
-            return Err(ConfigError::new("ev_bits", "must be 1..=16 (EVS_SIZE = 2^ev_bits)"));
+            return Err(ConfigError::new(
+                "ev_bits",
+                "must be 1..=16 (EVS_SIZE = 2^ev_bits)",
+            ));
         }
         if self.ev_bits as u32 > ev_field_bits {
             return Err(ConfigError::new(
@@ -152,7 +155,14 @@ mod tests {
             (RepsConfig { ev_bits: 0, ..d }, 16, "ev_bits"),
             (RepsConfig { ev_bits: 17, ..d }, 16, "ev_bits"),
             (RepsConfig { ev_bits: 16, ..d }, 8, "ev_bits"),
-            (RepsConfig { num_pkts_cwnd: 256, ..d }, 16, "num_pkts_cwnd"),
+            (
+                RepsConfig {
+                    num_pkts_cwnd: 256,
+                    ..d
+                },
+                16,
+                "num_pkts_cwnd",
+            ),
             (
                 RepsConfig {
                     freezing_timeout_cycles: 1 << 31,

@@ -287,15 +287,14 @@ impl<S: RepsState<N>, const N: usize> RepsEngine<S, N> {
     /// whether it did. Ignored when `cfg.freezing` is off (Appendix C.4).
     pub fn observe_failure(&mut self, now: Cycles) -> bool {
         // A1 L22: `if not isFreezingMode and exploreCounter == 0`.
-        if self.cfg.freezing
-            && !self.state.is_freezing_mode()
-            && self.state.explore_counter() == 0
+        if self.cfg.freezing && !self.state.is_freezing_mode() && self.state.explore_counter() == 0
         {
             // A1 L23: `isFreezingMode = true`.
             self.state.set_is_freezing_mode(true);
             // A1 L24: `exitFreezingMode = now() + FREEZING_TIMEOUT` (mod 2^32 cycles).
-            self.state
-                .set_exit_freezing_mode(nic_time(now).wrapping_add(self.cfg.freezing_timeout_cycles));
+            self.state.set_exit_freezing_mode(
+                nic_time(now).wrapping_add(self.cfg.freezing_timeout_cycles),
+            );
             self.stats.freezes += 1;
             true
         } else {
@@ -342,6 +341,8 @@ impl<S: RepsState<N>, const N: usize> RepsEngine<S, N> {
     /// Lines 15-18 assign no EV when the decremented `exploreCounter` is not a multiple of
     /// `REPS_BUFFER_SIZE`; such a packet continues with lines 19-22 (section 3.2: after
     /// freezing "we occasionally use random EVs", i.e. one packet in `REPS_BUFFER_SIZE`).
+    // `% N == 0` spells A2 L16 as printed (and keeps the workspace's rust-version 1.80).
+    #[allow(clippy::manual_is_multiple_of)]
     pub fn choose_ev<R: RandomSource>(&mut self, rng: &mut R) -> SendDecision {
         // A2 L15: `if exploreCounter > 0`.
         let explore = self.state.explore_counter();
@@ -392,7 +393,9 @@ impl<S: RepsState<N>, const N: usize> RepsEngine<S, N> {
     pub fn on_coalesced_ack(&mut self, now: Cycles, covered: &[(Ev, bool)]) -> usize {
         covered
             .iter()
-            .filter(|&&(ev, ecn)| matches!(self.observe_ack(now, ev, ecn), AckOutcome::Cached { .. }))
+            .filter(|&&(ev, ecn)| {
+                matches!(self.observe_ack(now, ev, ecn), AckOutcome::Cached { .. })
+            })
             .count()
     }
 }

@@ -260,7 +260,10 @@ mod tests {
         d.on_rtt_sample(1_000, 1_100);
         d.on_rtt_sample(5_000, 1_499);
         let mut lb = Probe::default();
-        assert_eq!(d.on_loss(8_000, LossSignal::Timeout, &mut lb), LossVerdict::Failure);
+        assert_eq!(
+            d.on_loss(8_000, LossSignal::Timeout, &mut lb),
+            LossVerdict::Failure
+        );
         assert_eq!(lb.calls, vec![8_000]);
     }
 
@@ -271,10 +274,16 @@ mod tests {
         d.on_rtt_sample(12_000, 1_000); // window 1: prev = 4000
         let mut lb = Probe::default();
         assert_eq!(d.recent_max_rtt(15_000), 4_000);
-        assert_eq!(d.on_loss(15_000, LossSignal::Timeout, &mut lb), LossVerdict::Congestion);
+        assert_eq!(
+            d.on_loss(15_000, LossSignal::Timeout, &mut lb),
+            LossVerdict::Congestion
+        );
         // In window 2 only window 1's max (1000) is recent.
         assert_eq!(d.recent_max_rtt(21_000), 1_000);
-        assert_eq!(d.on_loss(21_000, LossSignal::Timeout, &mut lb), LossVerdict::Failure);
+        assert_eq!(
+            d.on_loss(21_000, LossSignal::Timeout, &mut lb),
+            LossVerdict::Failure
+        );
         // Window 3 and later: no recent samples -> max 0 -> failure.
         assert_eq!(d.recent_max_rtt(35_000), 0);
         assert_eq!(lb.calls, vec![21_000]);
@@ -285,10 +294,19 @@ mod tests {
         let mut d = FailureDetector::new(cfg(true)).unwrap();
         d.on_rtt_sample(0, 900); // low RTTs do not matter with trimming
         let mut lb = Probe::default();
-        assert_eq!(d.on_loss(100, LossSignal::Trimmed, &mut lb), LossVerdict::Congestion);
+        assert_eq!(
+            d.on_loss(100, LossSignal::Trimmed, &mut lb),
+            LossVerdict::Congestion
+        );
         d.on_rtt_sample(200, 50_000); // nor do high ones
-        assert_eq!(d.on_loss(300, LossSignal::UntrimmedLoss, &mut lb), LossVerdict::Failure);
-        assert_eq!(d.on_loss(400, LossSignal::Timeout, &mut lb), LossVerdict::Failure);
+        assert_eq!(
+            d.on_loss(300, LossSignal::UntrimmedLoss, &mut lb),
+            LossVerdict::Failure
+        );
+        assert_eq!(
+            d.on_loss(400, LossSignal::Timeout, &mut lb),
+            LossVerdict::Failure
+        );
         assert_eq!(lb.calls, vec![300, 400]);
         // Without trimming a Trimmed signal is still congestion.
         let d = FailureDetector::new(cfg(false)).unwrap();
@@ -299,9 +317,27 @@ mod tests {
     fn config_errors_name_the_field() {
         let d = FailureDetectorConfig::DEFAULT;
         for (c, f) in [
-            (FailureDetectorConfig { base_rtt_cycles: 0, ..d }, "base_rtt_cycles"),
-            (FailureDetectorConfig { rtt_multiple_q8: 255, ..d }, "rtt_multiple_q8"),
-            (FailureDetectorConfig { window_cycles: 0, ..d }, "window_cycles"),
+            (
+                FailureDetectorConfig {
+                    base_rtt_cycles: 0,
+                    ..d
+                },
+                "base_rtt_cycles",
+            ),
+            (
+                FailureDetectorConfig {
+                    rtt_multiple_q8: 255,
+                    ..d
+                },
+                "rtt_multiple_q8",
+            ),
+            (
+                FailureDetectorConfig {
+                    window_cycles: 0,
+                    ..d
+                },
+                "window_cycles",
+            ),
         ] {
             assert_eq!(FailureDetector::new(c).unwrap_err().field, f);
         }

@@ -150,7 +150,10 @@ impl<const N: usize> RepsRepr<N> {
     /// line 17 only loads it when leaving).
     pub fn check(&self, ev_bits: u8) -> Result<(), RepsWordError> {
         if (self.head as usize) >= N {
-            return Err(RepsWordError::field("head", "must be below REPS_BUFFER_SIZE"));
+            return Err(RepsWordError::field(
+                "head",
+                "must be below REPS_BUFFER_SIZE",
+            ));
         }
         let n = self.number_of_valid_evs as usize;
         if n > N {
@@ -174,8 +177,7 @@ impl<const N: usize> RepsRepr<N> {
                 "wider than the configured EV width (ev_bits)",
             ));
         }
-        if self.is_empty && (self.head != 0 || n != 0 || self.cached_ev.iter().any(|&e| e != 0))
-        {
+        if self.is_empty && (self.head != 0 || n != 0 || self.cached_ev.iter().any(|&e| e != 0)) {
             return Err(RepsWordError::field(
                 "isEmpty",
                 "an empty buffer has head 0, no valid EVs and zero entries",
@@ -324,7 +326,10 @@ mod tests {
         gap.is_valid[1] = true;
         gap.is_valid[0] = true; // should be slots 2 and 1
         assert_eq!(field(gap, 16), "isValid");
-        let mut wide = RepsRepr { is_empty: false, ..ok };
+        let mut wide = RepsRepr {
+            is_empty: false,
+            ..ok
+        };
         wide.cached_ev[3] = 0x20;
         assert_eq!(wide.check(6), Ok(()));
         assert_eq!(field(wide, 5), "cachedEV");

@@ -42,7 +42,10 @@ pub const WORD_LEN: usize = field::WORD_LEN;
 /// Bits of the Table 1 word: 8 x (16 + 1) + 8 + 8 + 32 + 1 + 8.
 pub const WORD_BITS: u32 = (BUFFER_SIZE as u32) * (16 + 1) + 8 + 8 + 32 + 1 + 8;
 
-const _: () = assert!(WORD_BITS == 193, "REPS Table 1: 193 bits with 8 buffer elements");
+const _: () = assert!(
+    WORD_BITS == 193,
+    "REPS Table 1: 193 bits with 8 buffer elements"
+);
 const _: () = assert!(WORD_LEN == 25 && WORD_BITS.div_ceil(8) as usize == WORD_LEN);
 
 /// Byte positions of the fields (see the module doc for bits inside bytes).
@@ -405,14 +408,29 @@ mod tests {
     /// valid, head 3, two valid EVs, exitFreezingMode 0xdeadbeef, exploreCounter 0x2a,
     /// not frozen.
     const GOLDEN: [u8; 25] = [
-        0x34, 0x12, // slot 0: 0x1234
-        0xcd, 0xab, // slot 1: 0xabcd
-        0x05, 0x00, // slot 2: 0x0005
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // slots 3..7
+        0x34,
+        0x12, // slot 0: 0x1234
+        0xcd,
+        0xab, // slot 1: 0xabcd
+        0x05,
+        0x00, // slot 2: 0x0005
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        0x00,
+        0x00,        // slots 3..7
         0b0000_0110, // isValid: slots 1, 2
         0x83,        // head 3, notEmpty
         0x02,        // numberOfValidEVs
-        0xef, 0xbe, 0xad, 0xde, // exitFreezingMode
+        0xef,
+        0xbe,
+        0xad,
+        0xde, // exitFreezingMode
         0x2a, // exploreCounter
         0x00, // isFreezingMode = 0
     ];

@@ -107,7 +107,9 @@ impl LazyBar {
                 self.unit
             ))
             .unwrap_or_else(|_| ProgressStyle::default_bar());
-            ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style)
+            ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+                .with_style(style)
+                .with_elapsed(self.start.elapsed())
         });
         bar.set_length(len);
         bar.set_position(pos);

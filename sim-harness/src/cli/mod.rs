@@ -23,8 +23,10 @@ pub mod trace;
 /// dcfab: cycle-accurate NIC/switch block models and a fabric discrete-event simulator.
 #[derive(Parser, Debug)]
 #[command(name = "dcfab", version, propagate_version = true)]
-#[command(after_help = "Quick start: `dcfab run` runs the built-in 128-host permutation \
-(scenarios/default.toml) and writes out/default/. See README.md for the scenario and output formats.")]
+#[command(
+    after_help = "Quick start: `dcfab run` runs the built-in 128-host permutation \
+(scenarios/default.toml) and writes out/default/. See README.md for the scenario and output formats."
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -81,13 +81,7 @@ pub fn execute(args: Args) -> Result<Outcome> {
 }
 
 /// The short human summary on stdout.
-fn print_summary(
-    s: &Scenario,
-    r: &RunResult,
-    out: &Path,
-    files: &[PathBuf],
-    interrupted: bool,
-) {
+fn print_summary(s: &Scenario, r: &RunResult, out: &Path, files: &[PathBuf], interrupted: bool) {
     let m = &r.summary;
     println!(
         "dcfab {DCFAB_VERSION}  scenario {}  seed {}{}",
@@ -95,7 +89,10 @@ fn print_summary(
         s.seed,
         if interrupted { "  (INTERRUPTED)" } else { "" }
     );
-    println!("  flows      {} of {} completed", m.flows_completed, m.flows);
+    println!(
+        "  flows      {} of {} completed",
+        m.flows_completed, m.flows
+    );
     println!(
         "  FCT        mean {}  p99 {}  max {}",
         fmt_ps(m.mean_fct_ps),

@@ -55,9 +55,11 @@ fn parse_grid(arg: &str) -> Result<Grid> {
         flag: "--grid".into(),
         problem,
     };
-    let (path, vals) = arg
-        .split_once('=')
-        .ok_or_else(|| bad(format!("'{arg}' is not path=v1,v2,... (e.g. transport.lb=ecmp,ops)")))?;
+    let (path, vals) = arg.split_once('=').ok_or_else(|| {
+        bad(format!(
+            "'{arg}' is not path=v1,v2,... (e.g. transport.lb=ecmp,ops)"
+        ))
+    })?;
     let path = path.trim();
     let raw: Vec<&str> = vals.split(',').map(str::trim).collect();
     if raw.iter().any(|v| v.is_empty()) {
@@ -293,7 +295,8 @@ fn write_sweep_csv(
     let mut metrics: Vec<String> = Vec::new();
     for row in &cols {
         for (k, _) in row {
-            if !metrics.contains(k) {
+            // A grid over `seed` already has its column.
+            if !metrics.contains(k) && !grid_paths.contains(k) {
                 metrics.push(k.clone());
             }
         }

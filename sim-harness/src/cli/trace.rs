@@ -1,7 +1,9 @@
 //! `dcfab trace <NAME> [--vcd out.vcd] [--jsonl out.jsonl]`: produce one golden scenario's
 //! trace (or load a trace file) and export it as JSON Lines and/or VCD (GTKWave, Surfer).
+//! `--width SIGNAL=BITS` forces a VCD vector width.
 
 use super::Outcome;
+use golden::vcd::VcdOptions;
 use golden::Trace;
 use sim_harness::{Error, Result};
 use std::io::Write;
@@ -19,6 +21,40 @@ pub struct Args {
     /// Write the trace as JSON Lines to this file (`-` for stdout).
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
+    /// Force a signal's VCD bit width, e.g. `--width queue_bytes=32` (repeatable; the
+    /// default is the width of the largest value seen).
+    #[arg(long = "width", value_name = "SIGNAL=BITS")]
+    pub widths: Vec<String>,
+}
+
+/// Parse the `--width` options against the trace's signals.
+fn vcd_options(trace: &Trace, widths: &[String]) -> Result<VcdOptions> {
+    let mut opts = VcdOptions::default();
+    let signals = trace.signals();
+    for w in widths {
+        let bad = |problem: String| Error::Cli {
+            flag: "--width".into(),
+            problem,
+        };
+        let (sig, bits) = w
+            .split_once('=')
+            .ok_or_else(|| bad(format!("'{w}' is not SIGNAL=BITS (e.g. queue_bytes=32)")))?;
+        let bits: u32 = bits
+            .trim()
+            .parse()
+            .ok()
+            .filter(|b| (1..=64).contains(b))
+            .ok_or_else(|| bad(format!("'{w}': BITS must be an integer from 1 to 64")))?;
+        let sig = sig.trim();
+        if !signals.contains(&sig) {
+            return Err(bad(format!(
+                "'{sig}' is not a signal of this trace; signals: {}",
+                signals.join(", ")
+            )));
+        }
+        opts.widths.insert(sig.to_string(), bits);
+    }
+    Ok(opts)
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -53,6 +89,7 @@ fn load(name: &str) -> Result<Trace> {
 /// Run `dcfab trace`.
 pub fn execute(args: Args) -> Result<Outcome> {
     let trace = load(&args.name)?;
+    let opts = vcd_options(&trace, &args.widths)?;
     let mut wrote = false;
     if let Some(p) = &args.jsonl {
         let text = trace.to_jsonl();
@@ -69,7 +106,7 @@ pub fn execute(args: Args) -> Result<Outcome> {
     if let Some(p) = &args.vcd {
         let f = std::fs::File::create(p).map_err(io_err(p))?;
         let mut w = std::io::BufWriter::new(f);
-        golden::vcd::write_vcd(&trace, &mut w)
+        golden::vcd::write_vcd_with(&trace, &mut w, &opts)
             .and_then(|_| w.flush())
             .map_err(io_err(p))?;
         eprintln!(

@@ -198,7 +198,8 @@ impl DcsimArbiterConfig {
 
     /// Cycles between SIM tokens, times 1000: `1000 * ceil(L/W) + h_milli * ceil(l/W)`.
     pub const fn token_period_milli(&self) -> u64 {
-        1000 * self.cycles_of(self.data_bytes) + self.h_milli as u64 * self.cycles_of(self.small_bytes)
+        1000 * self.cycles_of(self.data_bytes)
+            + self.h_milli as u64 * self.cycles_of(self.small_bytes)
     }
 
     /// The SIM token rate of Eq. 2 in tokens per cycle (Q32.32, rounded up).
@@ -206,7 +207,11 @@ impl DcsimArbiterConfig {
         let den = self.token_period_milli() as u128;
         let num = 1000u128 << rtl_models::fixed::FRAC_BITS;
         let q = num.div_ceil(if den == 0 { 1 } else { den });
-        Rate(if q > u64::MAX as u128 { u64::MAX } else { q as u64 })
+        Rate(if q > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            q as u64
+        })
     }
 
     /// Line rate in bits per second (`W * 8 * 10^12 / period_ps`), for reports.
@@ -243,7 +248,10 @@ impl DcsimArbiterConfig {
             ));
         }
         if self.h_milli > 1_000_000 {
-            return Err(ConfigError::new("h_milli", "must be at most 1000000 (h <= 1000)"));
+            return Err(ConfigError::new(
+                "h_milli",
+                "must be at most 1000000 (h <= 1000)",
+            ));
         }
         if self.bucket_depth == 0 || self.bucket_depth > 255 {
             return Err(ConfigError::new("bucket_depth", "must be 1..=255 tokens"));
@@ -630,12 +638,48 @@ mod tests {
     fn bad_fields_are_named() {
         let ok = DcsimArbiterConfig::default();
         let cases: [(DcsimArbiterConfig, &str); 6] = [
-            (DcsimArbiterConfig { bytes_per_cycle: 0, ..ok }, "bytes_per_cycle"),
-            (DcsimArbiterConfig { bucket_depth: 0, ..ok }, "bucket_depth"),
-            (DcsimArbiterConfig { small_queue_pkts: 13, ..ok }, "small_queue_pkts"),
-            (DcsimArbiterConfig { port_buffer_bytes: 2000, ..ok }, "port_buffer_bytes"),
-            (DcsimArbiterConfig { data_bytes: 10, ..ok }, "data_bytes"),
-            (DcsimArbiterConfig { clock: Clock { period_ps: 0 }, ..ok }, "clock.period_ps"),
+            (
+                DcsimArbiterConfig {
+                    bytes_per_cycle: 0,
+                    ..ok
+                },
+                "bytes_per_cycle",
+            ),
+            (
+                DcsimArbiterConfig {
+                    bucket_depth: 0,
+                    ..ok
+                },
+                "bucket_depth",
+            ),
+            (
+                DcsimArbiterConfig {
+                    small_queue_pkts: 13,
+                    ..ok
+                },
+                "small_queue_pkts",
+            ),
+            (
+                DcsimArbiterConfig {
+                    port_buffer_bytes: 2000,
+                    ..ok
+                },
+                "port_buffer_bytes",
+            ),
+            (
+                DcsimArbiterConfig {
+                    data_bytes: 10,
+                    ..ok
+                },
+                "data_bytes",
+            ),
+            (
+                DcsimArbiterConfig {
+                    clock: Clock { period_ps: 0 },
+                    ..ok
+                },
+                "clock.period_ps",
+            ),
         ];
         for (c, field) in cases {
             assert_eq!(Arb::new(c).unwrap_err().field, field);
@@ -681,11 +725,25 @@ mod tests {
         let mut a = Arb::new(cfg).unwrap();
         for i in 0..3 {
             let r = a.enqueue(Class::Sim, i, 64);
-            assert_eq!(r, if i < 2 { Enqueue::Accepted } else { Enqueue::Dropped });
+            assert_eq!(
+                r,
+                if i < 2 {
+                    Enqueue::Accepted
+                } else {
+                    Enqueue::Dropped
+                }
+            );
         }
         for i in 0..3 {
             let r = a.enqueue(Class::Data, i, 9000);
-            assert_eq!(r, if i < 2 { Enqueue::Accepted } else { Enqueue::Dropped });
+            assert_eq!(
+                r,
+                if i < 2 {
+                    Enqueue::Accepted
+                } else {
+                    Enqueue::Dropped
+                }
+            );
         }
         assert_eq!(a.stats().dropped, [1, 0, 0, 1]);
         assert_eq!((a.regs().sim_drops, a.regs().data_drops), (1, 1));

@@ -15,9 +15,9 @@
 //!                     token bucket: rate 1/(ceil(L/W) + h*ceil(l/W)) tokens/cycle, depth 2
 //! ```
 //!
-//! * [`arbiter`]: [`DcsimArbiter`], its configuration, the per-cycle (`tick`) and the
-//!   event-driven (`next_departure` / `take_next`) interfaces.
-//! * [`regs`]: the packed control-register form that states the block's hardware budget.
+//! * [`arbiter`] holds [`DcsimArbiter`], its configuration, the per-cycle (`tick`) and
+//!   the event-driven (`next_departure` / `take_next`) interfaces.
+//! * [`regs`] holds the packed control-register form that states the hardware budget.
 //!
 //! Units: sizes in bytes, time in cycles of the port clock, token rate in tokens/cycle
 //! (Q32.32), token fill in Q32.32 tokens.

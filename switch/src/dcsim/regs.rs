@@ -49,6 +49,12 @@ pub struct ArbiterRegsPacked {
     __: B4,
 }
 
+impl Default for ArbiterRegsPacked {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 const _: () = assert!(
     ARBITER_REGS_BITS as usize <= 8 * core::mem::size_of::<ArbiterRegsPacked>()
         && 8 * core::mem::size_of::<ArbiterRegsPacked>() - (ARBITER_REGS_BITS as usize) < 8

@@ -1,0 +1,616 @@
+//! Per-flow DCSIM sender state (DCSIM section 2.4, steps 1, 4, 5 and "Timeouts",
+//! "DATA management").
+//!
+//! ```text
+//!   push_data(n) --> n_data += n          new_sim(rng) (only if n_sim < n_data, Eq. 3)
+//!                                             |  fresh EV, distinct from outstanding SIMs
+//!                    SIM table (S entries)    v
+//!                    Free -> Queued{ev} -on_sim_transmitted(t)-> Sent{ev, t_sim}
+//!                         ^                                        |        |
+//!                         +------ SIM timeout (t_sim + sim_timeout)+        | on_sim_ack(ev)
+//!                                                                           v
+//!   DATA window (N slots, seq % N, seq in [base, next_new)):   first waiting DATA (seq)
+//!     (1) WaitingSim ----------------------------------------> (2) WaitingGreenLight{ev,
+//!          ^   (timed-out DATAs; never-sent DATAs are the          release_at = t_SIM + RTT_max}
+//!          |    counter total - next_new)                            | timer: release
+//!          |                                                         v
+//!          |  DATA timeout                                      (3) Queued{ev}  -> Release out
+//!          +---------------- (4) SideBuffer{ev, timeout_at} <-on_data_transmitted(t)-+
+//!                                    | on_data_ack(cum, sack)
+//!                                    v
+//!                                  Acked --(base slides)--> Empty
+//! ```
+//!
+//! Invariants (checked by property tests): `n_sim <= n_data` (Eq. 3); the EVs of the
+//! outstanding SIMs (Queued or Sent) are distinct; `n_data + in_flight + acked = total`
+//! (conservation); a DATA is never released before `release_at` (Eq. 4).
+//!
+//! `n_data` counts DATAs in state (1): the timed-out DATAs in the window (`n_retx`, head of
+//! the queue) and the never-sent ones (`total - next_new`). A SIM is created only if a DATA
+//! will be there for its SIM-ACK: `n_sim < n_retx + min(total, base + N) - next_new`
+//! (Eq. 3 plus the window), and `n_sim < S`.
+//!
+//! Units: times in host cycles, sequence numbers in DATAs, EVs as carried in the header.
+
+use heapless::binary_heap::{BinaryHeap, Min};
+use heapless::Deque;
+use rtl_models::{Cycles, RandomSource};
+
+use super::config::DcsimHostConfig;
+use super::receiver::DataAck;
+use crate::lb::Ev;
+
+/// A DATA sequence number within its flow.
+pub type Seq = u32;
+
+/// One entry of the outstanding-SIM table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SimEntry {
+    /// Unused.
+    #[default]
+    Free,
+    /// Created and waiting in the NIC's SIM queue (counts in `n_sim`).
+    Queued {
+        /// Its entropy value.
+        ev: Ev,
+    },
+    /// On the wire since `t_sim`, waiting for its SIM-ACK or its timeout.
+    Sent {
+        /// Its entropy value.
+        ev: Ev,
+        /// Transmission cycle (Eq. 4's `t_SIM`).
+        t_sim: Cycles,
+    },
+}
+
+impl SimEntry {
+    /// The EV of an outstanding (Queued or Sent) SIM.
+    pub const fn ev(&self) -> Option<Ev> {
+        match *self {
+            SimEntry::Free => None,
+            SimEntry::Queued { ev } | SimEntry::Sent { ev, .. } => Some(ev),
+        }
+    }
+}
+
+/// The four states of a DATA at the source (section 2.4, "DATA management").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DataState {
+    /// (1) Waiting for a SIM to be sent (here: a DATA put back at the head of the queue
+    /// after a timeout; never-sent DATAs are counted, not stored).
+    WaitingSim,
+    /// (2) Associated with an acknowledged SIM, waiting for the green light at
+    /// `release_at` (Eq. 4).
+    WaitingGreenLight {
+        /// EV of the SIM (the DATA takes the SIM's path).
+        ev: Ev,
+        /// `t_DATA`.
+        release_at: Cycles,
+    },
+    /// (3) Released into the NIC's DATA queue, ready to be transmitted.
+    Queued {
+        /// Its EV.
+        ev: Ev,
+    },
+    /// (4) Transmitted; a copy stays in the side buffer until a DATA-ACK or `timeout_at`.
+    SideBuffer {
+        /// Its EV.
+        ev: Ev,
+        /// When it goes back to the head of the queue.
+        timeout_at: Cycles,
+    },
+}
+
+/// One slot of the DATA window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DataSlot {
+    /// Outside `[base, next_new)`.
+    #[default]
+    Empty,
+    /// A DATA in one of the four states.
+    Live(DataState),
+    /// Acknowledged, waiting for `base` to pass it.
+    Acked,
+}
+
+/// A DATA released for transmission (the "send DATA with EV at time t" action).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Release {
+    /// Its sequence number.
+    pub seq: Seq,
+    /// The EV of its SIM.
+    pub ev: Ev,
+    /// `t_DATA`, the cycle it is due (it leaves the engine at or after this cycle).
+    pub at: Cycles,
+}
+
+/// What a SIM-ACK did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SimAckOutcome {
+    /// The first waiting DATA (`seq`) takes the SIM's EV, released at `release_at`.
+    Scheduled {
+        /// The DATA.
+        seq: Seq,
+        /// Its `t_DATA`.
+        release_at: Cycles,
+    },
+    /// No outstanding SIM has this EV (it timed out, or a duplicate): ignored.
+    Stale,
+}
+
+/// Timer events of one [`DcsimFlow::fire`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FireCounts {
+    /// SIMs that timed out.
+    pub sim_timeouts: u32,
+    /// DATAs released.
+    pub released: u32,
+    /// DATAs that timed out and went back to the head of the queue.
+    pub data_timeouts: u32,
+    /// Whether a due release was refused by the output (it stays due).
+    pub stalled: bool,
+}
+
+/// The DCSIM sender state of one flow: at most `S` outstanding SIMs, a window of `N`
+/// DATAs in states (1) (timed out) to (4).
+#[derive(Clone, Debug)]
+pub struct DcsimFlow<const S: usize, const N: usize> {
+    collective: u8,
+    total: u32,
+    next_new: Seq,
+    base: Seq,
+    n_sim: u16,
+    n_retx: u16,
+    in_flight: u16,
+    acked: u32,
+    sims: [SimEntry; S],
+    window: [DataSlot; N],
+    // Model-side timer indices (redundant with the tables' timestamps; hardware finds the
+    // earliest deadline with a comparator tree over the tables).
+    releases: BinaryHeap<(Cycles, Seq), Min, N>,
+    sim_timers: Deque<(Cycles, u16), S>,
+    data_timers: Deque<(Cycles, Seq), N>,
+}
+
+impl<const S: usize, const N: usize> PartialEq for DcsimFlow<S, N> {
+    fn eq(&self, o: &Self) -> bool {
+        self.collective == o.collective
+            && self.total == o.total
+            && self.next_new == o.next_new
+            && self.base == o.base
+            && self.n_sim == o.n_sim
+            && self.n_retx == o.n_retx
+            && self.in_flight == o.in_flight
+            && self.acked == o.acked
+            && self.sims == o.sims
+            && self.window == o.window
+            && self.releases.iter().eq(o.releases.iter())
+            && self.sim_timers.iter().eq(o.sim_timers.iter())
+            && self.data_timers.iter().eq(o.data_timers.iter())
+    }
+}
+impl<const S: usize, const N: usize> Eq for DcsimFlow<S, N> {}
+
+impl<const S: usize, const N: usize> DcsimFlow<S, N> {
+    const CAPACITY_CHECK: () = assert!(
+        S >= 1 && S < u16::MAX as usize && N >= 1 && N < u16::MAX as usize,
+        "DcsimFlow: need 1 <= S, N < 65535"
+    );
+
+    /// A flow of local collective `collective` with `datas` DATAs to send.
+    pub fn new(collective: u8, datas: u32) -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CAPACITY_CHECK;
+        DcsimFlow {
+            collective,
+            total: datas,
+            next_new: 0,
+            base: 0,
+            n_sim: 0,
+            n_retx: 0,
+            in_flight: 0,
+            acked: 0,
+            sims: [SimEntry::Free; S],
+            window: [DataSlot::Empty; N],
+            releases: BinaryHeap::new(),
+            sim_timers: Deque::new(),
+            data_timers: Deque::new(),
+        }
+    }
+
+    /// Local collective index (scheduler group).
+    pub const fn collective(&self) -> u8 {
+        self.collective
+    }
+    /// `n_SIM`: outstanding SIMs (queued in the NIC or on the wire).
+    pub const fn n_sim(&self) -> u32 {
+        self.n_sim as u32
+    }
+    /// `n_DATA`: DATAs waiting for a SIM (timed-out ones plus never-sent ones).
+    pub const fn n_data(&self) -> u32 {
+        self.n_retx as u32 + (self.total - self.next_new)
+    }
+    /// DATAs in states (2) to (4).
+    pub const fn in_flight(&self) -> u32 {
+        self.in_flight as u32
+    }
+    /// DATAs acknowledged.
+    pub const fn acked(&self) -> u32 {
+        self.acked
+    }
+    /// DATAs handed to the flow so far.
+    pub const fn total(&self) -> u32 {
+        self.total
+    }
+    /// Lowest unacknowledged sequence number (window start).
+    pub const fn base(&self) -> Seq {
+        self.base
+    }
+    /// Next never-associated sequence number.
+    pub const fn next_new(&self) -> Seq {
+        self.next_new
+    }
+    /// Whether every DATA handed to the flow is acknowledged.
+    pub const fn is_done(&self) -> bool {
+        self.acked == self.total
+    }
+    /// The outstanding-SIM table.
+    pub fn sims(&self) -> &[SimEntry; S] {
+        &self.sims
+    }
+
+    /// The state of DATA `seq`: `None` when acknowledged or never associated (the
+    /// never-sent DATAs `next_new..total` are in state (1) too: see [`DcsimFlow::n_data`]).
+    pub fn data_state(&self, seq: Seq) -> Option<DataState> {
+        if seq < self.base || seq >= self.next_new {
+            return None;
+        }
+        match self.window[seq as usize % N] {
+            DataSlot::Live(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// DATAs a SIM-ACK could still take without exceeding the window: timed-out ones plus
+    /// never-sent ones below `base + N`.
+    const fn sim_credit(&self) -> u32 {
+        let limit = {
+            let w = self.base as u64 + N as u64;
+            if (self.total as u64) < w {
+                self.total as u64
+            } else {
+                w
+            }
+        };
+        self.n_retx as u32 + (limit - self.next_new as u64) as u32
+    }
+
+    /// Whether a new SIM may be created (Eq. 3, window and SIM table permitting).
+    pub const fn can_send_sim(&self) -> bool {
+        (self.n_sim as usize) < S && (self.n_sim as u32) < self.sim_credit()
+    }
+
+    /// Whether Eq. 3 allows a SIM but the DATA window or the SIM table does not.
+    pub const fn window_blocked(&self) -> bool {
+        self.n_sim() < self.n_data() && !self.can_send_sim()
+    }
+
+    /// More DATAs from the application (`n_DATA += n`); returns how many were taken
+    /// (the 32-bit sequence space saturates).
+    pub fn push_data(&mut self, n: u32) -> u32 {
+        let room = u32::MAX - self.total;
+        let k = n.min(room);
+        self.total += k;
+        k
+    }
+
+    /// Create a SIM (section 2.4 (1)) with a fresh random EV distinct from the EVs of the
+    /// outstanding SIMs: one draw, then a linear probe (`ev + 1`) past collisions, at most
+    /// `S` steps. `None` if [`DcsimFlow::can_send_sim`] is false.
+    pub fn new_sim<R: RandomSource>(&mut self, rng: &mut R, ev_mask: u16) -> Option<Ev> {
+        if !self.can_send_sim() {
+            return None;
+        }
+        let slot = self.sims.iter().position(|e| *e == SimEntry::Free)?;
+        let mut ev = (rng.next_u32() as u16) & ev_mask;
+        // Terminates: fewer than S outstanding EVs and 2^ev_bits > S (config check).
+        while self.sims.iter().any(|e| e.ev() == Some(ev)) {
+            ev = ev.wrapping_add(1) & ev_mask;
+        }
+        self.sims[slot] = SimEntry::Queued { ev };
+        self.n_sim += 1;
+        Some(ev)
+    }
+
+    /// The SIM with `ev` went on the wire at `now`: record `t_SIM`, start its timer.
+    /// `false` if no queued SIM has this EV.
+    pub fn on_sim_transmitted(&mut self, ev: Ev, now: Cycles, cfg: &DcsimHostConfig) -> bool {
+        let Some(i) = self.sims.iter().position(|e| *e == SimEntry::Queued { ev }) else {
+            return false;
+        };
+        self.sims[i] = SimEntry::Sent { ev, t_sim: now };
+        let deadline = now + cfg.sim_timeout;
+        if self.sim_timers.is_full() {
+            self.compact_sim_timers(cfg);
+        }
+        // Cannot fail: at most S - 1 other SIMs are Sent, so compaction left room.
+        let _ = self.sim_timers.push_back((deadline, i as u16));
+        true
+    }
+
+    /// Forget an outstanding SIM (for example dropped by the local NIC before it left).
+    pub fn cancel_sim(&mut self, ev: Ev) -> bool {
+        let Some(i) = self.sims.iter().position(|e| e.ev() == Some(ev)) else {
+            return false;
+        };
+        self.sims[i] = SimEntry::Free;
+        self.n_sim -= 1;
+        true
+    }
+
+    /// The lowest timed-out DATA in the window (head of the waiting queue).
+    fn lowest_retx(&self) -> Option<Seq> {
+        (self.base..self.next_new)
+            .find(|&s| self.window[s as usize % N] == DataSlot::Live(DataState::WaitingSim))
+    }
+
+    /// SIM-ACK for `ev` at `now` (section 2.4 (4)): free the SIM (`n_sim -= 1`), give its
+    /// EV to the first waiting DATA (`n_data -= 1`) and schedule that DATA at
+    /// `t_DATA = t_SIM + RTT_max` (or the variant's time). The caller then runs
+    /// [`DcsimFlow::fire`] at `now` in case `t_DATA <= now`.
+    pub fn on_sim_ack(&mut self, ev: Ev, now: Cycles, cfg: &DcsimHostConfig) -> SimAckOutcome {
+        let found = self
+            .sims
+            .iter()
+            .position(|e| matches!(*e, SimEntry::Sent { ev: x, .. } if x == ev));
+        let Some(i) = found else {
+            return SimAckOutcome::Stale;
+        };
+        let SimEntry::Sent { t_sim, .. } = self.sims[i] else {
+            return SimAckOutcome::Stale;
+        };
+        // By the creation rule a DATA is always available (sim_credit >= n_sim >= 1).
+        let seq = if self.n_retx > 0 {
+            match self.lowest_retx() {
+                Some(s) => {
+                    self.n_retx -= 1;
+                    s
+                }
+                None => return SimAckOutcome::Stale,
+            }
+        } else if self.next_new < self.total && (self.next_new as u64) < self.base as u64 + N as u64
+        {
+            self.next_new += 1;
+            self.next_new - 1
+        } else {
+            return SimAckOutcome::Stale;
+        };
+        self.sims[i] = SimEntry::Free;
+        self.n_sim -= 1;
+        let release_at = cfg.release_at(t_sim, now);
+        self.window[seq as usize % N] =
+            DataSlot::Live(DataState::WaitingGreenLight { ev, release_at });
+        self.in_flight += 1;
+        // Cannot fail: one entry per DATA in state (2), at most N.
+        let _ = self.releases.push((release_at, seq));
+        self.tidy(cfg);
+        SimAckOutcome::Scheduled { seq, release_at }
+    }
+
+    /// DATA `seq` went on the wire at `now`: state (3) -> (4), start its timer. `false`
+    /// if it was not in state (3).
+    pub fn on_data_transmitted(&mut self, seq: Seq, now: Cycles, cfg: &DcsimHostConfig) -> bool {
+        let Some(DataState::Queued { ev }) = self.data_state(seq) else {
+            return false;
+        };
+        let timeout_at = now + cfg.data_timeout;
+        self.window[seq as usize % N] = DataSlot::Live(DataState::SideBuffer { ev, timeout_at });
+        if self.data_timers.is_full() {
+            self.compact_data_timers();
+        }
+        // Cannot fail: at most N - 1 other DATAs are in the side buffer.
+        let _ = self.data_timers.push_back((timeout_at, seq));
+        true
+    }
+
+    /// DATA `seq` in state (3) could not be queued by the NIC: back to the head of the
+    /// waiting queue (as after a timeout). `false` if it was not in state (3).
+    pub fn on_data_dropped_locally(&mut self, seq: Seq) -> bool {
+        let Some(DataState::Queued { .. }) = self.data_state(seq) else {
+            return false;
+        };
+        self.window[seq as usize % N] = DataSlot::Live(DataState::WaitingSim);
+        self.in_flight -= 1;
+        self.n_retx += 1;
+        true
+    }
+
+    fn ack_one(&mut self, seq: Seq) -> u32 {
+        if seq < self.base || seq >= self.next_new {
+            return 0;
+        }
+        let slot = &mut self.window[seq as usize % N];
+        if let DataSlot::Live(DataState::SideBuffer { .. }) = slot {
+            *slot = DataSlot::Acked;
+            self.in_flight -= 1;
+            self.acked += 1;
+            1
+        } else {
+            0
+        }
+    }
+
+    /// A DATA-ACK (section 2.4 (5)): every DATA below `ack.cum` and each DATA
+    /// `ack.cum + 1 + i` with bit `i` of `ack.sack` set is received. DATAs in the side
+    /// buffer among them are deleted; others (a copy still to be resent) are left alone
+    /// and acknowledged when their copy is. Returns how many DATAs were newly acked.
+    pub fn on_data_ack(&mut self, ack: DataAck, cfg: &DcsimHostConfig) -> u32 {
+        let mut newly = 0;
+        let hi = ack.cum.min(self.next_new);
+        for s in self.base..hi {
+            newly += self.ack_one(s);
+        }
+        let mut bits = ack.sack;
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            if let Some(s) = ack.cum.checked_add(1 + i) {
+                newly += self.ack_one(s);
+            }
+        }
+        while self.base < self.next_new && self.window[self.base as usize % N] == DataSlot::Acked {
+            self.window[self.base as usize % N] = DataSlot::Empty;
+            self.base += 1;
+        }
+        self.tidy(cfg);
+        newly
+    }
+
+    /// Run the timers due at `now`: SIM timeouts (`n_sim -= 1`), releases of DATAs whose
+    /// `t_DATA <= now` if `allow_release` (state (2) -> (3), handed to `out`; if `out`
+    /// refuses, the release stays due), DATA timeouts (state (4) -> (1), head of the queue).
+    pub fn fire(
+        &mut self,
+        now: Cycles,
+        cfg: &DcsimHostConfig,
+        allow_release: bool,
+        out: &mut impl FnMut(Release) -> bool,
+    ) -> FireCounts {
+        let mut c = FireCounts::default();
+        while let Some(&(d, slot)) = self.sim_timers.front() {
+            if d > now {
+                break;
+            }
+            self.sim_timers.pop_front();
+            if let SimEntry::Sent { t_sim, .. } = self.sims[slot as usize] {
+                if t_sim + cfg.sim_timeout == d {
+                    self.sims[slot as usize] = SimEntry::Free;
+                    self.n_sim -= 1;
+                    c.sim_timeouts += 1;
+                }
+            }
+        }
+        while let Some(&(at, seq)) = self.releases.peek() {
+            if at > now || !allow_release {
+                break;
+            }
+            let Some(DataState::WaitingGreenLight { ev, release_at }) = self.data_state(seq) else {
+                self.releases.pop(); // cannot happen: entries leave state (2) only here
+                continue;
+            };
+            debug_assert_eq!(release_at, at);
+            if !out(Release { seq, ev, at }) {
+                c.stalled = true;
+                break;
+            }
+            self.releases.pop();
+            self.window[seq as usize % N] = DataSlot::Live(DataState::Queued { ev });
+            c.released += 1;
+        }
+        while let Some(&(d, seq)) = self.data_timers.front() {
+            if d > now {
+                break;
+            }
+            self.data_timers.pop_front();
+            if let Some(DataState::SideBuffer { timeout_at, .. }) = self.data_state(seq) {
+                if timeout_at == d {
+                    self.window[seq as usize % N] = DataSlot::Live(DataState::WaitingSim);
+                    self.in_flight -= 1;
+                    self.n_retx += 1;
+                    c.data_timeouts += 1;
+                }
+            }
+        }
+        self.tidy(cfg);
+        c
+    }
+
+    /// Earliest pending SIM or DATA timeout.
+    pub fn next_timeout(&self) -> Option<Cycles> {
+        let a = self.sim_timers.front().map(|e| e.0);
+        let b = self.data_timers.front().map(|e| e.0);
+        match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+
+    /// Earliest pending release (`t_DATA` of a DATA in state (2)).
+    pub fn next_release(&self) -> Option<Cycles> {
+        self.releases.peek().map(|e| e.0)
+    }
+
+    /// Earliest timer of any kind.
+    pub fn next_deadline(&self) -> Option<Cycles> {
+        match (self.next_timeout(), self.next_release()) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+
+    fn sim_timer_live(&self, e: (Cycles, u16), cfg: &DcsimHostConfig) -> bool {
+        matches!(self.sims[e.1 as usize], SimEntry::Sent { t_sim, .. } if t_sim + cfg.sim_timeout == e.0)
+    }
+
+    fn data_timer_live(&self, e: (Cycles, Seq)) -> bool {
+        matches!(self.data_state(e.1), Some(DataState::SideBuffer { timeout_at, .. }) if timeout_at == e.0)
+    }
+
+    /// Drop stale entries (acked / timed-out targets) from the front of the timer queues,
+    /// so that the next deadline is a live one.
+    fn tidy(&mut self, cfg: &DcsimHostConfig) {
+        while let Some(&e) = self.sim_timers.front() {
+            if self.sim_timer_live(e, cfg) {
+                break;
+            }
+            self.sim_timers.pop_front();
+        }
+        while let Some(&e) = self.data_timers.front() {
+            if self.data_timer_live(e) {
+                break;
+            }
+            self.data_timers.pop_front();
+        }
+    }
+
+    fn compact_sim_timers(&mut self, cfg: &DcsimHostConfig) {
+        for _ in 0..self.sim_timers.len() {
+            if let Some(e) = self.sim_timers.pop_front() {
+                if self.sim_timer_live(e, cfg) {
+                    let _ = self.sim_timers.push_back(e);
+                }
+            }
+        }
+    }
+
+    fn compact_data_timers(&mut self) {
+        for _ in 0..self.data_timers.len() {
+            if let Some(e) = self.data_timers.pop_front() {
+                if self.data_timer_live(e) {
+                    let _ = self.data_timers.push_back(e);
+                }
+            }
+        }
+    }
+
+    /// The logical per-flow context word (see [`super::packed::FlowCtx`]).
+    pub fn ctx(&self) -> super::packed::FlowCtx {
+        super::packed::FlowCtx {
+            collective: self.collective,
+            total: self.total,
+            next_new: self.next_new,
+            base: self.base,
+            n_sim: self.n_sim,
+            n_retx: self.n_retx,
+            in_flight: self.in_flight,
+            acked: self.acked,
+        }
+    }
+
+    /// The DATA window, slot `seq % N`.
+    pub fn window(&self) -> &[DataSlot; N] {
+        &self.window
+    }
+}

@@ -1,0 +1,843 @@
+//! DCTCP-style window congestion control that tolerates out-of-order delivery: the
+//! baseline transport of the REPS paper's simulations (section 4.1, "NIC congestion
+//! control": the DCTCP variant of MPRDMA, with per-ACK window updates, out-of-order
+//! acceptance, and a one-MTU window decrease per dropped packet), with the parameters of
+//! section 4.1 (RTO 70 us; the harness sets `init_cwnd` to one BDP).
+//!
+//! ```text
+//!                 +-------------------------------------------------------------+
+//!  next_packet -->| retransmit lowest lost PSN, else new PSN snd_nxt if         |--> TxPacket
+//!                 |   snd_nxt < snd_una + 64*WORDS  (else: window stall)        |   {psn, payload}
+//!                 | only if inflight + payload <= cwnd (or nothing in flight)   |
+//!                 |                                                             |
+//!  on_ack ------->| mark psn and every PSN < cum_ack acked; slide snd_una       |
+//!   {psn, cum,    | no CE: cwnd += mtu * acked / cwnd          (per-ACK AI)     |
+//!    ecn}         | CE:    cwnd -= cwnd * alpha / 2, once per window            |
+//!                 | window end (acked >= cwnd): alpha += g * (F - alpha)        |
+//!                 |                                                             |
+//!  on_nack ------>| psn lost: queue for retransmission, cwnd -= mtu             |
+//!  tick/advance ->| RTO: every in-flight PSN sent >= rto ago is lost,           |
+//!                 |      cwnd -= mtu per lost PSN; timer re-armed on the oldest |
+//!                 +-------------------------------------------------------------+
+//!   PSN ring (64*WORDS entries, index psn mod 64*WORDS):
+//!     acked bit | lost bit | retx bit | sent_at (32-bit cycle stamp)
+//! ```
+//!
+//! * The window cut is DCTCP's (Alizadeh et al., 2010): `cwnd <- cwnd * (1 - alpha/2)`,
+//!   with `alpha <- (1-g) alpha + g F`, `F` the fraction of ECN-marked bytes ACKed in the
+//!   last window and `g = 2^-g_shift` (1/16). The cut is taken on the first CE-echoing ACK
+//!   of a window (so the sender reacts within one RTT) and at most once per window.
+//!   `alpha` starts at `alpha_init` (0 in htsim's DCTCP, which the REPS evaluation uses: a
+//!   new flow is not halved by its first mark).
+//! * Additive increase is applied per ACK: `mtu * newly_acked_bytes / cwnd`, i.e. one MTU
+//!   per window of unmarked ACKs.
+//! * Loss: a NACK (trimmed packet) or an RTO expiry marks the PSN lost; each lost PSN costs
+//!   one MTU of window (section 4.1). Retransmissions go before new data, lowest PSN first.
+//! * The RTO covers every packet in flight, not only the oldest: the timer is armed at the
+//!   oldest in-flight stamp plus `rto`; when it fires, every packet at least `rto` old is
+//!   declared lost and the timer re-arms on the oldest survivor. (A sender whose timer only
+//!   runs when nothing is in flight stalls forever when one packet of a full window is lost.)
+//! * REPS Appendix A needs the recent maximum RTT at a timeout (`rtt_max` of the current and
+//!   previous window); [`DctcpSender::take_timeout`] reports it with the number of packets
+//!   declared lost so the caller can judge "failure" versus "congestion".
+//!
+//! Units: bytes are payload bytes; `now`, `rto`, `sent_at`, RTTs are NIC cycles; `alpha`
+//! is Q0.16 (65536 = 1.0).
+
+use super::{slot, Ack, ConfigError, Psn};
+use rtl_models::{Clocked, Cycles, StateBudget};
+
+/// One in Q0.16 (`alpha`).
+pub const ALPHA_ONE: u32 = 1 << 16;
+
+/// Configuration of a sender (per connection class; not per-connection state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DctcpConfig {
+    /// Payload bytes per DATA packet (MTU).
+    pub mtu: u32,
+    /// Initial congestion window, bytes (REPS setup: one BDP).
+    pub init_cwnd: u32,
+    /// Smallest congestion window, bytes (at least one MTU).
+    pub min_cwnd: u32,
+    /// Largest congestion window, bytes (further limited by the PSN window).
+    pub max_cwnd: u32,
+    /// Retransmission timeout, cycles (REPS section 4.1: 70 us).
+    pub rto: u32,
+    /// DCTCP gain `g = 2^-g_shift` (DCTCP: g = 1/16, so 4).
+    pub g_shift: u8,
+    /// Initial alpha, Q0.16 (htsim's DCTCP, the REPS paper's simulator: 0; Linux: 1.0).
+    pub alpha_init: u32,
+}
+
+impl DctcpConfig {
+    /// Check every field.
+    pub const fn check(&self) -> Result<(), ConfigError> {
+        if self.mtu == 0 {
+            return Err(ConfigError::new("mtu", "must be at least 1 byte"));
+        }
+        if self.min_cwnd < self.mtu {
+            return Err(ConfigError::new("min_cwnd", "must be at least one MTU"));
+        }
+        if self.max_cwnd < self.min_cwnd {
+            return Err(ConfigError::new("max_cwnd", "must be at least min_cwnd"));
+        }
+        if self.init_cwnd < self.min_cwnd || self.init_cwnd > self.max_cwnd {
+            return Err(ConfigError::new(
+                "init_cwnd",
+                "must lie between min_cwnd and max_cwnd",
+            ));
+        }
+        if self.rto == 0 || self.rto >= 1 << 31 {
+            return Err(ConfigError::new(
+                "rto",
+                "must be between 1 and 2^31 - 1 cycles",
+            ));
+        }
+        if self.g_shift == 0 || self.g_shift > 15 {
+            return Err(ConfigError::new("g_shift", "must be between 1 and 15"));
+        }
+        if self.alpha_init > ALPHA_ONE {
+            return Err(ConfigError::new("alpha_init", "must be at most 1.0 (65536)"));
+        }
+        Ok(())
+    }
+}
+
+/// The per-connection scalar registers (the hardware state besides the PSN ring).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(C)]
+pub struct SenderRegs {
+    /// Packets in the message.
+    pub total: u32,
+    /// Payload bytes of the last packet.
+    pub last_bytes: u32,
+    /// Lowest PSN not yet acknowledged.
+    pub snd_una: Psn,
+    /// Next new PSN to send.
+    pub snd_nxt: Psn,
+    /// Congestion window, bytes.
+    pub cwnd: u32,
+    /// Payload bytes in flight (sent, not ACKed, not declared lost).
+    pub inflight: u32,
+    /// DCTCP alpha, Q0.16.
+    pub alpha: u32,
+    /// Bytes ACKed in the current window (alpha epoch).
+    pub wnd_acked: u32,
+    /// ECN-marked bytes ACKed in the current window.
+    pub wnd_marked: u32,
+    /// PSNs declared lost and not yet retransmitted.
+    pub n_lost: u32,
+    /// No lost PSN lies below this one.
+    pub lost_cursor: Psn,
+    /// Largest RTT sample in the current window, cycles.
+    pub rtt_max: u32,
+    /// Largest RTT sample in the previous window, cycles.
+    pub rtt_max_prev: u32,
+    /// Bit 0: window cut allowed in this window; bit 1: RTO timer armed.
+    pub flags: u32,
+    /// RTO deadline, cycles (valid when armed).
+    pub timer_at: u64,
+}
+
+const CUT_ARMED: u32 = 1;
+const TIMER_ARMED: u32 = 2;
+
+/// A packet the sender wants on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxPacket {
+    /// Its PSN.
+    pub psn: Psn,
+    /// Payload bytes.
+    pub payload: u32,
+    /// A retransmission.
+    pub retx: bool,
+}
+
+/// What an RTO expiry did (for REPS Appendix A failure judgement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeoutReport {
+    /// Cycle of the expiry.
+    pub at: Cycles,
+    /// Packets declared lost.
+    pub lost: u32,
+    /// Largest RTT sampled in the current and previous window, cycles.
+    pub recent_rtt_max: u32,
+}
+
+/// Sender counters (instrumentation, not hardware state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SenderStats {
+    /// DATA packets sent (first transmissions and retransmissions).
+    pub packets_sent: u64,
+    /// Retransmissions.
+    pub retransmits: u64,
+    /// ACKs echoing a CE mark.
+    pub ecn_acks: u64,
+    /// NACKs received.
+    pub nacks: u64,
+    /// RTO expiries that declared at least one packet lost.
+    pub timeouts: u64,
+    /// Packets declared lost (NACK or RTO).
+    pub losses: u64,
+    /// `next_packet` calls refused because the PSN window was full.
+    pub window_stalls: u64,
+}
+
+/// The sending end of one message, with a window of `64 * WORDS` PSNs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DctcpSender<const WORDS: usize> {
+    cfg: DctcpConfig,
+    now: Cycles,
+    regs: SenderRegs,
+    acked: [u64; WORDS],
+    lost: [u64; WORDS],
+    retx: [u64; WORDS],
+    sent_at: [[u32; 64]; WORDS],
+    timeout: Option<TimeoutReport>,
+    /// Counters.
+    pub stats: SenderStats,
+}
+
+impl<const WORDS: usize> DctcpSender<WORDS> {
+    const POW2: () = assert!(WORDS.is_power_of_two(), "WORDS must be a power of two");
+
+    /// Window size in PSNs.
+    pub const WINDOW: u32 = 64 * WORDS as u32;
+
+    /// A sender for a message of `message_bytes` (at least 1), starting at cycle `now`.
+    pub fn new(cfg: DctcpConfig, message_bytes: u64, now: Cycles) -> Result<Self, ConfigError> {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::POW2;
+        cfg.check()?;
+        if message_bytes == 0 {
+            return Err(ConfigError::new("message_bytes", "must be at least 1 byte"));
+        }
+        let total = message_bytes.div_ceil(cfg.mtu as u64);
+        if total > u32::MAX as u64 / 2 {
+            return Err(ConfigError::new("message_bytes", "more than 2^31 packets"));
+        }
+        let last_bytes = (message_bytes - (total - 1) * cfg.mtu as u64) as u32;
+        let max_cwnd = cfg.max_cwnd.min(Self::WINDOW.saturating_mul(cfg.mtu));
+        let cfg = DctcpConfig {
+            max_cwnd: max_cwnd.max(cfg.min_cwnd),
+            init_cwnd: cfg.init_cwnd.min(max_cwnd).max(cfg.min_cwnd),
+            ..cfg
+        };
+        Ok(DctcpSender {
+            cfg,
+            now,
+            regs: SenderRegs {
+                total: total as u32,
+                last_bytes,
+                cwnd: cfg.init_cwnd,
+                alpha: cfg.alpha_init,
+                flags: CUT_ARMED,
+                ..SenderRegs::default()
+            },
+            acked: [0; WORDS],
+            lost: [0; WORDS],
+            retx: [0; WORDS],
+            sent_at: [[0; 64]; WORDS],
+            timeout: None,
+            stats: SenderStats::default(),
+        })
+    }
+
+    /// The configuration in force (max/init cwnd clamped to the PSN window).
+    pub const fn config(&self) -> &DctcpConfig {
+        &self.cfg
+    }
+
+    /// The sender's cycle counter.
+    pub const fn now(&self) -> Cycles {
+        self.now
+    }
+
+    /// The scalar registers.
+    pub const fn regs(&self) -> &SenderRegs {
+        &self.regs
+    }
+
+    /// Congestion window, bytes.
+    pub const fn cwnd(&self) -> u32 {
+        self.regs.cwnd
+    }
+
+    /// DCTCP alpha, Q0.16.
+    pub const fn alpha(&self) -> u32 {
+        self.regs.alpha
+    }
+
+    /// Payload bytes in flight.
+    pub const fn inflight(&self) -> u32 {
+        self.regs.inflight
+    }
+
+    /// Every packet acknowledged.
+    pub const fn is_done(&self) -> bool {
+        self.regs.snd_una >= self.regs.total
+    }
+
+    /// The RTO deadline, if the timer is armed.
+    pub const fn timer_deadline(&self) -> Option<Cycles> {
+        if self.regs.flags & TIMER_ARMED != 0 {
+            Some(self.regs.timer_at)
+        } else {
+            None
+        }
+    }
+
+    /// The report of the last RTO expiry that declared packets lost, once.
+    pub fn take_timeout(&mut self) -> Option<TimeoutReport> {
+        self.timeout.take()
+    }
+
+    #[inline]
+    fn payload(&self, psn: Psn) -> u32 {
+        if psn + 1 == self.regs.total {
+            self.regs.last_bytes
+        } else {
+            self.cfg.mtu
+        }
+    }
+
+    #[inline]
+    fn bit(map: &[u64; WORDS], psn: Psn) -> bool {
+        let (w, b) = slot(psn, WORDS);
+        map[w] >> b & 1 == 1
+    }
+
+    #[inline]
+    fn set(map: &mut [u64; WORDS], psn: Psn, v: bool) {
+        let (w, b) = slot(psn, WORDS);
+        if v {
+            map[w] |= 1 << b;
+        } else {
+            map[w] &= !(1 << b);
+        }
+    }
+
+    fn first_lost(&self) -> Option<Psn> {
+        if self.regs.n_lost == 0 {
+            return None;
+        }
+        let mut p = self.regs.lost_cursor.max(self.regs.snd_una);
+        while p < self.regs.snd_nxt {
+            if Self::bit(&self.lost, p) {
+                return Some(p);
+            }
+            p += 1;
+        }
+        None
+    }
+
+    /// Whether [`DctcpSender::next_packet`] would return a packet now.
+    pub fn can_send(&self) -> bool {
+        if self.is_done() {
+            return false;
+        }
+        let r = &self.regs;
+        let payload = if r.n_lost > 0 {
+            self.cfg.mtu
+        } else if r.snd_nxt < r.total && r.snd_nxt - r.snd_una < Self::WINDOW {
+            self.payload(r.snd_nxt)
+        } else {
+            return false;
+        };
+        r.inflight == 0 || r.inflight + payload <= r.cwnd
+    }
+
+    /// Take the next packet to transmit, if the window allows one: a retransmission of the
+    /// lowest lost PSN first, else the next new PSN. `None` when cwnd-limited, when nothing
+    /// is left to send, or when the PSN window is full (a stall, counted).
+    pub fn next_packet(&mut self) -> Option<TxPacket> {
+        if self.is_done() {
+            return None;
+        }
+        let (psn, retx) = if let Some(p) = self.first_lost() {
+            (p, true)
+        } else {
+            let r = &self.regs;
+            if r.snd_nxt >= r.total {
+                return None;
+            }
+            if r.snd_nxt - r.snd_una >= Self::WINDOW {
+                self.stats.window_stalls += 1;
+                return None;
+            }
+            (r.snd_nxt, false)
+        };
+        let payload = self.payload(psn);
+        if self.regs.inflight != 0 && self.regs.inflight + payload > self.regs.cwnd {
+            return None;
+        }
+        if retx {
+            Self::set(&mut self.lost, psn, false);
+            Self::set(&mut self.retx, psn, true);
+            self.regs.n_lost -= 1;
+            self.regs.lost_cursor = psn + 1;
+            self.stats.retransmits += 1;
+        } else {
+            self.regs.snd_nxt += 1;
+        }
+        let (w, b) = slot(psn, WORDS);
+        self.sent_at[w][b as usize] = self.now as u32;
+        self.regs.inflight += payload;
+        self.stats.packets_sent += 1;
+        if self.regs.flags & TIMER_ARMED == 0 {
+            self.regs.flags |= TIMER_ARMED;
+            self.regs.timer_at = self.now + self.cfg.rto as u64;
+        }
+        Some(TxPacket { psn, payload, retx })
+    }
+
+    /// Mark `psn` (inside `[snd_una, snd_nxt)`) acknowledged; returns its payload bytes if
+    /// it was not acknowledged before.
+    fn ack_one(&mut self, psn: Psn) -> u32 {
+        if Self::bit(&self.acked, psn) {
+            return 0;
+        }
+        Self::set(&mut self.acked, psn, true);
+        let bytes = self.payload(psn);
+        if Self::bit(&self.lost, psn) {
+            // Declared lost but delivered after all: no longer needs a retransmission.
+            Self::set(&mut self.lost, psn, false);
+            self.regs.n_lost -= 1;
+        } else {
+            self.regs.inflight -= bytes;
+        }
+        bytes
+    }
+
+    /// An ACK arrived. Returns the payload bytes it newly acknowledged.
+    pub fn on_ack(&mut self, ack: &Ack) -> u32 {
+        let mut newly = 0u32;
+        let una = self.regs.snd_una;
+        let nxt = self.regs.snd_nxt;
+        if ack.psn >= una && ack.psn < nxt {
+            let was = Self::bit(&self.acked, ack.psn);
+            newly += self.ack_one(ack.psn);
+            if !was && !Self::bit(&self.retx, ack.psn) {
+                let (w, b) = slot(ack.psn, WORDS);
+                let rtt = (self.now as u32).wrapping_sub(self.sent_at[w][b as usize]);
+                self.regs.rtt_max = self.regs.rtt_max.max(rtt);
+            }
+        }
+        let cum = ack.cum_ack.min(nxt);
+        let mut p = una;
+        while p < cum {
+            newly += self.ack_one(p);
+            p += 1;
+        }
+        // Slide snd_una over the acknowledged prefix, clearing the ring slots.
+        while self.regs.snd_una < nxt && Self::bit(&self.acked, self.regs.snd_una) {
+            let u = self.regs.snd_una;
+            Self::set(&mut self.acked, u, false);
+            Self::set(&mut self.retx, u, false);
+            self.regs.snd_una += 1;
+        }
+        if ack.ecn {
+            self.stats.ecn_acks += 1;
+        }
+        if newly > 0 {
+            self.congestion_update(newly, ack.ecn);
+        }
+        if self.regs.inflight == 0 && self.regs.n_lost == 0 {
+            self.regs.flags &= !TIMER_ARMED;
+        }
+        newly
+    }
+
+    fn congestion_update(&mut self, bytes: u32, ecn: bool) {
+        let r = &mut self.regs;
+        r.wnd_acked = r.wnd_acked.saturating_add(bytes);
+        if ecn {
+            r.wnd_marked = r.wnd_marked.saturating_add(bytes);
+            if r.flags & CUT_ARMED != 0 {
+                let cut = (r.cwnd as u64 * r.alpha as u64) >> 17;
+                r.cwnd = (r.cwnd - cut as u32).max(self.cfg.min_cwnd);
+                r.flags &= !CUT_ARMED;
+            }
+        } else {
+            let inc = (self.cfg.mtu as u64 * bytes as u64) / r.cwnd as u64;
+            r.cwnd = (r.cwnd as u64 + inc).min(self.cfg.max_cwnd as u64) as u32;
+        }
+        if r.wnd_acked >= r.cwnd {
+            // End of a window: alpha <- alpha + g (F - alpha).
+            let f = ((r.wnd_marked as u64) << 16) / r.wnd_acked as u64;
+            let g = self.cfg.g_shift;
+            r.alpha = r.alpha - (r.alpha >> g) + ((f as u32) >> g);
+            r.wnd_acked = 0;
+            r.wnd_marked = 0;
+            r.flags |= CUT_ARMED;
+            r.rtt_max_prev = r.rtt_max;
+            r.rtt_max = 0;
+        }
+    }
+
+    fn lose(&mut self, psn: Psn) {
+        Self::set(&mut self.lost, psn, true);
+        self.regs.n_lost += 1;
+        self.regs.inflight -= self.payload(psn);
+        self.regs.lost_cursor = self.regs.lost_cursor.min(psn);
+        self.regs.cwnd = self
+            .regs
+            .cwnd
+            .saturating_sub(self.cfg.mtu)
+            .max(self.cfg.min_cwnd);
+        self.stats.losses += 1;
+    }
+
+    #[inline]
+    fn in_flight(&self, psn: Psn) -> bool {
+        !Self::bit(&self.acked, psn) && !Self::bit(&self.lost, psn)
+    }
+
+    /// A NACK (the DATA with this PSN was trimmed) arrived: retransmit it. Returns whether
+    /// the PSN was in flight (and is now queued for retransmission).
+    pub fn on_nack(&mut self, psn: Psn) -> bool {
+        self.stats.nacks += 1;
+        if psn < self.regs.snd_una || psn >= self.regs.snd_nxt || !self.in_flight(psn) {
+            return false;
+        }
+        self.lose(psn);
+        if self.regs.inflight == 0 && self.regs.n_lost == 0 {
+            self.regs.flags &= !TIMER_ARMED;
+        }
+        true
+    }
+
+    /// The RTO timer expired at `self.now`: declare every packet `rto` old lost and re-arm
+    /// on the oldest packet still in flight.
+    fn fire(&mut self) {
+        let now32 = self.now as u32;
+        let rto = self.cfg.rto;
+        let mut lost = 0u32;
+        let mut youngest_left: Option<u32> = None; // smallest remaining time to expiry
+        let mut p = self.regs.snd_una;
+        while p < self.regs.snd_nxt {
+            if self.in_flight(p) {
+                let (w, b) = slot(p, WORDS);
+                let age = now32.wrapping_sub(self.sent_at[w][b as usize]);
+                if age >= rto {
+                    self.lose(p);
+                    lost += 1;
+                } else {
+                    let left = rto - age;
+                    youngest_left = Some(youngest_left.map_or(left, |l| l.min(left)));
+                }
+            }
+            p += 1;
+        }
+        if lost > 0 {
+            self.stats.timeouts += 1;
+            self.timeout = Some(TimeoutReport {
+                at: self.now,
+                lost,
+                recent_rtt_max: self.regs.rtt_max.max(self.regs.rtt_max_prev),
+            });
+        }
+        match youngest_left {
+            Some(left) => self.regs.timer_at = self.now + left as u64,
+            None if self.regs.n_lost > 0 => {
+                // Everything outstanding awaits retransmission: re-arm a full RTO so a
+                // retransmission that is lost again is caught.
+                self.regs.timer_at = self.now + rto as u64;
+            }
+            None => self.regs.flags &= !TIMER_ARMED,
+        }
+    }
+}
+
+impl<const WORDS: usize> Clocked for DctcpSender<WORDS> {
+    fn tick(&mut self) {
+        self.now += 1;
+        if self.regs.flags & TIMER_ARMED != 0 && self.now >= self.regs.timer_at {
+            self.fire();
+        }
+    }
+
+    fn advance(&mut self, cycles: Cycles) {
+        let end = self.now + cycles;
+        while self.regs.flags & TIMER_ARMED != 0 {
+            let at = self.regs.timer_at.max(self.now + 1);
+            if at > end {
+                break;
+            }
+            self.now = at;
+            self.fire();
+        }
+        self.now = end;
+    }
+}
+
+impl<const WORDS: usize> StateBudget for DctcpSender<WORDS> {
+    const NAME: &'static str = "DCTCP window CC sender (OOO, SACK, RTO)";
+    /// Scalar registers plus, per PSN slot, 3 state bits and a 32-bit send stamp.
+    const BITS: u32 =
+        (core::mem::size_of::<SenderRegs>() * 8) as u32 + 64 * WORDS as u32 * (3 + 32);
+    const UNIT: &'static str = "per connection";
+}
+const _: () = assert!(
+    core::mem::size_of::<SenderRegs>() * 8
+        + 3 * core::mem::size_of::<[u64; 8]>() * 8
+        + core::mem::size_of::<[[u32; 64]; 8]>() * 8
+        == <DctcpSender<8> as StateBudget>::BITS as usize
+);
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    const MTU: u32 = 1000;
+
+    fn cfg() -> DctcpConfig {
+        DctcpConfig {
+            mtu: MTU,
+            init_cwnd: 4 * MTU,
+            min_cwnd: MTU,
+            max_cwnd: 1 << 30,
+            rto: 100,
+            g_shift: 4,
+            alpha_init: 0,
+        }
+    }
+
+    fn ack(psn: Psn, cum: Psn, ecn: bool) -> Ack {
+        Ack {
+            psn,
+            cum_ack: cum,
+            ecn,
+            ev: 0,
+        }
+    }
+
+    #[test]
+    fn window_limits_and_out_of_order_acks() {
+        let mut s = DctcpSender::<1>::new(cfg(), 10 * MTU as u64, 0).unwrap();
+        let sent: Vec<_> = core::iter::from_fn(|| s.next_packet()).collect();
+        assert_eq!(sent.len(), 4, "cwnd of 4 MTU");
+        // ACK psn 2 out of order: one more packet fits.
+        s.on_ack(&ack(2, 0, false));
+        assert_eq!(s.inflight(), 3 * MTU);
+        assert!(s.can_send());
+        assert_eq!(s.next_packet().unwrap().psn, 4);
+        assert_eq!(s.regs().snd_una, 0);
+        s.on_ack(&ack(0, 1, false));
+        s.on_ack(&ack(1, 3, false));
+        assert_eq!(s.regs().snd_una, 3);
+        assert!(!s.is_done());
+    }
+
+    #[test]
+    fn last_packet_is_short_and_completion() {
+        let mut s = DctcpSender::<1>::new(cfg(), 2500, 0).unwrap();
+        let p: Vec<_> = core::iter::from_fn(|| s.next_packet()).collect();
+        assert_eq!(
+            p.iter().map(|p| p.payload).collect::<Vec<_>>(),
+            [1000, 1000, 500]
+        );
+        s.on_ack(&ack(2, 0, false));
+        s.on_ack(&ack(0, 3, false));
+        assert!(s.is_done());
+        assert_eq!(s.inflight(), 0);
+        assert_eq!(s.timer_deadline(), None);
+    }
+
+    #[test]
+    fn ecn_cuts_once_per_window_by_alpha_half() {
+        let mut s = DctcpSender::<1>::new(
+            DctcpConfig {
+                init_cwnd: 20 * MTU,
+                alpha_init: ALPHA_ONE,
+                ..cfg()
+            },
+            100 * MTU as u64,
+            0,
+        )
+        .unwrap();
+        for _ in 0..3 {
+            s.next_packet().unwrap();
+        }
+        s.on_ack(&ack(0, 1, true));
+        assert_eq!(s.cwnd(), 10 * MTU, "alpha = 1: halve");
+        s.on_ack(&ack(1, 2, true));
+        assert_eq!(s.cwnd(), 10 * MTU, "one cut per window");
+        let before = s.cwnd();
+        s.on_ack(&ack(2, 3, false));
+        assert!(s.cwnd() > before, "additive increase on unmarked ACK");
+    }
+
+    #[test]
+    fn alpha_decays_without_marks() {
+        let c = DctcpConfig {
+            alpha_init: ALPHA_ONE,
+            ..cfg()
+        };
+        let mut s = DctcpSender::<4>::new(c, 1000 * MTU as u64, 0).unwrap();
+        let mut cum = 0;
+        for _ in 0..400 {
+            while let Some(p) = s.next_packet() {
+                let _ = p;
+            }
+            let nxt = s.regs().snd_nxt;
+            while cum < nxt {
+                s.on_ack(&ack(cum, cum + 1, false));
+                cum += 1;
+            }
+            if s.is_done() {
+                break;
+            }
+        }
+        assert!(s.alpha() < ALPHA_ONE / 2, "alpha {}", s.alpha());
+    }
+
+    #[test]
+    fn alpha_grows_towards_the_marked_fraction() {
+        let mut s = DctcpSender::<4>::new(cfg(), 1000 * MTU as u64, 0).unwrap();
+        assert_eq!(s.alpha(), 0);
+        let mut cum = 0;
+        while !s.is_done() {
+            while s.next_packet().is_some() {}
+            let nxt = s.regs().snd_nxt;
+            while cum < nxt {
+                // Every other ACK echoes CE: F = 1/2.
+                s.on_ack(&ack(cum, cum + 1, cum % 2 == 0));
+                cum += 1;
+            }
+        }
+        let a = s.alpha();
+        assert!(a > ALPHA_ONE / 4 && a <= ALPHA_ONE / 2 + 64, "alpha {a}");
+    }
+
+    #[test]
+    fn rto_retransmits_a_lost_packet_while_others_are_in_flight() {
+        let mut s = DctcpSender::<1>::new(cfg(), 8 * MTU as u64, 0).unwrap();
+        for _ in 0..4 {
+            s.next_packet().unwrap();
+        }
+        // PSN 0 is lost; 1..3 are acknowledged selectively; more data flows.
+        s.advance(10);
+        for p in 1..4 {
+            s.on_ack(&ack(p, 0, false));
+        }
+        while s.next_packet().is_some() {}
+        assert_eq!(s.timer_deadline(), Some(100));
+        s.advance(90);
+        assert_eq!(s.now(), 100);
+        let t = s.take_timeout().expect("PSN 0 timed out");
+        assert_eq!(t.lost, 1);
+        // The window shrank by one MTU: the retransmission waits for the next ACK.
+        assert!(!s.can_send());
+        s.on_ack(&ack(4, 0, false));
+        let p = s.next_packet().unwrap();
+        assert_eq!((p.psn, p.retx), (0, true));
+        // Timer now follows the packets sent at cycle 10.
+        assert_eq!(s.timer_deadline(), Some(110));
+    }
+
+    #[test]
+    fn nack_triggers_immediate_retransmission() {
+        let mut s = DctcpSender::<1>::new(cfg(), 8 * MTU as u64, 0).unwrap();
+        for _ in 0..4 {
+            s.next_packet().unwrap();
+        }
+        assert!(s.on_nack(1));
+        assert!(!s.on_nack(1), "already queued");
+        assert_eq!(s.cwnd(), 3 * MTU);
+        assert!(!s.can_send(), "3 MTU in flight, cwnd 3 MTU");
+        s.on_ack(&ack(0, 1, false));
+        let p = s.next_packet().unwrap();
+        assert_eq!((p.psn, p.retx), (1, true));
+    }
+
+    #[test]
+    fn full_window_is_a_stall_not_a_panic() {
+        let mut s = DctcpSender::<1>::new(
+            DctcpConfig {
+                init_cwnd: 1000 * MTU,
+                max_cwnd: 1000 * MTU,
+                ..cfg()
+            },
+            1000 * MTU as u64,
+            0,
+        )
+        .unwrap();
+        let n = core::iter::from_fn(|| s.next_packet()).count();
+        assert_eq!(n, 64);
+        assert_eq!(s.stats.window_stalls, 1);
+        assert!(!s.can_send());
+        s.on_ack(&ack(0, 1, false));
+        assert_eq!(s.next_packet().unwrap().psn, 64);
+    }
+
+    #[test]
+    fn bad_config_names_the_field() {
+        let e = DctcpSender::<1>::new(DctcpConfig { rto: 0, ..cfg() }, 10, 0).unwrap_err();
+        assert_eq!(e.field, "rto");
+        let e = DctcpSender::<1>::new(cfg(), 0, 0).unwrap_err();
+        assert_eq!(e.field, "message_bytes");
+    }
+
+    /// Drive a sender through a lossy, reordering channel: every message completes and
+    /// `inflight` equals the payload of the packets in flight.
+    fn lossy_run(seed: u32, drop_pct: u32) -> (bool, u64) {
+        use rtl_models::{Lfsr32, RandomSource};
+        let mut rng = Lfsr32::new(seed);
+        let mut s = DctcpSender::<2>::new(cfg(), 300 * MTU as u64 + 7, 0).unwrap();
+        let mut r = super::super::SackReceiver::<2>::new();
+        let mut wire: Vec<(u64, Psn)> = Vec::new();
+        for _ in 0..200_000u32 {
+            while let Some(p) = s.next_packet() {
+                if rng.below(100) >= drop_pct {
+                    wire.push((s.now() + 5 + rng.below(20) as u64, p.psn));
+                }
+            }
+            s.tick();
+            let now = s.now();
+            let mut i = 0;
+            while i < wire.len() {
+                if wire[i].0 <= now {
+                    let (_, psn) = wire.swap_remove(i);
+                    if let Some(a) = r.on_data(psn, rng.below(10) == 0, 0) {
+                        s.on_ack(&a);
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            if s.is_done() {
+                return (true, s.now());
+            }
+        }
+        (false, s.now())
+    }
+
+    #[test]
+    fn completes_through_loss_and_reordering() {
+        let (done, _) = lossy_run(3, 5);
+        assert!(done);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+        #[test]
+        fn always_completes(seed in 1u32..1000, drop_pct in 0u32..30) {
+            prop_assert!(lossy_run(seed, drop_pct).0);
+        }
+
+        #[test]
+        fn advance_equals_idle_ticks(n_send in 0usize..6, acks in 0u32..3, n in 0u64..400) {
+            let mut a = DctcpSender::<1>::new(cfg(), 20 * MTU as u64, 3).unwrap();
+            for _ in 0..n_send { a.next_packet(); a.tick(); }
+            for p in 0..acks { a.on_ack(&ack(p, 0, p == 1)); }
+            let mut b = a.clone();
+            a.advance(n);
+            for _ in 0..n { b.tick(); }
+            prop_assert_eq!(a, b);
+        }
+    }
+}

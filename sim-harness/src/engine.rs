@@ -1,0 +1,1088 @@
+//! The fabric engine: builds a run from a scenario, runs the event loop, collects results.
+//!
+//! ```text
+//!  host NIC port (pull)          switch output port                    receiving host
+//!  +-------------------+        +------------------------------+
+//!  | ctrl lane (ACKs)  |  link  | OutputPortCtl: admit / ECN / |  link   SackReceiver
+//!  | ready flows, RR:  |------->|   trim / drop                |------>  -> ACK / NACK
+//!  |  Cc + Lb -> DATA  | Deliver|  data FIFO | ctrl FIFO (prio)| Deliver   into its NIC's
+//!  +-------------------+        |  serializer (TxDone)         |           ctrl lane
+//!                               +------------------------------+
+//! ```
+//!
+//! * **Ports.** Every output port (host NIC or switch) serializes one packet at a time at
+//!   its line rate. Control packets (ACK, NACK, trimmed headers) have a strict-priority lane
+//!   that is not counted in the data buffer; DATA goes through the `switch` crate's
+//!   [`OutputPortCtl`] (tail drop at `topology.buffer`, RED/ECN between `ecn_kmin` and
+//!   `ecn_kmax` of the buffer, trimming when `transport.trimming`). A port whose queue is
+//!   non-empty has one `TxDone` event at the end of the packet being serialized; an idle
+//!   port has none.
+//! * **Links.** A packet's arrival at the far end (propagation delay, plus the switch
+//!   latency when the far end is a switch) is known when its serialization starts; each
+//!   port's link is a FIFO of (arrival time, packet) with one `Deliver` event for its head.
+//!   A packet reaching a switch is routed ([`crate::topology::Route`]) and offered to the
+//!   output port at once, so an uncongested hop costs one event.
+//! * **Hosts.** A host NIC pulls: when its port is free it sends queued control packets
+//!   first, then one DATA packet from the next flow in its round-robin ring of flows whose
+//!   window is open. Each flow has at most one `FlowTimer` event pending (its RTO).
+//! * **Packets** are 28-byte `Copy` structs held by value in the ports' rings (control
+//!   lane, data FIFO, link): no allocation per packet, one cache line per hop.
+//! * **Clocks.** NIC and switch blocks run on 1 GHz clocks; the engine converts
+//!   picoseconds to cycles (`ps / 1000`) and brings a block's clock forward with
+//!   `Clocked::advance` before talking to it.
+//! * **Stops.** The run ends when every flow has completed, when `stop.max_time_us` is
+//!   reached, when the caller's stop flag is set, or when no flow has made progress (no new
+//!   byte acknowledged, no flow started) for [`STALL_RTOS`] RTOs of simulated time (e.g. an
+//!   ECMP flow pinned to a link that never comes back); flows not completed have
+//!   `end_ps = 0`.
+
+use crate::error::{Error, Result};
+use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
+use crate::flow::{Cc, FlowRt, Lb, Receiver, Sender, FAILURE_RTT_FACTOR};
+use crate::packet::{Packet, PktKind};
+use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, Summary};
+use crate::run::RunControl;
+use crate::scenario::{CcKind, LbKind, Scenario};
+use crate::topology::{self, Fabric, Node, Route};
+use crate::workload::{self, FlowSpec};
+use nic::lb::{Ecmp, Ops};
+use nic::transport::{Ack, DctcpConfig, SenderStats};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtl_models::{Cycles, Lfsr32, RedConfig};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::Ordering;
+use switch::output_port::{Admit, OutputPortCtl, PortConfig};
+
+/// Picoseconds per cycle of the NIC and switch clocks (1 GHz).
+pub const CYCLE_PS: u64 = 1000;
+
+/// A run with no progress for this many RTOs of simulated time is stopped.
+pub const STALL_RTOS: u64 = 2000;
+
+/// Events between two looks at the wall clock (progress callback, stop flag).
+const CHECK_EVERY: u64 = 1 << 16;
+
+/// Why a packet was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    /// Output buffer full (tail drop).
+    BufferFull = 0,
+    /// Sent into a link that is down.
+    LinkDown = 1,
+    /// Receiver discarded a DATA packet beyond its window.
+    BeyondWindow = 2,
+}
+
+const CAUSE_NAMES: [&str; 3] = ["buffer_full", "link_down", "beyond_window"];
+
+/// What kind of port.
+#[derive(Debug, Clone)]
+enum PortKind {
+    /// A host NIC (pulls DATA from its flows).
+    Host(u32),
+    /// A switch output port with its admission / marking block.
+    Switch(OutputPortCtl),
+}
+
+/// Runtime state of one output port.
+#[derive(Debug, Clone)]
+struct PortRt {
+    busy_until: Time,
+    txdone_at: Time,
+    deliver_at: Time,
+    /// Serialization time in ps per byte, Q32.32.
+    ser_q32: u64,
+    /// Propagation delay plus, towards a switch, its latency.
+    delay_ps: u64,
+    peer: Node,
+    up: bool,
+    gbps: f64,
+    kind: PortKind,
+    /// Control lane.
+    ctrl_q: VecDeque<Packet>,
+    /// Data FIFO.
+    data_q: VecDeque<Packet>,
+    /// Packets on the wire: (arrival time at the far end, packet).
+    link: VecDeque<(Time, Packet)>,
+    rng: Lfsr32,
+    tx_bytes: u64,
+    tx_packets: u64,
+    drops: u64,
+}
+
+fn ser_q32(gbps: f64) -> u64 {
+    (8000.0 / gbps * 4_294_967_296.0).round() as u64
+}
+
+#[derive(Debug, Clone, Copy)]
+struct FailureRt {
+    ports: [u32; 2],
+    gbps: Option<f64>,
+    at: Time,
+    until: Option<Time>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counters {
+    events: u64,
+    data_sent: u64,
+    data_delivered: u64,
+    data_dropped: u64,
+    data_trimmed: u64,
+    headers_delivered: u64,
+    ctrl_created: u64,
+    ctrl_delivered: u64,
+    ctrl_dropped: u64,
+    drops: [u64; 3],
+    timeouts: u64,
+    failure_detections: u64,
+}
+
+/// One fabric run.
+pub struct Sim {
+    q: EventQueue,
+    now: Time,
+    fabric: Fabric,
+    ports: Vec<PortRt>,
+    switches: Vec<(Route, u64)>,
+    ready: Vec<VecDeque<u32>>,
+    flows: Vec<FlowRt>,
+    next_arrival: usize,
+    failures: Vec<FailureRt>,
+    cfg: DctcpConfig,
+    hdr_bytes: u32,
+    base_rtt_ps: u64,
+    bdp_bytes: u64,
+    buffer_bytes: u64,
+    sample_ps: u64,
+    max_time: Time,
+    stall_ps: u64,
+    last_progress: Time,
+    flows_done: usize,
+    stalled: bool,
+    interrupted: bool,
+    c: Counters,
+    queues: Vec<QueueSample>,
+    wall_s: f64,
+}
+
+fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
+    Error::field(field, format!("{} ({})", e.problem, e.field))
+}
+
+impl Sim {
+    /// Build the run for scenario `s` (already validated).
+    pub fn build(s: &Scenario) -> Result<Sim> {
+        match s.transport.cc {
+            CcKind::Dctcp => {}
+            other => {
+                return Err(Error::field(
+                    "transport.cc",
+                    format!("{other:?} is not supported yet by the fabric simulator (use dctcp)")
+                        .to_lowercase(),
+                ))
+            }
+        }
+        if matches!(s.transport.lb, LbKind::Reps | LbKind::Unolb) {
+            return Err(Error::field(
+                "transport.lb",
+                "reps and unolb are not supported yet by the fabric simulator (use ecmp or ops)",
+            ));
+        }
+        if s.transport.header_bytes == 0 || s.transport.header_bytes > 4096 {
+            return Err(Error::field(
+                "transport.header_bytes",
+                format!(
+                    "must be between 1 and 4096, got {}",
+                    s.transport.header_bytes
+                ),
+            ));
+        }
+        let t = &s.topology;
+        for (name, v) in [
+            ("topology.ecn_kmin", t.ecn_kmin),
+            ("topology.ecn_kmax", t.ecn_kmax),
+        ] {
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return Err(Error::field(
+                    name,
+                    format!("must be a fraction in [0, 1], got {v}"),
+                ));
+            }
+        }
+        if t.ecn_kmin > t.ecn_kmax {
+            return Err(Error::field(
+                "topology.ecn_kmax",
+                format!(
+                    "must be at least ecn_kmin ({}), got {}",
+                    t.ecn_kmin, t.ecn_kmax
+                ),
+            ));
+        }
+        if !(s.transport.rto_us.is_finite() && s.transport.rto_us > 0.0) {
+            return Err(Error::field(
+                "transport.rto_us",
+                format!("must be positive, got {}", s.transport.rto_us),
+            ));
+        }
+
+        let fabric = topology::build(s)?;
+        let hdr = s.transport.header_bytes;
+        let mtu = s.transport.mtu;
+        let prop_ps = t.link_delay_ns * 1000;
+        let sw_ps = t.switch_latency_ns * 1000;
+        let base_rtt_ps = fabric.base_rtt_ps(prop_ps, sw_ps, mtu + hdr, hdr);
+        let bdp_bytes = fabric.bdp_bytes(base_rtt_ps);
+        let buffer_bytes = t.buffer.bytes(bdp_bytes);
+        if buffer_bytes < (mtu + hdr) as u64 {
+            return Err(Error::field(
+                "topology.buffer",
+                format!(
+                    "{buffer_bytes} bytes cannot hold one {}-byte DATA packet (mtu + header_bytes)",
+                    mtu + hdr
+                ),
+            ));
+        }
+        let red = RedConfig::linear(
+            (buffer_bytes as f64 * t.ecn_kmin) as u64,
+            (buffer_bytes as f64 * t.ecn_kmax) as u64,
+        );
+        let port_cfg = PortConfig {
+            buffer_bytes,
+            ecn: Some(red),
+            phantom: None,
+            trimming: s.transport.trimming,
+            header_bytes: hdr,
+        };
+        let ctl = OutputPortCtl::new(port_cfg).map_err(|e| cfg_err("topology.buffer", e))?;
+
+        let rto_cycles = (s.transport.rto_us * 1e6 / CYCLE_PS as f64).round();
+        if !(1.0..(1u64 << 31) as f64).contains(&rto_cycles) {
+            return Err(Error::field(
+                "transport.rto_us",
+                format!(
+                    "must be between 0.001 and 2,000,000 us, got {}",
+                    s.transport.rto_us
+                ),
+            ));
+        }
+        let init = s
+            .transport
+            .init_cwnd
+            .bytes(bdp_bytes)
+            .clamp(mtu as u64, u32::MAX as u64 / 2);
+        let cfg = DctcpConfig {
+            mtu,
+            init_cwnd: init as u32,
+            min_cwnd: mtu,
+            max_cwnd: u32::MAX / 2,
+            rto: rto_cycles as u32,
+            g_shift: 4,
+            alpha_init: 0,
+        };
+        cfg.check().map_err(|e| {
+            let field = match e.field {
+                "rto" => "transport.rto_us",
+                "init_cwnd" => "transport.init_cwnd",
+                _ => "transport.mtu",
+            };
+            cfg_err(field, e)
+        })?;
+
+        let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+        let switches: Vec<(Route, u64)> = fabric
+            .switches
+            .iter()
+            .map(|sw| (sw.route, rng.gen::<u64>()))
+            .collect();
+        let mut ports = Vec::with_capacity(fabric.ports.len());
+        for (i, p) in fabric.ports.iter().enumerate() {
+            let kind = match p.owner {
+                Node::Host(h) => PortKind::Host(h),
+                Node::Switch(_) => PortKind::Switch(ctl),
+            };
+            let delay_ps = p.prop_ps
+                + match p.peer {
+                    Node::Switch(_) => sw_ps,
+                    Node::Host(_) => 0,
+                };
+            debug_assert!(i < fabric.hosts as usize || matches!(kind, PortKind::Switch(_)));
+            ports.push(PortRt {
+                busy_until: 0,
+                txdone_at: NEVER,
+                deliver_at: NEVER,
+                ser_q32: ser_q32(p.gbps),
+                delay_ps,
+                peer: p.peer,
+                up: true,
+                gbps: p.gbps,
+                kind,
+                ctrl_q: VecDeque::new(),
+                data_q: VecDeque::new(),
+                link: VecDeque::new(),
+                rng: Lfsr32::new(rng.gen()),
+                tx_bytes: 0,
+                tx_packets: 0,
+                drops: 0,
+            });
+        }
+
+        let mut specs = workload::generate(s, fabric.hosts, bdp_bytes, fabric.host_gbps, &mut rng)?;
+        specs.sort_by_key(|f| f.start_ps);
+        let max_pkts = specs
+            .iter()
+            .map(|f| f.bytes.div_ceil(mtu as u64))
+            .max()
+            .unwrap_or(0);
+        if max_pkts >= 1 << 31 {
+            return Err(Error::field(
+                "workload.message",
+                format!("{max_pkts} packets in one message, more than 2^31"),
+            ));
+        }
+        let flows = specs
+            .iter()
+            .map(|f| {
+                if f.src >= fabric.hosts || f.dst >= fabric.hosts {
+                    return Err(Error::field(
+                        "workload.kind",
+                        format!(
+                            "a flow {} -> {} names a host the topology lacks",
+                            f.src, f.dst
+                        ),
+                    ));
+                }
+                let mut frng = Lfsr32::new(rng.gen());
+                let lb = match s.transport.lb {
+                    LbKind::Ecmp => Lb::Ecmp(Ecmp::new(s.transport.evs_bits, &mut frng)),
+                    _ => Lb::Ops(Ops::new(s.transport.evs_bits)),
+                };
+                Ok(FlowRt {
+                    spec: *f,
+                    cc: None,
+                    rx: Receiver::new(),
+                    lb,
+                    rng: frng,
+                    in_ready: false,
+                    timer_at: NEVER,
+                    end_ps: 0,
+                    stats: SenderStats::default(),
+                    failure_detections: 0,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+
+        let mut failures = Vec::with_capacity(s.failures.len());
+        for (i, f) in s.failures.iter().enumerate() {
+            let p = fabric.port_by_name(f.link.trim()).ok_or_else(|| {
+                Error::field(
+                    format!("failures[{i}].link"),
+                    format!(
+                        "no link named '{}' in this topology (names look like host5, tor0.up3, \
+                         tor0.down1, agg2.up1, agg2.down0, spine3.down7; see links.csv)",
+                        f.link
+                    ),
+                )
+            })?;
+            let at = (f.at_us * 1e6).round() as Time;
+            failures.push(FailureRt {
+                ports: [p, fabric.ports[p as usize].reverse],
+                gbps: f.gbps,
+                at,
+                until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
+            });
+        }
+
+        let hosts = fabric.hosts as usize;
+        let mut sim = Sim {
+            q: EventQueue::new(),
+            now: 0,
+            ports,
+            switches,
+            ready: vec![VecDeque::new(); hosts],
+            flows,
+            next_arrival: 0,
+            failures,
+            cfg,
+            hdr_bytes: hdr,
+            base_rtt_ps,
+            bdp_bytes,
+            buffer_bytes,
+            sample_ps: (s.output.queue_sample_us * 1e6).round() as u64,
+            max_time: if s.stop.max_time_us > 0.0 {
+                (s.stop.max_time_us * 1e6).round() as Time
+            } else {
+                NEVER
+            },
+            stall_ps: STALL_RTOS * rto_cycles as u64 * CYCLE_PS,
+            last_progress: 0,
+            flows_done: 0,
+            stalled: false,
+            interrupted: false,
+            c: Counters::default(),
+            queues: Vec::new(),
+            wall_s: 0.0,
+            fabric,
+        };
+        if let Some(f) = sim.flows.first() {
+            sim.q.push(f.spec.start_ps, Comp::new(Kind::Arrivals, 0));
+            sim.last_progress = f.spec.start_ps;
+        }
+        for (i, f) in sim.failures.iter().enumerate() {
+            sim.q.push(f.at, Comp::new(Kind::Failure, 2 * i as u32));
+            if let Some(u) = f.until {
+                sim.q.push(u, Comp::new(Kind::Failure, 2 * i as u32 + 1));
+            }
+        }
+        if sim.sample_ps > 0 {
+            sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
+        }
+        Ok(sim)
+    }
+
+    /// Base RTT of the longest path, ps.
+    pub fn base_rtt_ps(&self) -> u64 {
+        self.base_rtt_ps
+    }
+
+    /// One BDP, bytes.
+    pub fn bdp_bytes(&self) -> u64 {
+        self.bdp_bytes
+    }
+
+    #[inline]
+    fn cycle(&self) -> Cycles {
+        self.now / CYCLE_PS
+    }
+
+    fn all_done(&self) -> bool {
+        self.flows_done == self.flows.len()
+    }
+
+    /// Run the event loop to the end (see the module doc for the stop conditions).
+    pub fn run(&mut self, ctl: &RunControl) {
+        let wall = std::time::Instant::now();
+        let mut last_report = wall;
+        if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            self.interrupted = true;
+        }
+        while !self.interrupted && !self.all_done() {
+            let Some(t) = self.q.peek_time() else { break };
+            if t > self.max_time {
+                self.now = self.max_time;
+                break;
+            }
+            let (t, c) = self.q.pop().expect("peeked");
+            self.prefetch_next();
+            self.now = t;
+            self.c.events += 1;
+            match c.kind() {
+                Kind::Deliver => self.on_deliver(c.index()),
+                Kind::TxDone => self.on_txdone(c.index()),
+                Kind::FlowTimer => self.on_flow_timer(c.index()),
+                Kind::Arrivals => self.on_arrivals(),
+                Kind::Failure => self.on_failure(c.index()),
+                Kind::Sample => self.on_sample(),
+            }
+            if self.c.events & (CHECK_EVERY - 1) == 0 {
+                if self.now.saturating_sub(self.last_progress) > self.stall_ps {
+                    self.stalled = true;
+                    break;
+                }
+                if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    self.interrupted = true;
+                    break;
+                }
+                if let Some(p) = ctl.progress {
+                    let w = std::time::Instant::now();
+                    if w.duration_since(last_report).as_secs_f64() >= 0.25 {
+                        last_report = w;
+                        p(self.progress());
+                    }
+                }
+            }
+        }
+        self.wall_s = wall.elapsed().as_secs_f64();
+        if let Some(p) = ctl.progress {
+            p(self.progress());
+        }
+    }
+
+    /// Touch the memory the next event will need (its port's link head or queue head),
+    /// so the loads overlap with this event's work: the DES is bound by memory latency.
+    #[inline]
+    fn prefetch_next(&self) {
+        if let Some(c) = self.q.peek_comp() {
+            match c.kind() {
+                Kind::Deliver => {
+                    let port = &self.ports[c.index() as usize];
+                    std::hint::black_box(port.link.front().map(|e| e.1.dst));
+                }
+                Kind::TxDone => {
+                    let port = &self.ports[c.index() as usize];
+                    std::hint::black_box(port.data_q.front().map(|pk| pk.bytes));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            sim_time_ps: self.now,
+            flows_done: self.flows_done as u64,
+            flows_total: self.flows.len() as u64,
+        }
+    }
+
+    // ---------------------------------------------------------------- ports and links
+
+    /// Start the next packet on idle port `p` (at `self.now`), if it has one, and schedule
+    /// its `TxDone` if more wait.
+    fn start_next(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let host = match port.kind {
+            PortKind::Host(h) => Some(h),
+            PortKind::Switch(_) => None,
+        };
+        let pkt = if let Some(x) = port.ctrl_q.pop_front() {
+            Some(x)
+        } else if let Some(h) = host {
+            self.host_pull(h)
+        } else {
+            let x = port.data_q.pop_front();
+            if let (Some(pk), PortKind::Switch(ctl)) = (&x, &mut port.kind) {
+                ctl.on_departure(pk.bytes);
+            }
+            x
+        };
+        let Some(pk) = pkt else { return };
+        self.transmit(p, pk);
+        let port = &mut self.ports[p as usize];
+        let more = !port.ctrl_q.is_empty()
+            || match port.kind {
+                PortKind::Switch(_) => !port.data_q.is_empty(),
+                PortKind::Host(h) => !self.ready[h as usize].is_empty(),
+            };
+        if more {
+            port.txdone_at = port.busy_until;
+            self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    /// Put packet `i` on port `p`'s wire now.
+    #[inline]
+    fn transmit(&mut self, p: u32, pk: Packet) {
+        let bytes = pk.bytes;
+        let port = &mut self.ports[p as usize];
+        let ser = (bytes as u64 * port.ser_q32).div_ceil(1 << 32);
+        port.busy_until = self.now + ser;
+        if !port.up {
+            self.drop_pkt(p, &pk, Cause::LinkDown);
+            return;
+        }
+        port.tx_bytes += bytes as u64;
+        port.tx_packets += 1;
+        let at = port.busy_until + port.delay_ps;
+        port.link.push_back((at, pk));
+        if port.deliver_at == NEVER {
+            port.deliver_at = at;
+            self.q.push(at, Comp::new(Kind::Deliver, p));
+        }
+    }
+
+    /// Make port `p` serve its queues: start now if idle, else make sure a `TxDone` is due.
+    #[inline]
+    fn kick(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.txdone_at != NEVER {
+            return;
+        }
+        if port.busy_until <= self.now {
+            self.start_next(p);
+        } else {
+            port.txdone_at = port.busy_until;
+            self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    fn on_txdone(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.txdone_at != self.now {
+            return;
+        }
+        port.txdone_at = NEVER;
+        self.start_next(p);
+    }
+
+    fn on_deliver(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.deliver_at != self.now {
+            return;
+        }
+        port.deliver_at = NEVER;
+        loop {
+            let port = &mut self.ports[p as usize];
+            let Some(&(at, pk)) = port.link.front() else {
+                break;
+            };
+            if at > self.now {
+                port.deliver_at = at;
+                self.q.push(at, Comp::new(Kind::Deliver, p));
+                break;
+            }
+            port.link.pop_front();
+            let peer = port.peer;
+            match peer {
+                Node::Switch(s) => self.switch_arrive(s, pk),
+                Node::Host(h) => self.host_arrive(h, pk),
+            }
+        }
+    }
+
+    fn drop_pkt(&mut self, p: u32, pk: &Packet, cause: Cause) {
+        if pk.kind == PktKind::Data {
+            self.c.data_dropped += 1;
+        } else {
+            self.c.ctrl_dropped += 1;
+        }
+        self.c.drops[cause as usize] += 1;
+        self.ports[p as usize].drops += 1;
+    }
+
+    // ---------------------------------------------------------------- switches
+
+    fn switch_arrive(&mut self, s: u32, mut pk: Packet) {
+        let (route, seed) = self.switches[s as usize];
+        let Some(out) = route.select(pk.src, pk.dst, pk.ev, seed) else {
+            // Unreachable destination: cannot happen in a connected fabric.
+            let first = self.fabric.switches[s as usize].first_port;
+            self.drop_pkt(first, &pk, Cause::LinkDown);
+            return;
+        };
+        let now_c = self.cycle();
+        let port = &mut self.ports[out as usize];
+        if pk.kind.is_control() {
+            port.ctrl_q.push_back(pk);
+        } else {
+            let PortKind::Switch(ctl) = &mut port.kind else {
+                unreachable!("switch routes lead to switch ports")
+            };
+            match ctl.on_arrival(now_c, pk.bytes, &mut port.rng) {
+                Admit::Enqueue { ecn_mark } => {
+                    pk.ecn |= ecn_mark;
+                    port.data_q.push_back(pk);
+                }
+                Admit::Trim => {
+                    let hb = ctl.trimmed_size(pk.bytes);
+                    pk.kind = PktKind::Header;
+                    pk.bytes = hb;
+                    self.c.data_trimmed += 1;
+                    self.c.ctrl_created += 1;
+                    port.ctrl_q.push_back(pk);
+                }
+                Admit::Drop => {
+                    self.drop_pkt(out, &pk, Cause::BufferFull);
+                    return;
+                }
+            }
+        }
+        self.kick(out);
+    }
+
+    // ---------------------------------------------------------------- hosts
+
+    /// A packet reached host `h`.
+    fn host_arrive(&mut self, h: u32, pk: Packet) {
+        let f = pk.flow;
+        match pk.kind {
+            PktKind::Data | PktKind::Header => {
+                if pk.kind == PktKind::Data {
+                    self.c.data_delivered += 1;
+                } else {
+                    self.c.headers_delivered += 1;
+                    self.c.ctrl_delivered += 1;
+                }
+                let flow = &mut self.flows[f as usize];
+                let reply = if pk.kind == PktKind::Data {
+                    flow.rx
+                        .on_data(pk.psn, pk.ecn, pk.ev)
+                        .map(|a| (PktKind::Ack, a.cum_ack, a.ecn))
+                } else {
+                    flow.rx.on_trimmed(pk.psn, pk.ev);
+                    Some((PktKind::Nack, 0, false))
+                };
+                match reply {
+                    Some((kind, cum_ack, ecn)) => {
+                        let reply = Packet {
+                            flow: f,
+                            src: h,
+                            dst: pk.src,
+                            psn: pk.psn,
+                            cum_ack,
+                            bytes: self.hdr_bytes,
+                            ev: pk.ev,
+                            kind,
+                            ecn,
+                        };
+                        self.c.ctrl_created += 1;
+                        self.ports[h as usize].ctrl_q.push_back(reply);
+                        self.kick(h);
+                    }
+                    None => {
+                        // Beyond the receiver's window: discarded (counted as a drop).
+                        self.c.data_delivered -= 1;
+                        self.drop_pkt(h, &pk, Cause::BeyondWindow);
+                    }
+                }
+            }
+            PktKind::Ack => {
+                self.c.ctrl_delivered += 1;
+                self.sender_ack(
+                    f,
+                    Ack {
+                        psn: pk.psn,
+                        cum_ack: pk.cum_ack,
+                        ecn: pk.ecn,
+                        ev: pk.ev,
+                    },
+                );
+            }
+            PktKind::Nack => {
+                self.c.ctrl_delivered += 1;
+                let flow = &mut self.flows[f as usize];
+                let now_c = self.now / CYCLE_PS;
+                if let Some(cc) = &mut flow.cc {
+                    cc.sync(now_c);
+                    cc.on_nack(pk.psn);
+                    self.after_sender_change(f);
+                }
+            }
+        }
+    }
+
+    fn sender_ack(&mut self, f: u32, a: Ack) {
+        let now_c = self.cycle();
+        let flow = &mut self.flows[f as usize];
+        let Some(cc) = &mut flow.cc else { return };
+        cc.sync(now_c);
+        let newly = cc.on_ack(&a);
+        flow.lb.on_ack(now_c, a.ev, a.ecn);
+        if newly > 0 {
+            self.last_progress = self.now;
+        }
+        if cc.is_done() {
+            flow.stats = cc.stats();
+            flow.cc = None;
+            flow.end_ps = self.now;
+            self.flows_done += 1;
+            return;
+        }
+        self.after_sender_change(f);
+    }
+
+    /// After anything changed flow `f`'s sender: judge an RTO, put the flow in its host's
+    /// ready ring if it can send, kick the host port, and (re)arm the flow's timer event.
+    fn after_sender_change(&mut self, f: u32) {
+        let now_c = self.cycle();
+        let flow = &mut self.flows[f as usize];
+        let Some(cc) = &mut flow.cc else { return };
+        if let Some(r) = cc.take_timeout() {
+            self.c.timeouts += 1;
+            let base_c = self.base_rtt_ps / CYCLE_PS;
+            if (r.recent_rtt_max as u64) < FAILURE_RTT_FACTOR * base_c {
+                flow.lb.on_failure_detection(now_c);
+                flow.failure_detections += 1;
+                self.c.failure_detections += 1;
+            }
+        }
+        let h = flow.spec.src;
+        let sendable = cc.can_send();
+        if let Some(d) = cc.timer_deadline() {
+            let t = d * CYCLE_PS;
+            if t < flow.timer_at {
+                flow.timer_at = t;
+                self.q.push(t, Comp::new(Kind::FlowTimer, f));
+            }
+        }
+        if sendable {
+            if !flow.in_ready {
+                flow.in_ready = true;
+                self.ready[h as usize].push_back(f);
+            }
+            self.kick(h);
+        }
+    }
+
+    /// The next DATA packet host `h` sends: round robin over its ready flows.
+    fn host_pull(&mut self, h: u32) -> Option<Packet> {
+        let now_c = self.cycle();
+        loop {
+            let f = self.ready[h as usize].pop_front()?;
+            let flow = &mut self.flows[f as usize];
+            let Some(cc) = &mut flow.cc else {
+                flow.in_ready = false;
+                continue;
+            };
+            cc.sync(now_c);
+            let Some(tx) = cc.next_packet() else {
+                flow.in_ready = false;
+                self.after_sender_change(f);
+                continue;
+            };
+            let ev = flow.lb.on_send(now_c, &mut flow.rng);
+            if cc.can_send() {
+                self.ready[h as usize].push_back(f);
+            } else {
+                flow.in_ready = false;
+            }
+            let pk = Packet {
+                flow: f,
+                src: h,
+                dst: flow.spec.dst,
+                psn: tx.psn,
+                cum_ack: 0,
+                bytes: tx.payload + self.hdr_bytes,
+                ev,
+                kind: PktKind::Data,
+                ecn: false,
+            };
+            if let Some(d) = cc.timer_deadline() {
+                let t = d * CYCLE_PS;
+                if t < flow.timer_at {
+                    flow.timer_at = t;
+                    self.q.push(t, Comp::new(Kind::FlowTimer, f));
+                }
+            }
+            self.c.data_sent += 1;
+            return Some(pk);
+        }
+    }
+
+    fn on_flow_timer(&mut self, f: u32) {
+        let now_c = self.cycle();
+        let flow = &mut self.flows[f as usize];
+        if flow.timer_at != self.now {
+            return;
+        }
+        flow.timer_at = NEVER;
+        if let Some(cc) = &mut flow.cc {
+            cc.sync(now_c);
+            self.after_sender_change(f);
+        }
+    }
+
+    fn on_arrivals(&mut self) {
+        let now_c = self.cycle();
+        while let Some(flow) = self.flows.get_mut(self.next_arrival) {
+            if flow.spec.start_ps > self.now {
+                self.q
+                    .push(flow.spec.start_ps, Comp::new(Kind::Arrivals, 0));
+                break;
+            }
+            let f = self.next_arrival as u32;
+            self.next_arrival += 1;
+            let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
+                .expect("configuration and message size checked at build");
+            flow.cc = Some(Cc::Dctcp(Box::new(s)));
+            self.last_progress = self.now;
+            self.after_sender_change(f);
+        }
+    }
+
+    fn on_failure(&mut self, idx: u32) {
+        let fl = self.failures[(idx / 2) as usize];
+        let begin = idx & 1 == 0;
+        for p in fl.ports {
+            let base = self.fabric.ports[p as usize].gbps;
+            match fl.gbps {
+                Some(g) => {
+                    let port = &mut self.ports[p as usize];
+                    port.gbps = if begin { g } else { base };
+                    port.ser_q32 = ser_q32(port.gbps);
+                }
+                None => {
+                    self.ports[p as usize].up = !begin;
+                    if begin {
+                        // What is on the wire is lost.
+                        while let Some((_, pk)) = self.ports[p as usize].link.pop_front() {
+                            self.drop_pkt(p, &pk, Cause::LinkDown);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_sample(&mut self) {
+        for (p, port) in self.ports.iter().enumerate() {
+            if let PortKind::Switch(ctl) = &port.kind {
+                let b = ctl.occupancy_bytes();
+                if b > 0 {
+                    self.queues.push(QueueSample {
+                        time_ps: self.now,
+                        port: self.fabric.ports[p].name.clone(),
+                        bytes: b,
+                    });
+                }
+            }
+        }
+        self.q
+            .push(self.now + self.sample_ps, Comp::new(Kind::Sample, 0));
+    }
+
+    // ---------------------------------------------------------------- results
+
+    /// The results of the run so far.
+    pub fn results(&self, s: &Scenario) -> RunResult {
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let mut fcts = Vec::new();
+        let (mut retx, mut ooo, mut stalls) = (0u64, 0u64, 0u64);
+        for (id, f) in self.flows.iter().enumerate() {
+            let st = match &f.cc {
+                Some(cc) => cc.stats(),
+                None => f.stats,
+            };
+            retx += st.retransmits;
+            stalls += st.window_stalls;
+            ooo += f.rx.stats.out_of_order;
+            let fct = if f.end_ps > 0 {
+                f.end_ps - f.spec.start_ps
+            } else {
+                0
+            };
+            if f.end_ps > 0 {
+                fcts.push(fct);
+            }
+            flows.push(FlowRecord {
+                id: id as u32,
+                src: f.spec.src,
+                dst: f.spec.dst,
+                bytes: f.spec.bytes,
+                start_ps: f.spec.start_ps,
+                end_ps: f.end_ps,
+                fct_ps: fct,
+                packets_sent: st.packets_sent,
+                retransmits: st.retransmits,
+                ecn_acks: st.ecn_acks,
+                out_of_order: f.rx.stats.out_of_order,
+            });
+        }
+        fcts.sort_unstable();
+        let n = fcts.len();
+        let (max_fct, mean_fct, p99) = if n == 0 {
+            (0, 0, 0)
+        } else {
+            let sum: u128 = fcts.iter().map(|&x| x as u128).sum();
+            let idx = ((n as f64 * 0.99).ceil() as usize).clamp(1, n) - 1;
+            (fcts[n - 1], (sum / n as u128) as u64, fcts[idx])
+        };
+
+        let end_s = self.now as f64 * 1e-12;
+        let (mut trims, mut marks) = (0u64, 0u64);
+        let mut links = Vec::with_capacity(self.ports.len());
+        let (mut data_inflight, mut ctrl_inflight) = (0u64, 0u64);
+        for (p, port) in self.ports.iter().enumerate() {
+            let (m, tr) = match &port.kind {
+                PortKind::Switch(ctl) => (ctl.marks(), ctl.trims()),
+                PortKind::Host(_) => (0, 0),
+            };
+            marks += m;
+            trims += tr;
+            for pk in port
+                .ctrl_q
+                .iter()
+                .chain(port.data_q.iter())
+                .chain(port.link.iter().map(|(_, pk)| pk))
+            {
+                if pk.kind == PktKind::Data {
+                    data_inflight += 1;
+                } else {
+                    ctrl_inflight += 1;
+                }
+            }
+            let base = self.fabric.ports[p].gbps;
+            links.push(LinkRecord {
+                link: self.fabric.ports[p].name.clone(),
+                tx_bytes: port.tx_bytes,
+                tx_packets: port.tx_packets,
+                drops: port.drops,
+                ecn_marks: m,
+                utilization: if end_s > 0.0 {
+                    port.tx_bytes as f64 * 8.0 / (base * 1e9 * end_s)
+                } else {
+                    0.0
+                },
+            });
+        }
+        let drops: u64 = self.c.drops.iter().sum();
+        let drops_by_cause: BTreeMap<String, u64> = CAUSE_NAMES
+            .iter()
+            .zip(self.c.drops)
+            .map(|(n, c)| (n.to_string(), c))
+            .collect();
+        let c = &self.c;
+        let extra: BTreeMap<String, f64> = [
+            ("base_rtt_ps", self.base_rtt_ps as f64),
+            ("bdp_bytes", self.bdp_bytes as f64),
+            ("buffer_bytes", self.buffer_bytes as f64),
+            ("data_delivered", c.data_delivered as f64),
+            ("data_dropped", c.data_dropped as f64),
+            ("data_trimmed", c.data_trimmed as f64),
+            ("data_in_flight_end", data_inflight as f64),
+            ("ctrl_created", c.ctrl_created as f64),
+            ("ctrl_delivered", c.ctrl_delivered as f64),
+            ("ctrl_dropped", c.ctrl_dropped as f64),
+            ("ctrl_in_flight_end", ctrl_inflight as f64),
+            ("headers_delivered", c.headers_delivered as f64),
+            ("timeouts", c.timeouts as f64),
+            ("failure_detections", c.failure_detections as f64),
+            ("window_stalls", stalls as f64),
+            ("stalled", self.stalled as u8 as f64),
+            ("interrupted", self.interrupted as u8 as f64),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let wall = self.wall_s;
+        let per_s = |x: u64| if wall > 0.0 { x as f64 / wall } else { 0.0 };
+        RunResult {
+            summary: Summary {
+                seed: s.seed,
+                scenario: s.name.clone(),
+                dcfab_version: env!("CARGO_PKG_VERSION").to_string(),
+                flows: self.flows.len() as u64,
+                flows_completed: n as u64,
+                max_fct_ps: max_fct,
+                mean_fct_ps: mean_fct,
+                p99_fct_ps: p99,
+                end_time_ps: self.now,
+                drops,
+                drops_by_cause,
+                trims,
+                ecn_marks: marks,
+                data_packets: c.data_sent,
+                retransmits: retx,
+                out_of_order: ooo,
+                events: c.events,
+                wall_s: wall,
+                events_per_s: per_s(c.events),
+                data_packets_per_s: per_s(c.data_sent),
+                extra,
+            },
+            flows,
+            queues: self.queues.clone(),
+            links,
+            tables: BTreeMap::new(),
+        }
+    }
+}
+
+/// Flow specs of a built run (for tests and tools).
+impl Sim {
+    /// The flows, in id order.
+    pub fn flow_specs(&self) -> Vec<FlowSpec> {
+        self.flows.iter().map(|f| f.spec).collect()
+    }
+}

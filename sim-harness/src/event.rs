@@ -1,0 +1,416 @@
+//! The event queue: a flat 4-ary heap of `(time, seq, component)` packed in one `u128`
+//! (no boxing, one integer comparison per step), with partitions that can be paused and
+//! shifted in time.
+//!
+//! * Time is `u64` picoseconds ([`Time`]). `seq` is an insertion counter, so events at the
+//!   same time come out in the order they were scheduled (FIFO), which keeps runs
+//!   bit-identical.
+//! * A [`Comp`] is 32 bits: an event kind (4 bits) and the index of the port, flow or
+//!   global object it belongs to (28 bits). Events never carry packets; components find
+//!   their packets in their own queues (a link holds only its head packet's event).
+//! * Wormhole (Def. 1) groups the ports and flows that share a port, transitively, into
+//!   partitions. [`EventQueue::pause`] moves every pending event of one partition (a
+//!   [`PartitionSet`] of ports and flows) out of the heap into a stash, O(n);
+//!   events scheduled for it while paused go to the stash too. [`EventQueue::resume`]
+//!   re-inserts them shifted by ΔT. Other partitions' events are never touched.
+
+/// Simulated time in picoseconds.
+pub type Time = u64;
+
+/// "Never" / "no event pending".
+pub const NEVER: Time = u64::MAX;
+
+/// Kinds of events (4 bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum Kind {
+    /// An output port finished serializing its current packet (index: port).
+    TxDone = 0,
+    /// The head packet of a port's link reaches the far end (index: port).
+    Deliver = 1,
+    /// A flow's retransmission timer (index: flow).
+    FlowTimer = 2,
+    /// The next flow arrivals are due (index: 0).
+    Arrivals = 3,
+    /// A failure starts (index: 2 * failure) or ends (2 * failure + 1).
+    Failure = 4,
+    /// Queue-occupancy sampling tick (index: 0).
+    Sample = 5,
+}
+
+impl Kind {
+    const ALL: [Kind; 6] = [
+        Kind::TxDone,
+        Kind::Deliver,
+        Kind::FlowTimer,
+        Kind::Arrivals,
+        Kind::Failure,
+        Kind::Sample,
+    ];
+}
+
+/// The component an event belongs to: kind and index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Comp(u32);
+
+impl Comp {
+    /// Largest index.
+    pub const MAX_INDEX: u32 = (1 << 28) - 1;
+
+    /// Kind `k` at `index` (index masked to 28 bits).
+    #[inline]
+    pub const fn new(k: Kind, index: u32) -> Comp {
+        Comp((index & Self::MAX_INDEX) << 4 | k as u32)
+    }
+
+    /// The kind.
+    #[inline]
+    pub fn kind(self) -> Kind {
+        Kind::ALL[(self.0 & 15) as usize]
+    }
+
+    /// The index.
+    #[inline]
+    pub const fn index(self) -> u32 {
+        self.0 >> 4
+    }
+}
+
+/// A heap entry: `time << 64 | seq << 32 | comp`, so one `u128` comparison orders by
+/// time, then by insertion order (`seq` wraps after 2^32 events: ties that straddle the
+/// wrap are ordered differently, identically in every run).
+type Entry = u128;
+
+#[inline]
+const fn entry(time: Time, seq: u64, comp: Comp) -> Entry {
+    (time as u128) << 64 | ((seq as u32) as u128) << 32 | comp.0 as u128
+}
+
+#[inline]
+const fn entry_time(e: Entry) -> Time {
+    (e >> 64) as Time
+}
+
+#[inline]
+const fn entry_comp(e: Entry) -> Comp {
+    Comp(e as u32)
+}
+
+/// A 4-ary min-heap of entries (children of `i` at `4i+1 ..= 4i+4`): half the depth of a
+/// binary heap, and a node's children share one or two cache lines.
+#[derive(Debug, Default, Clone)]
+struct QuadHeap {
+    v: Vec<Entry>,
+}
+
+impl QuadHeap {
+    #[inline]
+    fn push(&mut self, x: Entry) {
+        let mut i = self.v.len();
+        self.v.push(x);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            let pv = self.v[parent];
+            if pv <= x {
+                break;
+            }
+            self.v[i] = pv;
+            i = parent;
+        }
+        self.v[i] = x;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let last = self.v.pop()?;
+        let n = self.v.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = self.v[0];
+        let mut i = 0;
+        loop {
+            let c = 4 * i + 1;
+            if c >= n {
+                break;
+            }
+            let end = (c + 4).min(n);
+            let mut m = c;
+            let mut mv = self.v[c];
+            for j in c + 1..end {
+                let vj = self.v[j];
+                if vj < mv {
+                    m = j;
+                    mv = vj;
+                }
+            }
+            if mv >= last {
+                break;
+            }
+            self.v[i] = mv;
+            i = m;
+        }
+        self.v[i] = last;
+        Some(top)
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<Entry> {
+        self.v.first().copied()
+    }
+
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+
+    fn from_vec(mut v: Vec<Entry>) -> Self {
+        v.sort_unstable();
+        QuadHeap { v }
+    }
+}
+
+/// A set of ports and flows (a Wormhole partition). Port-kind events (`TxDone`,
+/// `Deliver`) belong to their port, `FlowTimer` to its flow; global events (arrivals,
+/// failures, sampling) belong to no partition.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PartitionSet {
+    ports: Vec<u64>,
+    flows: Vec<u64>,
+}
+
+fn set_bit(v: &mut Vec<u64>, i: u32) {
+    let w = (i / 64) as usize;
+    if v.len() <= w {
+        v.resize(w + 1, 0);
+    }
+    v[w] |= 1 << (i % 64);
+}
+
+fn get_bit(v: &[u64], i: u32) -> bool {
+    v.get((i / 64) as usize)
+        .is_some_and(|w| w >> (i % 64) & 1 == 1)
+}
+
+impl PartitionSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add port `p`.
+    pub fn add_port(&mut self, p: u32) {
+        set_bit(&mut self.ports, p);
+    }
+
+    /// Add flow `f`.
+    pub fn add_flow(&mut self, f: u32) {
+        set_bit(&mut self.flows, f);
+    }
+
+    /// Whether the component's events belong to this set.
+    pub fn contains(&self, c: Comp) -> bool {
+        match c.kind() {
+            Kind::TxDone | Kind::Deliver => get_bit(&self.ports, c.index()),
+            Kind::FlowTimer => get_bit(&self.flows, c.index()),
+            Kind::Arrivals | Kind::Failure | Kind::Sample => false,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Paused {
+    id: u32,
+    set: PartitionSet,
+    stash: Vec<Entry>,
+}
+
+/// The event queue.
+#[derive(Debug, Default)]
+pub struct EventQueue {
+    heap: QuadHeap,
+    seq: u64,
+    paused: Vec<Paused>,
+}
+
+impl EventQueue {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Schedule `comp` at `time`.
+    #[inline]
+    pub fn push(&mut self, time: Time, comp: Comp) {
+        let e = entry(time, self.seq, comp);
+        self.seq += 1;
+        if !self.paused.is_empty() {
+            if let Some(p) = self.paused.iter_mut().find(|p| p.set.contains(comp)) {
+                p.stash.push(e);
+                return;
+            }
+        }
+        self.heap.push(e);
+    }
+
+    /// Take the earliest event (of the partitions not paused).
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, Comp)> {
+        self.heap.pop().map(|e| (entry_time(e), entry_comp(e)))
+    }
+
+    /// Time of the earliest event, if any.
+    #[inline]
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(entry_time)
+    }
+
+    /// Component of the earliest event, if any.
+    #[inline]
+    pub fn peek_comp(&self) -> Option<Comp> {
+        self.heap.peek().map(entry_comp)
+    }
+
+    /// Events in the heap (not counting paused partitions).
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// No event in the heap.
+    pub fn is_empty(&self) -> bool {
+        self.heap.len() == 0
+    }
+
+    /// Events of paused partition `id`, if it is paused.
+    pub fn paused_len(&self, id: u32) -> Option<usize> {
+        self.paused
+            .iter()
+            .find(|p| p.id == id)
+            .map(|p| p.stash.len())
+    }
+
+    /// Pause partition `id` made of `set`: its pending events leave the heap (O(n)), and
+    /// events scheduled for it until [`EventQueue::resume`] are held back too. Returns
+    /// false (and does nothing) if `id` is already paused.
+    pub fn pause(&mut self, id: u32, set: PartitionSet) -> bool {
+        if self.paused.iter().any(|p| p.id == id) {
+            return false;
+        }
+        let all = std::mem::take(&mut self.heap).v;
+        let (stash, keep): (Vec<Entry>, Vec<Entry>) =
+            all.into_iter().partition(|&e| set.contains(entry_comp(e)));
+        self.heap = QuadHeap::from_vec(keep);
+        self.paused.push(Paused { id, set, stash });
+        true
+    }
+
+    /// Resume partition `id`, shifting each of its held events `delta` ps later (their
+    /// order among themselves is kept). Returns the number of events re-inserted, or
+    /// `None` if `id` was not paused.
+    pub fn resume(&mut self, id: u32, delta: Time) -> Option<usize> {
+        let i = self.paused.iter().position(|p| p.id == id)?;
+        let p = self.paused.swap_remove(i);
+        let n = p.stash.len();
+        for e in p.stash {
+            let t = entry_time(e).saturating_add(delta);
+            self.heap.push((t as u128) << 64 | (e & u64::MAX as u128));
+        }
+        Some(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heap_sorts_like_a_sort() {
+        let mut h = QuadHeap::default();
+        let mut x: u64 = 12345;
+        let mut all = Vec::new();
+        for i in 0..2000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let e = entry(
+                x >> 40,
+                i,
+                Comp::new(Kind::Deliver, (x >> 8) as u32 & 0xffff),
+            );
+            all.push(e);
+            h.push(e);
+            if i % 3 == 0 {
+                all.sort_unstable();
+                assert_eq!(h.pop(), Some(all.remove(0)));
+            }
+        }
+        all.sort_unstable();
+        let rest: Vec<_> = std::iter::from_fn(|| h.pop()).collect();
+        assert_eq!(rest, all);
+    }
+
+    #[test]
+    fn pops_in_time_then_fifo_order() {
+        let mut q = EventQueue::new();
+        q.push(30, Comp::new(Kind::TxDone, 1));
+        q.push(10, Comp::new(Kind::Deliver, 2));
+        q.push(30, Comp::new(Kind::TxDone, 0));
+        q.push(20, Comp::new(Kind::FlowTimer, 5));
+        let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            got,
+            [
+                (10, Comp::new(Kind::Deliver, 2)),
+                (20, Comp::new(Kind::FlowTimer, 5)),
+                (30, Comp::new(Kind::TxDone, 1)),
+                (30, Comp::new(Kind::TxDone, 0)),
+            ]
+        );
+        let c = Comp::new(Kind::Failure, 12345);
+        assert_eq!((c.kind(), c.index()), (Kind::Failure, 12345));
+    }
+
+    /// Pausing one partition and shifting it by ΔT moves exactly its events (including
+    /// one scheduled while paused) and leaves the other partition's events untouched.
+    #[test]
+    fn pause_and_shift_one_partition() {
+        let mut q = EventQueue::new();
+        // Partition A: port 1 and flow 7. Partition B: port 2, flow 8. Plus a global event.
+        for t in [100, 200, 300] {
+            q.push(t, Comp::new(Kind::TxDone, 1));
+            q.push(t + 5, Comp::new(Kind::Deliver, 2));
+        }
+        q.push(150, Comp::new(Kind::FlowTimer, 7));
+        q.push(160, Comp::new(Kind::FlowTimer, 8));
+        q.push(250, Comp::new(Kind::Sample, 0));
+        let mut a = PartitionSet::new();
+        a.add_port(1);
+        a.add_flow(7);
+        assert!(q.pause(1, a.clone()));
+        assert!(!q.pause(1, a), "already paused");
+        assert_eq!(q.paused_len(1), Some(4));
+        // Scheduled while paused: held back too.
+        q.push(400, Comp::new(Kind::Deliver, 1));
+        assert_eq!(q.paused_len(1), Some(5));
+        // Only B and the global event run meanwhile, at their own times.
+        let (t, c) = q.pop().unwrap();
+        assert_eq!((t, c), (105, Comp::new(Kind::Deliver, 2)));
+        assert_eq!(q.pop().unwrap(), (160, Comp::new(Kind::FlowTimer, 8)));
+        // Shift A by 1000 ps.
+        assert_eq!(q.resume(1, 1000), Some(5));
+        assert_eq!(q.resume(1, 1000), None);
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            rest,
+            [
+                (205, Comp::new(Kind::Deliver, 2)),
+                (250, Comp::new(Kind::Sample, 0)),
+                (305, Comp::new(Kind::Deliver, 2)),
+                (1100, Comp::new(Kind::TxDone, 1)),
+                (1150, Comp::new(Kind::FlowTimer, 7)),
+                (1200, Comp::new(Kind::TxDone, 1)),
+                (1300, Comp::new(Kind::TxDone, 1)),
+                (1400, Comp::new(Kind::Deliver, 1)),
+            ]
+        );
+    }
+}

@@ -1,0 +1,65 @@
+//! Packets: small `Copy` structs (28 bytes) held by value in the per-port ring buffers
+//! (control lane, data FIFO, link), which together are the packet arena: they grow to the
+//! run's peak and are reused, so nothing is allocated per packet, and an event never
+//! carries a packet (it names the port whose ring holds it). Holding packets by value rather
+//! than by index into one shared slab saves a cache miss per hop: the DES is bound by memory
+//! latency, and a link's ring is read in order.
+
+/// What a packet is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PktKind {
+    /// Payload-carrying DATA packet.
+    Data = 0,
+    /// Per-packet acknowledgement (selective + cumulative, ECN and EV echo).
+    Ack = 1,
+    /// Negative acknowledgement of a trimmed DATA packet.
+    Nack = 2,
+    /// A DATA packet trimmed to its header by a switch (forwarded at high priority).
+    Header = 3,
+}
+
+impl PktKind {
+    /// Control packets (everything but DATA) use the high-priority lane of every port and
+    /// are not counted in the data buffer.
+    #[inline]
+    pub const fn is_control(self) -> bool {
+        !matches!(self, PktKind::Data)
+    }
+}
+
+/// A packet header as the simulator sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    /// Flow (message) id.
+    pub flow: u32,
+    /// Sending host of this packet (for an ACK: the DATA's receiver).
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// PSN carried (DATA: its PSN; ACK/NACK: the PSN acknowledged).
+    pub psn: u32,
+    /// ACK only: cumulative acknowledgement.
+    pub cum_ack: u32,
+    /// Bytes on the wire.
+    pub bytes: u32,
+    /// Entropy value (ACKs echo the DATA's).
+    pub ev: u16,
+    /// Kind.
+    pub kind: PktKind,
+    /// DATA: CE mark; ACK: the echoed mark.
+    pub ecn: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packets_are_small_and_kinds_classify() {
+        assert!(std::mem::size_of::<Packet>() <= 28);
+        assert!(!PktKind::Data.is_control());
+        assert!(PktKind::Ack.is_control() && PktKind::Nack.is_control());
+        assert!(PktKind::Header.is_control());
+    }
+}

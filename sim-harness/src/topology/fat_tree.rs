@@ -1,0 +1,257 @@
+//! 2- and 3-tier fat trees of any even radix k, with ToR oversubscription and a host limit.
+//!
+//! * A ToR has `d = validate::tor_host_ports(k, o)` host ports (k/2 at oversubscription
+//!   o = 1, `round(k o / (1 + o))` above) and `u = k - d` uplinks.
+//! * 2 tiers: `ceil(hosts / d)` ToRs (at most k) and `u` spines; ToR t's uplink j goes to
+//!   spine j, whose down port t comes back. `hosts = k d` for the full tree (k = 64,
+//!   hosts = 1024: 32 ToRs of 32 hosts, 32 spines).
+//! * 3 tiers: pods of k/2 ToRs and `u` aggs; ToR i of pod p has uplink j to agg j of pod p;
+//!   each agg has k/2 up ports, agg g's up port j goes to spine `g * k/2 + j` (so there are
+//!   `u * k/2` spines, each with one down port per pod). Full tree: `k * k/2 * d` hosts
+//!   (k = 8: 128 hosts, 32 ToRs, 32 aggs, 16 spines).
+//!
+//! With `topology.hosts` below the full size, hosts fill ToRs (and ToRs fill pods) in
+//! order, and only the switches needed exist: the last ToR or pod may be partial.
+
+use super::{Fabric, FabricBuilder, Route};
+use crate::error::Result;
+use crate::scenario::Topology;
+use crate::validate::{host_count, tor_host_ports};
+
+/// Build a fat tree for `t` (validated: even radix, 2 or 3 tiers, hosts that fit).
+pub fn build(t: &Topology) -> Result<Fabric> {
+    let k = t.radix;
+    let hosts = host_count(t) as u32;
+    let d = tor_host_ports(k as u64, t.oversubscription) as u32;
+    let u = k - d;
+    let prop = t.link_delay_ns * 1000;
+    let g = t.link_gbps;
+    let n_tor = hosts.div_ceil(d);
+    let mut b = FabricBuilder::new(hosts, g);
+
+    // ToRs.
+    let mut tor_first = Vec::with_capacity(n_tor as usize);
+    for tor in 0..n_tor {
+        let lo = tor * d;
+        let hi = (lo + d).min(hosts);
+        let n_down = hi - lo;
+        let names = (0..n_down)
+            .map(|i| format!("tor{tor}.down{i}"))
+            .chain((0..u).map(|j| format!("tor{tor}.up{j}")))
+            .collect();
+        let (sw, first) = b.add_switch(format!("tor{tor}"), names, g);
+        b.set_route(
+            sw,
+            Route::Tree {
+                lo,
+                hi,
+                per_down: 1,
+                first_down: first,
+                first_up: first + n_down,
+                n_up: u,
+            },
+        );
+        for i in 0..n_down {
+            b.connect(lo + i, first + i, prop);
+        }
+        tor_first.push((first, n_down));
+    }
+
+    if t.tiers == 2 {
+        for s in 0..u {
+            let names = (0..n_tor).map(|i| format!("spine{s}.down{i}")).collect();
+            let (sw, first) = b.add_switch(format!("spine{s}"), names, g);
+            b.set_route(
+                sw,
+                Route::Tree {
+                    lo: 0,
+                    hi: hosts,
+                    per_down: d,
+                    first_down: first,
+                    first_up: first + n_tor,
+                    n_up: 0,
+                },
+            );
+            for (tor, &(tf, n_down)) in tor_first.iter().enumerate() {
+                b.connect(tf + n_down + s, first + tor as u32, prop);
+            }
+        }
+        if n_tor > 1 {
+            b.set_longest(4, 3);
+        }
+        return Ok(b.finish());
+    }
+
+    // 3 tiers.
+    let half = k / 2;
+    let pods = n_tor.div_ceil(half);
+    let per_pod_hosts = half * d;
+    let mut agg_first = Vec::with_capacity((pods * u) as usize);
+    for p in 0..pods {
+        let lo = p * per_pod_hosts;
+        let hi = (lo + per_pod_hosts).min(hosts);
+        let tors_here = (hi - lo).div_ceil(d);
+        for gi in 0..u {
+            let a = p * u + gi;
+            let names = (0..tors_here)
+                .map(|i| format!("agg{a}.down{i}"))
+                .chain((0..half).map(|j| format!("agg{a}.up{j}")))
+                .collect();
+            let (sw, first) = b.add_switch(format!("agg{a}"), names, g);
+            b.set_route(
+                sw,
+                Route::Tree {
+                    lo,
+                    hi,
+                    per_down: d,
+                    first_down: first,
+                    first_up: first + tors_here,
+                    n_up: half,
+                },
+            );
+            for i in 0..tors_here {
+                let (tf, n_down) = tor_first[(p * half + i) as usize];
+                b.connect(tf + n_down + gi, first + i, prop);
+            }
+            agg_first.push((first, tors_here));
+        }
+    }
+    for gi in 0..u {
+        for j in 0..half {
+            let s = gi * half + j;
+            let names = (0..pods).map(|p| format!("spine{s}.down{p}")).collect();
+            let (sw, first) = b.add_switch(format!("spine{s}"), names, g);
+            b.set_route(
+                sw,
+                Route::Tree {
+                    lo: 0,
+                    hi: hosts,
+                    per_down: per_pod_hosts,
+                    first_down: first,
+                    first_up: first + pods,
+                    n_up: 0,
+                },
+            );
+            for p in 0..pods {
+                let (af, tors_here) = agg_first[(p * u + gi) as usize];
+                b.connect(af + tors_here + j, first + p, prop);
+            }
+        }
+    }
+    if pods > 1 {
+        b.set_longest(6, 5);
+    } else if n_tor > 1 {
+        b.set_longest(4, 3);
+    }
+    Ok(b.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Node;
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn topo(tiers: u32, radix: u32, hosts: u32) -> Topology {
+        Topology {
+            tiers,
+            radix,
+            hosts,
+            ..Scenario::default().topology
+        }
+    }
+
+    /// Walk from `src` to `dst` with entropy `ev`: the hops (switch names).
+    fn path(f: &Fabric, src: u32, dst: u32, ev: u16) -> Vec<String> {
+        let mut hops = Vec::new();
+        let mut port = src;
+        loop {
+            match f.ports[port as usize].peer {
+                Node::Host(h) => {
+                    assert_eq!(h, dst);
+                    return hops;
+                }
+                Node::Switch(s) => {
+                    let sw = &f.switches[s as usize];
+                    hops.push(sw.name.clone());
+                    port = sw.route.select(src, dst, ev, s as u64).unwrap();
+                    assert!(port >= sw.first_port && port < sw.first_port + sw.n_ports);
+                    assert!(hops.len() < 10, "loop: {hops:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn three_tier_k8_has_128_hosts_and_right_paths() {
+        let f = build(&topo(3, 8, 0)).unwrap();
+        assert_eq!(f.hosts, 128);
+        let count = |p: &str| f.switches.iter().filter(|s| s.name.starts_with(p)).count();
+        assert_eq!((count("tor"), count("agg"), count("spine")), (32, 32, 16));
+        // Each cable has two ports: 128 host + 128 ToR-down + 128 up + 128 agg-down + ...
+        assert_eq!(f.ports.len(), 128 * 6);
+        assert_eq!(path(&f, 0, 1, 0), ["tor0"]);
+        assert_eq!(path(&f, 0, 5, 0).len(), 3, "same pod: tor-agg-tor");
+        assert_eq!(
+            path(&f, 0, 127, 3).len(),
+            5,
+            "other pod: tor-agg-spine-agg-tor"
+        );
+        assert_eq!(f.longest.links, 6);
+        for p in &f.ports {
+            assert_eq!(
+                f.ports[p.reverse as usize].reverse,
+                f.port_by_name(&p.name).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn two_tier_radix64_1024_hosts() {
+        let f = build(&topo(2, 64, 1024)).unwrap();
+        let count = |p: &str| f.switches.iter().filter(|s| s.name.starts_with(p)).count();
+        assert_eq!((count("tor"), count("spine")), (32, 32));
+        assert_eq!(path(&f, 0, 1000, 9).len(), 3);
+        assert_eq!(f.longest.links, 4);
+        assert!(f.port_by_name("spine31.down31").is_some());
+        assert!(f.port_by_name("spine31.down32").is_none());
+    }
+
+    #[test]
+    fn ecmp_uses_every_uplink() {
+        let f = build(&topo(3, 8, 0)).unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for ev in 0..200u16 {
+            let p = path(&f, 0, 127, ev);
+            seen.insert(p[2].clone());
+        }
+        assert_eq!(
+            seen.len(),
+            16,
+            "all 16 spines reachable from pod 0 to pod 7"
+        );
+    }
+
+    #[test]
+    fn oversubscription_and_partial_trees() {
+        let t = Topology {
+            oversubscription: 3.0,
+            ..topo(2, 8, 0)
+        };
+        let f = build(&t).unwrap();
+        // 6 hosts and 2 uplinks per ToR, 8 ToRs, 2 spines.
+        assert_eq!(f.hosts, 48);
+        assert_eq!(
+            f.switches
+                .iter()
+                .filter(|s| s.name.starts_with("spine"))
+                .count(),
+            2
+        );
+        let f = build(&topo(3, 8, 20)).unwrap();
+        assert_eq!(f.hosts, 20);
+        assert_eq!(path(&f, 0, 19, 1).len(), 5);
+        assert!(f.port_by_name("tor4.down3").is_some());
+        assert!(f.port_by_name("tor5.down0").is_none());
+    }
+}

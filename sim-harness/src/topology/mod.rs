@@ -1,0 +1,353 @@
+//! Topologies: a [`Fabric`] is hosts, switches and output ports joined by cables. Each
+//! topology kind is one module that fills a [`FabricBuilder`] (today [`fat_tree`]; REPS's
+//! n-senders-through-one-switch micro benchmark or Zeropod pods are new modules, not a
+//! rewrite). The engine only sees the generic [`Fabric`].
+//!
+//! ## Ports, cables and names
+//!
+//! Every cable is two output ports, one per direction; each port is named after the end it
+//! leaves from, and these names are used in `links.csv`, `queues.csv` and `failures[].link`:
+//!
+//! | name            | output port                                                       |
+//! |-----------------|-------------------------------------------------------------------|
+//! | `host{h}`       | host h's NIC, towards its ToR                                     |
+//! | `tor{t}.down{i}`| ToR t towards its i-th host (host `t * hosts_per_tor + i`)         |
+//! | `tor{t}.up{j}`  | ToR t towards uplink j: spine j (2 tiers) or agg j of its pod (3)  |
+//! | `agg{a}.down{i}`| agg a (pod `a / aggs_per_pod`) towards the pod's i-th ToR          |
+//! | `agg{a}.up{j}`  | agg a towards spine `(a mod aggs_per_pod) * radix/2 + j`           |
+//! | `spine{s}.down{i}`| spine s towards ToR i (2 tiers) or towards pod i's agg (3 tiers) |
+//!
+//! Switches are numbered per tier from 0 (ToRs, then aggs, then spines); hosts from 0, in
+//! ToR order. A failure names a cable by either of its ports (`tor0.up3` and `spine3.down0`
+//! are the same cable) and acts on both directions: link down (a port whose cable is down
+//! drops what it transmits, cause `link_down`, and switches do not route around it) or a
+//! new rate. An unknown name is an error on `failures[i].link`.
+//!
+//! ## Routing
+//!
+//! Each switch has a [`Route`]: destinations in its host range go down a fixed port, the
+//! others go up through a port chosen by the switch's ECMP hash of (source, destination,
+//! entropy value), seeded per switch ([`ecmp_hash`]): fixed and deterministic.
+//!
+//! ## Buffer sizing ("1bdp")
+//!
+//! `buffer = "1bdp"` is one bandwidth-delay product of the longest path: the host link
+//! rate times the base RTT, where the base RTT is, for the longest host-to-host path of `L`
+//! links and `S` switches, `2 (L * link_delay + S * switch_latency) + L * ser(DATA) +
+//! L * ser(ACK)`, with `ser(x)` the serialization time of a full DATA packet (`mtu +
+//! header_bytes`) or an ACK (`header_bytes`) at the host link rate. (3-tier: L = 6, S = 5;
+//! 2-tier: L = 4, S = 3.)
+
+pub mod fat_tree;
+
+use crate::error::{Error, Result};
+use crate::scenario::{Scenario, TopologyKind};
+
+/// A node a port sits on or leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// A host (its index).
+    Host(u32),
+    /// A switch (its index).
+    Switch(u32),
+}
+
+/// One output port (one direction of a cable).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PortSpec {
+    /// Name (see the module doc).
+    pub name: String,
+    /// Where the port sits.
+    pub owner: Node,
+    /// Where its cable leads.
+    pub peer: Node,
+    /// The port of the opposite direction of the same cable.
+    pub reverse: u32,
+    /// Line rate in Gb/s.
+    pub gbps: f64,
+    /// Propagation delay of the cable, ps.
+    pub prop_ps: u64,
+}
+
+/// How a switch picks the output port for a destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Hosts `lo..hi` are below this switch: port `first_down + (dst - lo) / per_down`.
+    /// Any other destination goes up: port `first_up + ecmp_hash(..) * n_up / 2^32`.
+    Tree {
+        /// First host below.
+        lo: u32,
+        /// One past the last host below.
+        hi: u32,
+        /// Hosts behind each down port.
+        per_down: u32,
+        /// Port id of down port 0.
+        first_down: u32,
+        /// Port id of up port 0.
+        first_up: u32,
+        /// Up ports (0 at the top tier).
+        n_up: u32,
+    },
+}
+
+impl Route {
+    /// The output port for a packet `src -> dst` carrying entropy value `ev`, at a switch
+    /// whose hash seed is `seed`. `None` if the destination is unreachable from here.
+    #[inline]
+    pub fn select(&self, src: u32, dst: u32, ev: u16, seed: u64) -> Option<u32> {
+        match *self {
+            Route::Tree {
+                lo,
+                hi,
+                per_down,
+                first_down,
+                first_up,
+                n_up,
+            } => {
+                if dst >= lo && dst < hi {
+                    Some(first_down + (dst - lo) / per_down)
+                } else if n_up > 0 {
+                    let h = ecmp_hash(src, dst, ev, seed) as u64;
+                    Some(first_up + ((h * n_up as u64) >> 32) as u32)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// The ECMP hash of a switch: a seeded 64-bit mix (splitmix64 finalizer, two rounds) of
+/// (source, destination, entropy value), reduced to 32 bits.
+#[inline]
+pub fn ecmp_hash(src: u32, dst: u32, ev: u16, seed: u64) -> u32 {
+    #[inline]
+    fn mix(mut x: u64) -> u64 {
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    }
+    let a = mix((src as u64) << 32 ^ dst as u64 ^ seed);
+    (mix(a ^ ev as u64 ^ seed.rotate_left(17)) >> 32) as u32
+}
+
+/// One switch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchSpec {
+    /// Name (`tor3`, `agg0`, `spine7`).
+    pub name: String,
+    /// Its routing rule.
+    pub route: Route,
+    /// Its output ports (`first..first + count`).
+    pub first_port: u32,
+    /// Number of output ports.
+    pub n_ports: u32,
+}
+
+/// The longest host-to-host path (for the base RTT and the BDP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathShape {
+    /// Cables traversed.
+    pub links: u32,
+    /// Switches traversed.
+    pub switches: u32,
+}
+
+/// A built network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fabric {
+    /// Number of hosts; host h's NIC port is port h.
+    pub hosts: u32,
+    /// Every output port; ports `0..hosts` are the host NICs.
+    pub ports: Vec<PortSpec>,
+    /// Every switch.
+    pub switches: Vec<SwitchSpec>,
+    /// The longest path.
+    pub longest: PathShape,
+    /// Host link rate, Gb/s.
+    pub host_gbps: f64,
+}
+
+impl Fabric {
+    /// The port named `name`, if any.
+    pub fn port_by_name(&self, name: &str) -> Option<u32> {
+        self.ports
+            .iter()
+            .position(|p| p.name == name)
+            .map(|i| i as u32)
+    }
+
+    /// Base RTT of the longest path in ps, for DATA packets of `data_bytes` and ACKs of
+    /// `ack_bytes` on the wire (see the module doc).
+    pub fn base_rtt_ps(
+        &self,
+        prop_ps: u64,
+        switch_ps: u64,
+        data_bytes: u32,
+        ack_bytes: u32,
+    ) -> u64 {
+        let l = self.longest.links as u64;
+        let s = self.longest.switches as u64;
+        let ser = |b: u32| ser_ps(b, self.host_gbps);
+        2 * (l * prop_ps + s * switch_ps) + l * ser(data_bytes) + l * ser(ack_bytes)
+    }
+
+    /// The BDP in bytes for a base RTT of `rtt_ps` at the host link rate.
+    pub fn bdp_bytes(&self, rtt_ps: u64) -> u64 {
+        (self.host_gbps * 1e9 * rtt_ps as f64 / 8e12).round() as u64
+    }
+}
+
+/// Serialization time of `bytes` at `gbps`, ps (rounded up).
+pub fn ser_ps(bytes: u32, gbps: f64) -> u64 {
+    (bytes as f64 * 8000.0 / gbps).ceil() as u64
+}
+
+/// Fills a [`Fabric`]: ports are created per switch (contiguous ids) and joined by cables.
+#[derive(Debug)]
+pub struct FabricBuilder {
+    f: Fabric,
+}
+
+impl FabricBuilder {
+    /// A fabric of `hosts` hosts (their NIC ports `host{h}` are ports `0..hosts`).
+    pub fn new(hosts: u32, host_gbps: f64) -> Self {
+        let ports = (0..hosts)
+            .map(|h| PortSpec {
+                name: format!("host{h}"),
+                owner: Node::Host(h),
+                peer: Node::Host(h),
+                reverse: u32::MAX,
+                gbps: host_gbps,
+                prop_ps: 0,
+            })
+            .collect();
+        FabricBuilder {
+            f: Fabric {
+                hosts,
+                ports,
+                switches: Vec::new(),
+                longest: PathShape {
+                    links: 2,
+                    switches: 1,
+                },
+                host_gbps,
+            },
+        }
+    }
+
+    /// Add switch `name` with `port_names.len()` output ports; returns (switch id, id of
+    /// its first port). Its route must be set with [`FabricBuilder::set_route`].
+    pub fn add_switch(&mut self, name: String, port_names: Vec<String>, gbps: f64) -> (u32, u32) {
+        let id = self.f.switches.len() as u32;
+        let first = self.f.ports.len() as u32;
+        let n = port_names.len() as u32;
+        for pn in port_names {
+            self.f.ports.push(PortSpec {
+                name: pn,
+                owner: Node::Switch(id),
+                peer: Node::Switch(id),
+                reverse: u32::MAX,
+                gbps,
+                prop_ps: 0,
+            });
+        }
+        self.f.switches.push(SwitchSpec {
+            name,
+            route: Route::Tree {
+                lo: 0,
+                hi: 0,
+                per_down: 1,
+                first_down: first,
+                first_up: first,
+                n_up: 0,
+            },
+            first_port: first,
+            n_ports: n,
+        });
+        (id, first)
+    }
+
+    /// Set switch `sw`'s route.
+    pub fn set_route(&mut self, sw: u32, route: Route) {
+        self.f.switches[sw as usize].route = route;
+    }
+
+    /// Join ports `a` and `b` by a cable of `prop_ps` propagation delay.
+    pub fn connect(&mut self, a: u32, b: u32, prop_ps: u64) {
+        let (oa, ob) = (
+            self.f.ports[a as usize].owner,
+            self.f.ports[b as usize].owner,
+        );
+        let pa = &mut self.f.ports[a as usize];
+        pa.peer = ob;
+        pa.reverse = b;
+        pa.prop_ps = prop_ps;
+        let pb = &mut self.f.ports[b as usize];
+        pb.peer = oa;
+        pb.reverse = a;
+        pb.prop_ps = prop_ps;
+    }
+
+    /// Set the longest path.
+    pub fn set_longest(&mut self, links: u32, switches: u32) {
+        self.f.longest = PathShape { links, switches };
+    }
+
+    /// The finished fabric; every port must be connected.
+    pub fn finish(self) -> Fabric {
+        debug_assert!(self.f.ports.iter().all(|p| p.reverse != u32::MAX));
+        self.f
+    }
+}
+
+/// Build the network of scenario `s` (validated).
+pub fn build(s: &Scenario) -> Result<Fabric> {
+    let t = &s.topology;
+    match t.kind {
+        TopologyKind::FatTree => fat_tree::build(t),
+        other => Err(Error::field(
+            "topology.kind",
+            format!(
+                "{} is not supported yet by the fabric simulator (use fat_tree)",
+                match other {
+                    TopologyKind::SingleTor => "single_tor",
+                    TopologyKind::TwoDc => "two_dc",
+                    TopologyKind::ZeropodPods => "zeropod_pods",
+                    TopologyKind::FatTree => "fat_tree",
+                }
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_spreads_evs_evenly_over_ports() {
+        let mut hist = [0u32; 8];
+        for ev in 0..8000u16 {
+            let h = ecmp_hash(3, 77, ev, 0xabc) as u64;
+            hist[((h * 8) >> 32) as usize] += 1;
+        }
+        for c in hist {
+            assert!((900..1100).contains(&c), "{hist:?}");
+        }
+        assert_ne!(ecmp_hash(3, 77, 5, 1), ecmp_hash(3, 77, 5, 2), "seeded");
+    }
+
+    #[test]
+    fn other_kinds_are_not_supported_yet() {
+        let mut s = Scenario::default();
+        s.topology.kind = TopologyKind::TwoDc;
+        match build(&s) {
+            Err(Error::Field { field, problem }) => {
+                assert_eq!(field, "topology.kind");
+                assert!(problem.contains("not supported yet"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,285 @@
+//! Workloads: which host sends how many bytes to which host, and when.
+//!
+//! * `permutation`: every host sends one message to a distinct random host and receives one
+//!   (a uniformly random derangement: no host sends to itself), all at time 0 (REPS 4.2).
+//! * `tornado`: host i sends to `(i + hosts/2) mod hosts` (REPS 4.2), at time 0.
+//! * `incast`: `degree` distinct random senders to one random receiver, at time 0.
+//! * `all_to_all`: every host to every other host, at time 0 (`hosts * (hosts-1)` flows).
+//! * `websearch`: `workload.flows` flows with sizes drawn from the DCTCP web-search CDF
+//!   ([`WEBSEARCH_CDF`], piecewise-linear between its points) and Poisson arrivals whose
+//!   rate makes the offered load `workload.load` of every host's link on average:
+//!   `lambda = load * hosts * link_rate / (8 * mean_size)` flows per second, each flow
+//!   from a uniform random host to a uniform random other host.
+//!
+//! The message size of every non-websearch flow is `workload.message` (bytes or BDPs).
+//! Every draw comes from the run's ChaCha8 generator, seeded from `scenario.seed`.
+
+use crate::error::{Error, Result};
+use crate::scenario::{Scenario, WorkloadKind};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// One flow (message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowSpec {
+    /// Sending host.
+    pub src: u32,
+    /// Receiving host.
+    pub dst: u32,
+    /// Message size in bytes (at least 1).
+    pub bytes: u64,
+    /// Start time, ps.
+    pub start_ps: u64,
+}
+
+/// The DCTCP web-search flow-size CDF (Alizadeh et al., SIGCOMM 2010; the `WebSearch`
+/// distribution of the HPCC/pFabric traffic generators): (bytes, cumulative probability).
+pub const WEBSEARCH_CDF: [(f64, f64); 12] = [
+    (0.0, 0.0),
+    (10_000.0, 0.15),
+    (20_000.0, 0.20),
+    (30_000.0, 0.30),
+    (50_000.0, 0.40),
+    (80_000.0, 0.53),
+    (200_000.0, 0.60),
+    (1_000_000.0, 0.70),
+    (2_000_000.0, 0.80),
+    (5_000_000.0, 0.90),
+    (10_000_000.0, 0.97),
+    (30_000_000.0, 1.00),
+];
+
+/// Mean of [`WEBSEARCH_CDF`] (piecewise-linear interpolation), bytes: about 1.71 MB.
+pub fn websearch_mean() -> f64 {
+    WEBSEARCH_CDF
+        .windows(2)
+        .map(|w| (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0)
+        .sum()
+}
+
+/// One web-search flow size for a uniform draw `u` in [0, 1), at least 1 byte.
+pub fn websearch_size(u: f64) -> u64 {
+    for w in WEBSEARCH_CDF.windows(2) {
+        let ((s0, c0), (s1, c1)) = (w[0], w[1]);
+        if u < c1 {
+            let x = s0 + (u - c0) / (c1 - c0) * (s1 - s0);
+            return (x.round() as u64).max(1);
+        }
+    }
+    WEBSEARCH_CDF[WEBSEARCH_CDF.len() - 1].0 as u64
+}
+
+/// A uniformly random derangement of `0..n` (n >= 2), by rejection: Fisher-Yates until no
+/// fixed point (about e tries on average).
+pub fn derangement(n: u32, rng: &mut ChaCha8Rng) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n).collect();
+    loop {
+        for i in (1..n as usize).rev() {
+            let j = rng.gen_range(0..=i);
+            v.swap(i, j);
+        }
+        if v.iter().enumerate().all(|(i, &d)| i as u32 != d) {
+            return v;
+        }
+    }
+}
+
+/// The flows of scenario `s` on `hosts` hosts, sorted by start time (then generation
+/// order). `bdp_bytes` converts BDP-relative message sizes; `host_gbps` is the host link rate.
+pub fn generate(
+    s: &Scenario,
+    hosts: u32,
+    bdp_bytes: u64,
+    host_gbps: f64,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<FlowSpec>> {
+    let w = &s.workload;
+    let msg = w.message.bytes(bdp_bytes).max(1);
+    let at0 = |src: u32, dst: u32| FlowSpec {
+        src,
+        dst,
+        bytes: msg,
+        start_ps: 0,
+    };
+    if hosts < 2 {
+        return Err(Error::field(
+            "topology.hosts",
+            "a workload needs at least 2 hosts",
+        ));
+    }
+    let flows = match w.kind {
+        WorkloadKind::Permutation => derangement(hosts, rng)
+            .into_iter()
+            .enumerate()
+            .map(|(i, d)| at0(i as u32, d))
+            .collect(),
+        WorkloadKind::Tornado => (0..hosts)
+            .map(|i| at0(i, (i + hosts / 2) % hosts))
+            .collect(),
+        WorkloadKind::Incast => {
+            if w.degree == 0 || w.degree >= hosts {
+                return Err(Error::field(
+                    "workload.degree",
+                    format!(
+                        "an incast of degree {} needs {} hosts, the topology has {hosts}",
+                        w.degree,
+                        w.degree as u64 + 1
+                    ),
+                ));
+            }
+            let rx = rng.gen_range(0..hosts);
+            let mut others: Vec<u32> = (0..hosts).filter(|&h| h != rx).collect();
+            for i in 0..w.degree as usize {
+                let j = rng.gen_range(i..others.len());
+                others.swap(i, j);
+            }
+            others[..w.degree as usize]
+                .iter()
+                .map(|&src| at0(src, rx))
+                .collect()
+        }
+        WorkloadKind::AllToAll => {
+            let mut v = Vec::with_capacity(hosts as usize * (hosts as usize - 1));
+            for src in 0..hosts {
+                for dst in 0..hosts {
+                    if src != dst {
+                        v.push(at0(src, dst));
+                    }
+                }
+            }
+            v
+        }
+        WorkloadKind::Websearch => {
+            if w.flows == 0 {
+                return Err(Error::field("workload.flows", "needs at least 1 flow"));
+            }
+            if !(w.load > 0.0 && w.load <= 1.0) {
+                return Err(Error::field("workload.load", "must be in (0, 1]"));
+            }
+            let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * websearch_mean());
+            let mut t = 0.0f64; // seconds
+            let mut v = Vec::with_capacity(w.flows as usize);
+            for _ in 0..w.flows {
+                let u: f64 = rng.gen();
+                t += -(1.0 - u).ln() / lambda;
+                let src = rng.gen_range(0..hosts);
+                let mut dst = rng.gen_range(0..hosts - 1);
+                if dst >= src {
+                    dst += 1;
+                }
+                v.push(FlowSpec {
+                    src,
+                    dst,
+                    bytes: websearch_size(rng.gen()),
+                    start_ps: (t * 1e12).round() as u64,
+                });
+            }
+            v
+        }
+        WorkloadKind::AllToAllV | WorkloadKind::Llm => {
+            return Err(Error::field(
+                "workload.kind",
+                "all_to_all_v and llm are not supported yet by the fabric simulator",
+            ))
+        }
+    };
+    Ok(flows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Size;
+    use rand::SeedableRng;
+
+    fn run(kind: WorkloadKind, hosts: u32, degree: u32) -> Vec<FlowSpec> {
+        let mut s = Scenario::default();
+        s.workload.kind = kind;
+        s.workload.degree = degree;
+        s.workload.message = Size::Bytes(1000);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        generate(&s, hosts, 1, 400.0, &mut rng).unwrap()
+    }
+
+    #[test]
+    fn permutation_is_a_derangement() {
+        for hosts in [2u32, 3, 16, 128] {
+            let f = run(WorkloadKind::Permutation, hosts, 0);
+            assert_eq!(f.len(), hosts as usize);
+            let mut rx = vec![0u32; hosts as usize];
+            for (i, fl) in f.iter().enumerate() {
+                assert_eq!(fl.src, i as u32);
+                assert_ne!(fl.src, fl.dst);
+                rx[fl.dst as usize] += 1;
+            }
+            assert!(
+                rx.iter().all(|&c| c == 1),
+                "each host receives exactly once"
+            );
+        }
+    }
+
+    #[test]
+    fn tornado_pairs_twins() {
+        let f = run(WorkloadKind::Tornado, 128, 0);
+        assert_eq!((f[0].dst, f[1].dst, f[64].dst, f[127].dst), (64, 65, 0, 63));
+    }
+
+    #[test]
+    fn incast_has_degree_distinct_senders_to_one_receiver() {
+        let f = run(WorkloadKind::Incast, 32, 8);
+        assert_eq!(f.len(), 8);
+        let rx = f[0].dst;
+        let mut srcs: Vec<u32> = f.iter().map(|x| x.src).collect();
+        srcs.sort();
+        srcs.dedup();
+        assert_eq!(srcs.len(), 8);
+        assert!(f.iter().all(|x| x.dst == rx && x.src != rx));
+        let mut s = Scenario::default();
+        s.workload.kind = WorkloadKind::Incast;
+        s.workload.degree = 32;
+        let e = generate(&s, 32, 1, 400.0, &mut ChaCha8Rng::seed_from_u64(1)).unwrap_err();
+        assert!(matches!(e, Error::Field { field, .. } if field == "workload.degree"));
+    }
+
+    #[test]
+    fn all_to_all_pairs() {
+        let f = run(WorkloadKind::AllToAll, 5, 0);
+        assert_eq!(f.len(), 20);
+        assert!(f.iter().all(|x| x.src != x.dst));
+    }
+
+    #[test]
+    fn websearch_sizes_follow_the_cdf() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let n = 200_000;
+        let mut sum = 0.0;
+        let mut below_80k = 0;
+        for _ in 0..n {
+            let b = websearch_size(rng.gen());
+            sum += b as f64;
+            below_80k += (b <= 80_000) as u32;
+        }
+        let mean = sum / n as f64;
+        let want = websearch_mean();
+        assert!((want - 1_711_250.0).abs() < 1.0, "{want}");
+        assert!((mean / want - 1.0).abs() < 0.03, "mean {mean} vs {want}");
+        let frac = below_80k as f64 / n as f64;
+        assert!((frac - 0.53).abs() < 0.01, "P(size <= 80KB) = {frac}");
+    }
+
+    #[test]
+    fn websearch_arrivals_match_the_load() {
+        let mut s = Scenario::default();
+        s.workload.kind = WorkloadKind::Websearch;
+        s.workload.flows = 20_000;
+        s.workload.load = 0.5;
+        let f = generate(&s, 16, 1, 100.0, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+        assert!(f.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
+        let span_s = f.last().unwrap().start_ps as f64 * 1e-12;
+        let offered = f.iter().map(|x| x.bytes as f64 * 8.0).sum::<f64>() / span_s;
+        let load = offered / (16.0 * 100e9);
+        assert!((load - 0.5).abs() < 0.05, "load {load}");
+        assert!(f.iter().all(|x| x.src != x.dst && x.src < 16 && x.dst < 16));
+    }
+}

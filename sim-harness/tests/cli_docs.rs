@@ -1,0 +1,148 @@
+//! README stays true: the quick-start commands match `.ci/run`, and every scenario field,
+//! `summary.json` field and CSV column has a row in README's tables.
+
+use sim_harness::output::{header_of, summary_file};
+use sim_harness::results::{FlowRecord, LinkRecord, QueueSample, Summary};
+use sim_harness::scenario::{Failure, Scenario};
+use std::path::PathBuf;
+
+fn repo_file(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The text of README section `heading` (up to the next heading of the same or higher level).
+fn section(readme: &str, heading: &str) -> String {
+    let start = readme
+        .find(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("README has no '{heading}'"));
+    let level = heading.split(' ').next().unwrap();
+    let rest = &readme[start + heading.len() + 2..];
+    let mut end = rest.len();
+    let mut pos = 0;
+    for line in rest.split_inclusive('\n') {
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if hashes > 0 && hashes <= level.len() && line[hashes..].starts_with(' ') {
+            end = pos;
+            break;
+        }
+        pos += line.len();
+    }
+    rest[..end].to_string()
+}
+
+/// Shell commands in the ```sh blocks of a text.
+fn sh_blocks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        if line.trim() == "```sh" {
+            inside = true;
+        } else if line.trim() == "```" {
+            inside = false;
+        } else if inside && !line.trim().is_empty() {
+            out.push(line.trim().to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn quick_start_has_two_commands_and_ci_runs_the_test_one() {
+    let readme = repo_file("README.md");
+    let quick = sh_blocks(&section(&readme, "## Quick start"));
+    assert_eq!(
+        quick,
+        [
+            "cargo run --release -p sim-harness --bin dcfab -- run",
+            "cargo test --workspace"
+        ]
+    );
+    let ci = repo_file(".ci/run");
+    assert!(ci.contains("set -euo pipefail"));
+    let cargo_lines: Vec<&str> = ci
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("cargo "))
+        .collect();
+    assert_eq!(
+        cargo_lines.last().copied(),
+        Some(quick[1].as_str()),
+        ".ci/run ends with README's test command"
+    );
+    assert!(cargo_lines.contains(&"cargo fmt --all --check"));
+    assert!(cargo_lines.contains(&"cargo clippy --workspace --all-targets -- -D warnings"));
+}
+
+fn leaf_paths(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaf_paths(&p, v, out);
+            }
+        }
+        toml::Value::Array(a) if a.first().is_some_and(|e| e.is_table()) => {
+            out.push(prefix.to_string());
+            leaf_paths(&format!("{prefix}[]"), &a[0], out);
+        }
+        _ => out.push(prefix.to_string()),
+    }
+}
+
+#[test]
+fn every_scenario_field_is_documented() {
+    let readme = repo_file("README.md");
+    let doc = section(&readme, "## Scenario format");
+    let mut s = Scenario::default();
+    s.failures.push(Failure {
+        link: "tor0.up0".into(),
+        at_us: 1.0,
+        for_us: Some(1.0),
+        gbps: Some(1.0),
+    });
+    let v = toml::Value::try_from(&s).unwrap();
+    let mut paths = Vec::new();
+    leaf_paths("", &v, &mut paths);
+    assert!(paths.len() > 20, "{paths:?}");
+    for p in paths {
+        assert!(
+            doc.contains(&format!("| `{p}` |")),
+            "README 'Scenario format' has no row for `{p}`"
+        );
+    }
+}
+
+#[test]
+fn every_output_column_is_documented() {
+    let readme = repo_file("README.md");
+    let check = |heading: &str, cols: Vec<String>| {
+        let doc = section(&readme, heading);
+        assert!(!cols.is_empty());
+        for c in cols {
+            assert!(
+                doc.contains(&format!("| `{c}` |")),
+                "README '{heading}' has no row for `{c}`"
+            );
+        }
+    };
+    let summary = serde_json::to_value(summary_file(
+        &Scenario::default(),
+        &Summary::default(),
+        false,
+    ))
+    .unwrap();
+    check(
+        "### summary.json",
+        summary.as_object().unwrap().keys().cloned().collect(),
+    );
+    check("### flows.csv", header_of::<FlowRecord>());
+    check("### queues.csv", header_of::<QueueSample>());
+    check("### links.csv", header_of::<LinkRecord>());
+}
