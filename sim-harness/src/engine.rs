@@ -25,6 +25,11 @@
 //! * **Hosts.** A host NIC pulls: when its port is free it sends queued control packets
 //!   first, then one DATA packet from the next flow in its round-robin ring of flows whose
 //!   window is open. Each flow has at most one `FlowTimer` event pending (its RTO).
+//! * **Load balancing** ([`crate::flow::Lb`]: ECMP, OPS or REPS). Receivers echo the DATA's
+//!   EV in its ACK; every ACK goes to the chooser, every RTT sample to the flow's REPS
+//!   Appendix A failure detector, and an RTO it judges a failure freezes REPS. Each DATA
+//!   packet a ToR routes up is counted per uplink and time bucket
+//!   ([`crate::lb_stats::SelectionTable`], `uplink_selection.csv`).
 //! * **Packets** are 28-byte `Copy` structs held by value in the ports' rings (control
 //!   lane, data FIFO, link): no allocation per packet, one cache line per hop.
 //! * **Clocks.** NIC and switch blocks run on 1 GHz clocks; the engine converts
@@ -38,14 +43,16 @@
 
 use crate::error::{Error, Result};
 use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
-use crate::flow::{Cc, FlowRt, Lb, Receiver, Sender, FAILURE_RTT_FACTOR};
+use crate::flow::{self, Cc, FlowRt, Lb, Receiver, Sender};
+use crate::lb_stats::{SelectionTable, SELECTION_TABLE};
 use crate::packet::{Packet, PktKind};
 use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, Summary};
 use crate::run::RunControl;
 use crate::scenario::{CcKind, LbKind, Scenario};
 use crate::topology::{self, Fabric, Node, Route};
 use crate::workload::{self, FlowSpec};
-use nic::lb::{Ecmp, Ops};
+use nic::lb::LoadBalancer;
+use nic::reps::{FailureDetector, LossVerdict};
 use nic::transport::{Ack, DctcpConfig, SenderStats};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -54,11 +61,16 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
 use switch::output_port::{Admit, OutputPortCtl, PortConfig};
 
+mod dcsim;
+
 /// Picoseconds per cycle of the NIC and switch clocks (1 GHz).
 pub const CYCLE_PS: u64 = 1000;
 
 /// A run with no progress for this many RTOs of simulated time is stopped.
 pub const STALL_RTOS: u64 = 2000;
+
+/// How many events ahead [`Sim::prefetch_ahead`] looks.
+const PREFETCH_AHEAD: usize = 32;
 
 /// Events between two looks at the wall clock (progress callback, stop flag).
 const CHECK_EVERY: u64 = 1 << 16;
@@ -83,6 +95,9 @@ enum PortKind {
     Host(u32),
     /// A switch output port with its admission / marking block.
     Switch(OutputPortCtl),
+    /// A DCSIM port, switch or host NIC (`transport.cc = "dcsim"`): the arbiter holds the
+    /// packets (see `engine::dcsim`).
+    Dcsim(Box<crate::dcsim::DcsimPort>),
 }
 
 /// Runtime state of one output port.
@@ -164,7 +179,13 @@ pub struct Sim {
     interrupted: bool,
     c: Counters,
     queues: Vec<QueueSample>,
+    /// DATA packets per ToR uplink per time bucket (`uplink_selection.csv`).
+    sel: SelectionTable,
     wall_s: f64,
+    /// The DCSIM transport (`transport.cc = "dcsim"`).
+    dcsim: Option<Box<crate::dcsim::DcsimState>>,
+    /// Collective metrics (CCT, queueing delay, reordering, utilization), every transport.
+    cm: Option<Box<crate::dcsim::CollMetrics>>,
 }
 
 fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
@@ -175,7 +196,7 @@ impl Sim {
     /// Build the run for scenario `s` (already validated).
     pub fn build(s: &Scenario) -> Result<Sim> {
         match s.transport.cc {
-            CcKind::Dctcp => {}
+            CcKind::Dctcp | CcKind::Dcsim => {}
             other => {
                 return Err(Error::field(
                     "transport.cc",
@@ -184,10 +205,10 @@ impl Sim {
                 ))
             }
         }
-        if matches!(s.transport.lb, LbKind::Reps | LbKind::Unolb) {
+        if s.transport.lb == LbKind::Unolb {
             return Err(Error::field(
                 "transport.lb",
-                "reps and unolb are not supported yet by the fabric simulator (use ecmp or ops)",
+                "unolb is not supported yet by the fabric simulator (use ecmp, ops or reps)",
             ));
         }
         if s.transport.header_bytes == 0 || s.transport.header_bytes > 4096 {
@@ -341,6 +362,13 @@ impl Sim {
                 format!("{max_pkts} packets in one message, more than 2^31"),
             ));
         }
+        let reps_cfg = flow::reps_config(s, bdp_bytes);
+        let detector = FailureDetector::new(flow::detector_config(
+            s,
+            base_rtt_ps / CYCLE_PS,
+            rto_cycles as u32,
+        ))
+        .map_err(|e| cfg_err("transport.rto_us", e))?;
         let flows = specs
             .iter()
             .map(|f| {
@@ -354,10 +382,15 @@ impl Sim {
                     ));
                 }
                 let mut frng = Lfsr32::new(rng.gen());
-                let lb = match s.transport.lb {
-                    LbKind::Ecmp => Lb::Ecmp(Ecmp::new(s.transport.evs_bits, &mut frng)),
-                    _ => Lb::Ops(Ops::new(s.transport.evs_bits)),
-                };
+                let lb = Lb::new(s.transport.lb, s.transport.evs_bits, &reps_cfg, &mut frng)
+                    .map_err(|e| {
+                        let field = match e.field {
+                            "freezing_timeout_cycles" => "transport.reps_freezing_timeout_us",
+                            "ev_bits" => "transport.evs_bits",
+                            _ => "transport.lb",
+                        };
+                        cfg_err(field, e)
+                    })?;
                 Ok(FlowRt {
                     spec: *f,
                     cc: None,
@@ -369,6 +402,7 @@ impl Sim {
                     end_ps: 0,
                     stats: SenderStats::default(),
                     failure_detections: 0,
+                    detector,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -395,7 +429,9 @@ impl Sim {
         }
 
         let hosts = fabric.hosts as usize;
+        let sel = SelectionTable::new(&fabric, (s.output.selection_bucket_us * 1e6).round() as u64);
         let mut sim = Sim {
+            sel,
             q: EventQueue::new(),
             now: 0,
             ports,
@@ -423,6 +459,8 @@ impl Sim {
             c: Counters::default(),
             queues: Vec::new(),
             wall_s: 0.0,
+            dcsim: None,
+            cm: None,
             fabric,
         };
         if let Some(f) = sim.flows.first() {
@@ -438,6 +476,7 @@ impl Sim {
         if sim.sample_ps > 0 {
             sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
         }
+        sim.dcsim_setup(s)?;
         Ok(sim)
     }
 
@@ -474,7 +513,7 @@ impl Sim {
                 break;
             }
             let (t, c) = self.q.pop().expect("peeked");
-            self.prefetch_next();
+            self.prefetch_ahead();
             self.now = t;
             self.c.events += 1;
             match c.kind() {
@@ -484,6 +523,7 @@ impl Sim {
                 Kind::Arrivals => self.on_arrivals(),
                 Kind::Failure => self.on_failure(c.index()),
                 Kind::Sample => self.on_sample(),
+                Kind::DcsimTimer => self.dcsim_on_timer(c.index()),
             }
             if self.c.events & (CHECK_EVERY - 1) == 0 {
                 if self.now.saturating_sub(self.last_progress) > self.stall_ps {
@@ -509,11 +549,12 @@ impl Sim {
         }
     }
 
-    /// Touch the memory the next event will need (its port's link head or queue head),
-    /// so the loads overlap with this event's work: the DES is bound by memory latency.
+    /// Touch the memory an event a few places ahead will need (its port's link head or
+    /// queue head), so the cache misses overlap with the work of the events before it: the
+    /// DES is bound by memory latency.
     #[inline]
-    fn prefetch_next(&self) {
-        if let Some(c) = self.q.peek_comp() {
+    fn prefetch_ahead(&self) {
+        if let Some(c) = self.q.ahead_comp(PREFETCH_AHEAD) {
             match c.kind() {
                 Kind::Deliver => {
                     let port = &self.ports[c.index() as usize];
@@ -545,6 +586,7 @@ impl Sim {
         let host = match port.kind {
             PortKind::Host(h) => Some(h),
             PortKind::Switch(_) => None,
+            PortKind::Dcsim(_) => return self.dcsim_service(p),
         };
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
@@ -564,6 +606,7 @@ impl Sim {
             || match port.kind {
                 PortKind::Switch(_) => !port.data_q.is_empty(),
                 PortKind::Host(h) => !self.ready[h as usize].is_empty(),
+                PortKind::Dcsim(_) => false,
             };
         if more {
             port.txdone_at = port.busy_until;
@@ -573,7 +616,12 @@ impl Sim {
 
     /// Put packet `i` on port `p`'s wire now.
     #[inline]
-    fn transmit(&mut self, p: u32, pk: Packet) {
+    fn transmit(&mut self, p: u32, mut pk: Packet) {
+        if pk.kind == PktKind::Data && p < self.fabric.hosts {
+            // Transmission time at the source, for the queueing delay (DATAs leave `cum_ack`
+            // unused; see `crate::dcsim::metrics`).
+            pk.cum_ack = crate::dcsim::metrics::stamp(self.now);
+        }
         let bytes = pk.bytes;
         let port = &mut self.ports[p as usize];
         let ser = (bytes as u64 * port.ser_q32).div_ceil(1 << 32);
@@ -596,6 +644,9 @@ impl Sim {
     #[inline]
     fn kick(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
+        if let PortKind::Dcsim(_) = port.kind {
+            return self.dcsim_service(p);
+        }
         if port.txdone_at != NEVER {
             return;
         }
@@ -642,6 +693,9 @@ impl Sim {
     }
 
     fn drop_pkt(&mut self, p: u32, pk: &Packet, cause: Cause) {
+        if let Some(d) = self.dcsim.as_deref_mut() {
+            d.on_drop(pk);
+        }
         if pk.kind == PktKind::Data {
             self.c.data_dropped += 1;
         } else {
@@ -662,6 +716,12 @@ impl Sim {
             return;
         };
         let now_c = self.cycle();
+        if pk.kind == PktKind::Data {
+            self.sel.on_select(self.now, out, pk.bytes);
+        }
+        if let PortKind::Dcsim(_) = self.ports[out as usize].kind {
+            return self.dcsim_switch_arrive(out, pk);
+        }
         let port = &mut self.ports[out as usize];
         if pk.kind.is_control() {
             port.ctrl_q.push_back(pk);
@@ -695,6 +755,9 @@ impl Sim {
 
     /// A packet reached host `h`.
     fn host_arrive(&mut self, h: u32, pk: Packet) {
+        if self.dcsim.is_some() {
+            return self.dcsim_host_arrive(h, pk);
+        }
         let f = pk.flow;
         match pk.kind {
             PktKind::Data | PktKind::Header => {
@@ -706,9 +769,16 @@ impl Sim {
                 }
                 let flow = &mut self.flows[f as usize];
                 let reply = if pk.kind == PktKind::Data {
-                    flow.rx
+                    let dups = flow.rx.stats.duplicates;
+                    let r = flow
+                        .rx
                         .on_data(pk.psn, pk.ecn, pk.ev)
-                        .map(|a| (PktKind::Ack, a.cum_ack, a.ecn))
+                        .map(|a| (PktKind::Ack, a.cum_ack, a.ecn));
+                    if let Some((_, cum, _)) = r {
+                        let new = flow.rx.stats.duplicates == dups;
+                        self.metrics_data(&pk, new, cum);
+                    }
+                    r
                 } else {
                     flow.rx.on_trimmed(pk.psn, pk.ev);
                     Some((PktKind::Nack, 0, false))
@@ -759,6 +829,8 @@ impl Sim {
                     self.after_sender_change(f);
                 }
             }
+            // DCSIM packets exist only in DCSIM runs (handled above).
+            PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
         }
     }
 
@@ -767,6 +839,9 @@ impl Sim {
         let flow = &mut self.flows[f as usize];
         let Some(cc) = &mut flow.cc else { return };
         cc.sync(now_c);
+        if let Some(rtt) = cc.rtt_sample(&a) {
+            flow.detector.on_rtt_sample(now_c, rtt);
+        }
         let newly = cc.on_ack(&a);
         flow.lb.on_ack(now_c, a.ev, a.ecn);
         if newly > 0 {
@@ -788,15 +863,14 @@ impl Sim {
         let now_c = self.cycle();
         let flow = &mut self.flows[f as usize];
         let Some(cc) = &mut flow.cc else { return };
-        if let Some(r) = cc.take_timeout() {
+        if cc.take_timeout().is_some() {
             self.c.timeouts += 1;
-            let base_c = self.base_rtt_ps / CYCLE_PS;
-            if (r.recent_rtt_max as u64) < FAILURE_RTT_FACTOR * base_c {
-                flow.lb.on_failure_detection(now_c);
-                flow.failure_detections += 1;
+            // REPS Appendix A (the nic FailureDetector): freeze REPS on a failure.
+            if flow.on_timeout(now_c) == LossVerdict::Failure {
                 self.c.failure_detections += 1;
             }
         }
+        let Some(cc) = &mut flow.cc else { return };
         let h = flow.spec.src;
         let sendable = cc.can_send();
         if let Some(d) = cc.timer_deadline() {
@@ -883,6 +957,10 @@ impl Sim {
             }
             let f = self.next_arrival as u32;
             self.next_arrival += 1;
+            if self.dcsim.is_some() {
+                self.dcsim_open(f);
+                continue;
+            }
             let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
                 .expect("configuration and message size checked at build");
             flow.cc = Some(Cc::Dctcp(Box::new(s)));
@@ -901,6 +979,9 @@ impl Sim {
                     let port = &mut self.ports[p as usize];
                     port.gbps = if begin { g } else { base };
                     port.ser_q32 = ser_q32(port.gbps);
+                    if let PortKind::Dcsim(_) = port.kind {
+                        self.dcsim_rate_changed(p);
+                    }
                 }
                 None => {
                     self.ports[p as usize].up = !begin;
@@ -917,8 +998,12 @@ impl Sim {
 
     fn on_sample(&mut self) {
         for (p, port) in self.ports.iter().enumerate() {
-            if let PortKind::Switch(ctl) = &port.kind {
-                let b = ctl.occupancy_bytes();
+            let occupancy = match &port.kind {
+                PortKind::Switch(ctl) => Some(ctl.occupancy_bytes()),
+                PortKind::Dcsim(d) if p >= self.fabric.hosts as usize => Some(d.queued_bytes()),
+                _ => None,
+            };
+            if let Some(b) = occupancy {
                 if b > 0 {
                     self.queues.push(QueueSample {
                         time_ps: self.now,
@@ -986,7 +1071,7 @@ impl Sim {
         for (p, port) in self.ports.iter().enumerate() {
             let (m, tr) = match &port.kind {
                 PortKind::Switch(ctl) => (ctl.marks(), ctl.trims()),
-                PortKind::Host(_) => (0, 0),
+                PortKind::Host(_) | PortKind::Dcsim(_) => (0, 0),
             };
             marks += m;
             trims += tr;
@@ -1023,7 +1108,7 @@ impl Sim {
             .map(|(n, c)| (n.to_string(), c))
             .collect();
         let c = &self.c;
-        let extra: BTreeMap<String, f64> = [
+        let mut extra: BTreeMap<String, f64> = [
             ("base_rtt_ps", self.base_rtt_ps as f64),
             ("bdp_bytes", self.bdp_bytes as f64),
             ("buffer_bytes", self.buffer_bytes as f64),
@@ -1045,9 +1130,10 @@ impl Sim {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        extra.extend(crate::lb_stats::reps_extra(&self.flows));
         let wall = self.wall_s;
         let per_s = |x: u64| if wall > 0.0 { x as f64 / wall } else { 0.0 };
-        RunResult {
+        let mut r = RunResult {
             summary: Summary {
                 seed: s.seed,
                 scenario: s.name.clone(),
@@ -1074,8 +1160,15 @@ impl Sim {
             flows,
             queues: self.queues.clone(),
             links,
-            tables: BTreeMap::new(),
-        }
+            tables: self
+                .sel
+                .table(&self.fabric)
+                .map(|t| (SELECTION_TABLE.to_string(), t))
+                .into_iter()
+                .collect(),
+        };
+        self.dcsim_results(&mut r);
+        r
     }
 }
 

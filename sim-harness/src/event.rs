@@ -1,6 +1,6 @@
-//! The event queue: a flat 4-ary heap of `(time, seq, component)` packed in one `u128`
-//! (no boxing, one integer comparison per step), with partitions that can be paused and
-//! shifted in time.
+//! The event queue: `(time, seq, component)` entries packed in one `u128` (no boxing, one
+//! integer comparison), kept in a calendar queue of ~1 ns buckets over a ~4 us horizon
+//! backed by flat 4-ary heaps, with partitions that can be paused and shifted in time.
 //!
 //! * Time is `u64` picoseconds ([`Time`]). `seq` is an insertion counter, so events at the
 //!   same time come out in the order they were scheduled (FIFO), which keeps runs
@@ -12,7 +12,10 @@
 //!   partitions. [`EventQueue::pause`] moves every pending event of one partition (a
 //!   [`PartitionSet`] of ports and flows) out of the heap into a stash, O(n);
 //!   events scheduled for it while paused go to the stash too. [`EventQueue::resume`]
-//!   re-inserts them shifted by ΔT. Other partitions' events are never touched.
+//!   re-inserts them shifted by ΔT. Other partitions' events are never touched. (The
+//!   components keep some absolute times of their own, which the Wormhole layer shifts by
+//!   the same ΔT: a port's `busy_until` and its link's arrival times, a flow's pending
+//!   timer time, and the NIC blocks' cycle counters, which it advances.)
 
 /// Simulated time in picoseconds.
 pub type Time = u64;
@@ -36,16 +39,19 @@ pub enum Kind {
     Failure = 4,
     /// Queue-occupancy sampling tick (index: 0).
     Sample = 5,
+    /// A DCSIM host's engine or receiver timer (index: host, whose NIC is port `host`).
+    DcsimTimer = 6,
 }
 
 impl Kind {
-    const ALL: [Kind; 6] = [
+    const ALL: [Kind; 7] = [
         Kind::TxDone,
         Kind::Deliver,
         Kind::FlowTimer,
         Kind::Arrivals,
         Kind::Failure,
         Kind::Sample,
+        Kind::DcsimTimer,
     ];
 }
 
@@ -162,10 +168,155 @@ impl QuadHeap {
     fn len(&self) -> usize {
         self.v.len()
     }
+}
 
-    fn from_vec(mut v: Vec<Entry>) -> Self {
-        v.sort_unstable();
-        QuadHeap { v }
+/// Width of a calendar bucket: 2^10 ps (about 1 ns).
+const BUCKET_SHIFT: u32 = 10;
+const BUCKET_PS: Time = 1 << BUCKET_SHIFT;
+/// Buckets in the wheel: the wheel covers about 4.2 us ahead of the current bucket (a
+/// hop's propagation, switch latency and serialization); later events wait in a heap.
+const N_BUCKETS: usize = 4096;
+const HORIZON_PS: Time = BUCKET_PS * N_BUCKETS as Time;
+
+/// A calendar queue (time wheel) with exact `(time, seq)` order:
+///
+/// ```text
+///   cur   : sorted events of [base, base + 1 bucket), read by a cursor   <- pop here
+///   wheel : N unsorted buckets for [base + 1 bucket, base + horizon)
+///   far   : 4-ary heap of everything later (RTO timers, arrivals)
+/// ```
+///
+/// Pushing appends to a bucket (O(1), one cache line); when `cur` runs dry the next bucket
+/// is sorted into it and the far heap refills the slot that left the horizon. An event
+/// pushed into the current bucket is inserted in order (rare: only sub-nanosecond
+/// delays). Events come out in exactly the order a single heap would give, but the working
+/// set is the few buckets near `now`, and the next events are known in advance
+/// ([`Calendar::ahead`]) so their memory can be touched early.
+#[derive(Debug, Clone)]
+struct Calendar {
+    cur: Vec<Entry>,
+    pos: usize,
+    base: Time,
+    wheel: Vec<Vec<Entry>>,
+    in_wheel: usize,
+    far: QuadHeap,
+}
+
+impl Default for Calendar {
+    fn default() -> Self {
+        Calendar {
+            cur: Vec::new(),
+            pos: 0,
+            base: 0,
+            wheel: vec![Vec::new(); N_BUCKETS],
+            in_wheel: 0,
+            far: QuadHeap::default(),
+        }
+    }
+}
+
+impl Calendar {
+    #[inline]
+    fn slot(t: Time) -> usize {
+        (t >> BUCKET_SHIFT) as usize & (N_BUCKETS - 1)
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry) {
+        let t = entry_time(e);
+        if t < self.base + BUCKET_PS {
+            let i = self.pos + self.cur[self.pos..].partition_point(|&x| x < e);
+            self.cur.insert(i, e);
+        } else if t < self.base.saturating_add(HORIZON_PS) {
+            self.wheel[Self::slot(t)].push(e);
+            self.in_wheel += 1;
+        } else {
+            self.far.push(e);
+        }
+    }
+
+    /// Move far events that entered the horizon into the wheel (or `cur`).
+    fn refill_from_far(&mut self) {
+        let end = self.base.saturating_add(HORIZON_PS);
+        while let Some(e) = self.far.peek() {
+            if entry_time(e) >= end {
+                break;
+            }
+            self.far.pop();
+            self.push(e);
+        }
+    }
+
+    /// Make `cur` hold the earliest events; false if the queue is empty.
+    #[inline]
+    fn fill(&mut self) -> bool {
+        if self.pos < self.cur.len() {
+            return true;
+        }
+        self.cur.clear();
+        self.pos = 0;
+        loop {
+            if self.in_wheel == 0 {
+                let Some(f) = self.far.peek() else {
+                    return false;
+                };
+                self.base = entry_time(f) & !(BUCKET_PS - 1);
+            } else {
+                self.base += BUCKET_PS;
+            }
+            let b = &mut self.wheel[Self::slot(self.base)];
+            if !b.is_empty() {
+                self.in_wheel -= b.len();
+                self.cur.append(b);
+                self.cur.sort_unstable();
+            }
+            self.refill_from_far();
+            if !self.cur.is_empty() {
+                return true;
+            }
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        if self.fill() {
+            self.pos += 1;
+            Some(self.cur[self.pos - 1])
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn peek(&mut self) -> Option<Entry> {
+        if self.fill() {
+            Some(self.cur[self.pos])
+        } else {
+            None
+        }
+    }
+
+    /// The `k`-th next event of the current bucket, if known (0 = the next).
+    #[inline]
+    fn ahead(&self, k: usize) -> Option<Entry> {
+        self.cur.get(self.pos + k).copied()
+    }
+
+    fn len(&self) -> usize {
+        self.cur.len() - self.pos + self.in_wheel + self.far.len()
+    }
+
+    /// Remove and return every entry (any order).
+    fn drain_all(&mut self) -> Vec<Entry> {
+        let mut all: Vec<Entry> = self.cur.drain(self.pos..).collect();
+        self.cur.clear();
+        self.pos = 0;
+        for b in &mut self.wheel {
+            all.append(b);
+        }
+        all.append(&mut self.far.v);
+        self.in_wheel = 0;
+        all
     }
 }
 
@@ -210,7 +361,7 @@ impl PartitionSet {
     /// Whether the component's events belong to this set.
     pub fn contains(&self, c: Comp) -> bool {
         match c.kind() {
-            Kind::TxDone | Kind::Deliver => get_bit(&self.ports, c.index()),
+            Kind::TxDone | Kind::Deliver | Kind::DcsimTimer => get_bit(&self.ports, c.index()),
             Kind::FlowTimer => get_bit(&self.flows, c.index()),
             Kind::Arrivals | Kind::Failure | Kind::Sample => false,
         }
@@ -227,7 +378,7 @@ struct Paused {
 /// The event queue.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: QuadHeap,
+    heap: Calendar,
     seq: u64,
     paused: Vec<Paused>,
 }
@@ -260,14 +411,15 @@ impl EventQueue {
 
     /// Time of the earliest event, if any.
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
         self.heap.peek().map(entry_time)
     }
 
-    /// Component of the earliest event, if any.
+    /// Component of the `k`-th next event (0 = the next), if it is already known (it is in
+    /// the current ~1 ns bucket), without moving the queue: for touching memory early.
     #[inline]
-    pub fn peek_comp(&self) -> Option<Comp> {
-        self.heap.peek().map(entry_comp)
+    pub fn ahead_comp(&self, k: usize) -> Option<Comp> {
+        self.heap.ahead(k).map(entry_comp)
     }
 
     /// Events in the heap (not counting paused partitions).
@@ -295,10 +447,12 @@ impl EventQueue {
         if self.paused.iter().any(|p| p.id == id) {
             return false;
         }
-        let all = std::mem::take(&mut self.heap).v;
+        let all = self.heap.drain_all();
         let (stash, keep): (Vec<Entry>, Vec<Entry>) =
             all.into_iter().partition(|&e| set.contains(entry_comp(e)));
-        self.heap = QuadHeap::from_vec(keep);
+        for e in keep {
+            self.heap.push(e);
+        }
         self.paused.push(Paused { id, set, stash });
         true
     }
@@ -346,6 +500,58 @@ mod tests {
         all.sort_unstable();
         let rest: Vec<_> = std::iter::from_fn(|| h.pop()).collect();
         assert_eq!(rest, all);
+    }
+
+    /// The calendar gives exactly the order of a sort, with pushes interleaved with pops
+    /// (never earlier than the last pop, as in the DES), near and far, and gaps.
+    #[test]
+    fn calendar_pops_in_sorted_order() {
+        let mut c = Calendar::default();
+        let mut x: u64 = 99;
+        let mut rnd = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 20
+        };
+        let mut pending: Vec<Entry> = Vec::new();
+        let mut now: Time = 0;
+        let mut seq = 0u64;
+        for round in 0..8_000u64 {
+            for _ in 0..(rnd() % 3) {
+                let dt = match rnd() % 10 {
+                    0 => rnd() % 100,               // same bucket
+                    1 => 70_000_000 + rnd() % 1000, // far (an RTO)
+                    2 => 500_000_000 + rnd() % 10,  // far, after a gap
+                    _ => rnd() % 3_000_000,         // within the wheel
+                };
+                let e = entry(
+                    now + dt,
+                    seq,
+                    Comp::new(Kind::Deliver, (rnd() % 1000) as u32),
+                );
+                seq += 1;
+                c.push(e);
+                pending.push(e);
+            }
+            if round % 2 == 0 {
+                pending.sort_unstable();
+                let want = if pending.is_empty() {
+                    None
+                } else {
+                    Some(pending.remove(0))
+                };
+                assert_eq!(c.peek(), want);
+                assert_eq!(c.pop(), want);
+                if let Some(e) = want {
+                    now = entry_time(e);
+                }
+                assert_eq!(c.len(), pending.len());
+            }
+        }
+        pending.sort_unstable();
+        let rest: Vec<_> = std::iter::from_fn(|| c.pop()).collect();
+        assert_eq!(rest, pending);
     }
 
     #[test]

@@ -3,15 +3,20 @@
 //! or REPS / UnoLB choosers is one more variant and one more match arm, with no dynamic
 //! dispatch per packet.
 //!
-//! REPS hooks (next issue): the engine calls [`Lb::on_ack`] on every ACK with the echoed EV
-//! and ECN bit, and [`Lb::on_failure_detection`] when an RTO is judged a failure (REPS
-//! Appendix A without trimming: the largest RTT of the last two windows before the timeout
-//! is below [`FAILURE_RTT_FACTOR`] x the base RTT).
+//! REPS hooks: the engine calls `Lb::on_ack` ([`LoadBalancer`]) on every ACK with the
+//! echoed EV and ECN bit, feeds every RTT sample to the flow's [`FailureDetector`] (the `nic`
+//! block of REPS Appendix A, the one failure policy of the DES), and on an RTO asks it
+//! ([`FlowRt::on_timeout`]) whether the loss was a failure, which calls
+//! `Lb::on_failure_detection` (REPS Algorithm 1 `ONFAILUREDETECTION`: freezing mode).
 
+use crate::scenario::{LbKind, Scenario};
 use crate::workload::FlowSpec;
 use nic::lb::{Ecmp, Ev, LoadBalancer, Ops};
+use nic::reps::{
+    FailureDetector, FailureDetectorConfig, LossSignal, LossVerdict, Reps, RepsConfig, RepsStats,
+};
 use nic::transport::{Ack, DctcpSender, SackReceiver, SenderStats, TimeoutReport, TxPacket};
-use rtl_models::{Clocked, Cycles, Lfsr32};
+use rtl_models::{Clocked, ConfigError, Cycles, Lfsr32, RandomSource};
 
 /// PSN window words of every flow (64 * 8 = 512 packets).
 pub const WORDS: usize = nic::transport::HARNESS_WORDS;
@@ -21,10 +26,49 @@ pub type Sender = DctcpSender<WORDS>;
 /// The receiver block the engine instantiates.
 pub type Receiver = SackReceiver<WORDS>;
 
-/// An RTO is judged a path failure (REPS Appendix A) when the recent maximum RTT is below
-/// this multiple of the base RTT: with one-BDP queues a congestion loss comes with RTTs near
-/// twice the base RTT or more.
-pub const FAILURE_RTT_FACTOR: u64 = 2;
+/// An RTO is judged a path failure (REPS Appendix A, no trimming) when the largest RTT of
+/// the last one to two RTOs is below this multiple of the base RTT, Q8.8 (512 = 2.0x): with
+/// one-BDP queues a congestion loss comes with RTTs near twice the base RTT or more. The
+/// [`FailureDetector`]'s `rtt_multiple_q8`.
+pub const FAILURE_RTT_MULTIPLE_Q8: u32 = 512;
+
+/// The REPS configuration of every REPS flow of scenario `s` (Algorithms 1-2 constants):
+/// `NUM_PKTS_CWND` = packets per BDP of the run (`bdp_bytes / mtu`, rounded up, at most 255:
+/// `exploreCounter` is 8 bits), `FREEZING_TIMEOUT` = `transport.reps_freezing_timeout_us`
+/// in 1 GHz NIC cycles, freezing mode on or off by `transport.reps_freezing`, standard
+/// REPS (one use per cached EV). `ev_bits` is set per flow from `transport.evs_bits`.
+pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
+    let mtu = u64::from(s.transport.mtu.max(1));
+    RepsConfig {
+        ev_bits: s.transport.evs_bits.clamp(1, 16) as u8,
+        num_pkts_cwnd: bdp_bytes
+            .div_ceil(mtu)
+            .min(u64::from(nic::reps::config::MAX_NUM_PKTS_CWND)) as u32,
+        freezing_timeout_cycles: (s.transport.reps_freezing_timeout_us * 1e6
+            / crate::engine::CYCLE_PS as f64)
+            .round()
+            .clamp(0.0, u32::MAX as f64) as u32,
+        freezing: s.transport.reps_freezing,
+        reuse: 1,
+    }
+}
+
+/// The REPS Appendix A failure-detector configuration of every flow: trimming as in
+/// `transport.trimming`, base RTT `base_rtt_cycles` (the longest path's), failure below
+/// [`FAILURE_RTT_MULTIPLE_Q8`] x base RTT, RTT history windows of one RTO (`rto_cycles`:
+/// "the period preceding the timeout").
+pub fn detector_config(
+    s: &Scenario,
+    base_rtt_cycles: u64,
+    rto_cycles: u32,
+) -> FailureDetectorConfig {
+    FailureDetectorConfig {
+        trimming: s.transport.trimming,
+        base_rtt_cycles: base_rtt_cycles.clamp(1, u64::from(u32::MAX)) as u32,
+        rtt_multiple_q8: FAILURE_RTT_MULTIPLE_Q8,
+        window_cycles: rto_cycles.max(1),
+    }
+}
 
 /// Congestion control of one flow (a variant per transport).
 #[derive(Debug, Clone)]
@@ -95,6 +139,14 @@ impl Cc {
         }
     }
 
+    /// The RTT sample (cycles) ACK `a` gives now (Karn's rule), before [`Cc::on_ack`].
+    #[inline]
+    pub fn rtt_sample(&self, a: &Ack) -> Option<u32> {
+        match self {
+            Cc::Dctcp(s) => s.rtt_sample(a),
+        }
+    }
+
     /// Whole message acknowledged.
     #[inline]
     pub fn is_done(&self) -> bool {
@@ -112,39 +164,77 @@ impl Cc {
 }
 
 /// Load balancer (entropy chooser) of one flow.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Lb {
     /// One EV per flow.
     Ecmp(Ecmp),
     /// A random EV per packet.
     Ops(Ops),
+    /// Recycled Entropy Packet Spraying (the 25-byte Table 1 word, 8-entry buffer).
+    Reps(Reps),
 }
 
 impl Lb {
-    /// EV of the next DATA packet.
+    /// The chooser of kind `kind` for a new flow: EVs of `evs_bits` bits, REPS configured
+    /// by `reps` (whose `ev_bits` is overridden by `evs_bits`); ECMP draws the flow's EV
+    /// from `rng`. `Unolb` is not a per-flow entropy chooser of this transport: an error.
+    pub fn new(
+        kind: LbKind,
+        evs_bits: u32,
+        reps: &RepsConfig,
+        rng: &mut Lfsr32,
+    ) -> Result<Lb, ConfigError> {
+        Ok(match kind {
+            LbKind::Ecmp => Lb::Ecmp(Ecmp::new(evs_bits, rng)),
+            LbKind::Ops => Lb::Ops(Ops::new(evs_bits)),
+            LbKind::Reps => Lb::Reps(Reps::new(RepsConfig {
+                ev_bits: evs_bits.min(16) as u8,
+                ..*reps
+            })?),
+            LbKind::Unolb => {
+                return Err(ConfigError::new(
+                    "lb",
+                    "unolb is not supported yet by the fabric simulator (use ecmp, ops or reps)",
+                ))
+            }
+        })
+    }
+
+    /// REPS event counters (explore / recycle / freeze ...), for REPS flows.
+    pub fn reps_stats(&self) -> Option<&RepsStats> {
+        match self {
+            Lb::Reps(r) => Some(r.stats()),
+            _ => None,
+        }
+    }
+}
+
+/// Static dispatch over the variants (a match, no `dyn`).
+impl LoadBalancer for Lb {
     #[inline]
-    pub fn on_send(&mut self, now: Cycles, rng: &mut Lfsr32) -> Ev {
+    fn on_send<R: RandomSource>(&mut self, now: Cycles, rng: &mut R) -> Ev {
         match self {
             Lb::Ecmp(l) => l.on_send(now, rng),
             Lb::Ops(l) => l.on_send(now, rng),
+            Lb::Reps(l) => l.on_send(now, rng),
         }
     }
 
-    /// An ACK echoed `ev` with (or without) ECN.
     #[inline]
-    pub fn on_ack(&mut self, now: Cycles, ev: Ev, ecn: bool) {
+    fn on_ack(&mut self, now: Cycles, ev: Ev, ecn: bool) {
         match self {
             Lb::Ecmp(l) => l.on_ack(now, ev, ecn),
             Lb::Ops(l) => l.on_ack(now, ev, ecn),
+            Lb::Reps(l) => l.on_ack(now, ev, ecn),
         }
     }
 
-    /// The transport judged a timeout to be a path failure.
     #[inline]
-    pub fn on_failure_detection(&mut self, now: Cycles) {
+    fn on_failure_detection(&mut self, now: Cycles) {
         match self {
             Lb::Ecmp(l) => l.on_failure_detection(now),
             Lb::Ops(l) => l.on_failure_detection(now),
+            Lb::Reps(l) => l.on_failure_detection(now),
         }
     }
 }
@@ -172,4 +262,25 @@ pub struct FlowRt {
     pub stats: SenderStats,
     /// RTOs judged failures (REPS Appendix A).
     pub failure_detections: u32,
+    /// REPS Appendix A failure detector (recent max RTT; trimming-aware).
+    pub detector: FailureDetector,
+}
+
+impl FlowRt {
+    /// An RTO declared packets lost at `now`: the Appendix A verdict of the flow's
+    /// detector, with `ONFAILUREDETECTION` called on the load balancer for a failure. The
+    /// loss signal is `Timeout`, or `UntrimmedLoss` when the network trims (a loss that
+    /// produced no trimmed header).
+    pub fn on_timeout(&mut self, now: Cycles) -> LossVerdict {
+        let signal = if self.detector.config().trimming {
+            LossSignal::UntrimmedLoss
+        } else {
+            LossSignal::Timeout
+        };
+        let v = self.detector.on_loss(now, signal, &mut self.lb);
+        if v == LossVerdict::Failure {
+            self.failure_detections += 1;
+        }
+        v
+    }
 }

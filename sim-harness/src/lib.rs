@@ -11,14 +11,16 @@ pub mod scenario;
 pub use error::{Error, Result};
 pub use results::RunResult;
 pub use scenario::Scenario;
+pub mod dcsim;
 pub mod engine;
 pub mod event;
 pub mod flow;
+pub mod lb_stats;
 pub mod packet;
 pub mod run;
 pub mod topology;
-pub mod workload;
 pub mod validate;
+pub mod workload;
 
 pub use run::{simulate, RunControl};
 pub mod output;

@@ -17,6 +17,13 @@ pub enum PktKind {
     Nack = 2,
     /// A DATA packet trimmed to its header by a switch (forwarded at high priority).
     Header = 3,
+    /// DCSIM simulation probe (section 2.4 (1)).
+    Sim = 4,
+    /// DCSIM acknowledgement of a SIM (echoes its EV).
+    SimAck = 5,
+    /// DCSIM acknowledgement of DATAs (`cum_ack` = cumulative point; `psn` = index of its
+    /// 64-bit selective map in the DCSIM side table).
+    DataAck = 6,
 }
 
 impl PktKind {

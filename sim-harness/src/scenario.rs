@@ -86,6 +86,23 @@ pub struct Topology {
     pub ecn_kmin: f64,
     /// RED/ECN `K_max` as a fraction of each switch port's buffer (REPS 4.1: 0.8).
     pub ecn_kmax: f64,
+    /// Which core (spine) switches carry traffic at full rate: `all`, or `odd_only` (DCSIM
+    /// 4.2 "oversubscribed": the even-indexed spines' links run at `slow_core_fraction` of
+    /// their rate from t = 0).
+    pub core_links: CoreLinks,
+    /// Rate of the removed cores' links, as a fraction of `link_gbps` (DCSIM 4.2: 0.01).
+    pub slow_core_fraction: f64,
+}
+
+/// Which core (spine) switches are in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoreLinks {
+    /// Every spine at full rate.
+    All,
+    /// Only the odd-indexed spines at full rate; the even-indexed ones' links are slowed to
+    /// `slow_core_fraction` of their rate at t = 0 (DCSIM 4.2).
+    OddOnly,
 }
 
 impl Default for Topology {
@@ -102,6 +119,8 @@ impl Default for Topology {
             oversubscription: 1.0,
             ecn_kmin: 0.2,
             ecn_kmax: 0.8,
+            core_links: CoreLinks::All,
+            slow_core_fraction: 0.01,
         }
     }
 }
@@ -155,6 +174,49 @@ pub struct Transport {
     /// Header bytes: added to each DATA packet's payload on the wire; the size of ACKs,
     /// NACKs and trimmed packets.
     pub header_bytes: u32,
+    /// REPS freezing mode (section 3.2) on or off (Appendix C.4 runs REPS without it);
+    /// `lb = "reps"` only.
+    pub reps_freezing: bool,
+    /// REPS `FREEZING_TIMEOUT` (Algorithm 1 line 24) in us: how long a connection stays in
+    /// freezing mode after a failure detection; `lb = "reps"` only.
+    pub reps_freezing_timeout_us: f64,
+    /// DCSIM release rule (section 4.4): `sync` (`t_DATA = t_SIM + RTT_max`, Eq. 4), `async`
+    /// (at the SIM-ACK) or `fractional` (`t_SIM + dcsim_fraction * RTT_max`, not before the
+    /// SIM-ACK); `cc = "dcsim"` only.
+    pub dcsim_variant: DcsimVariantKind,
+    /// Fraction of `RTT_max` of the `fractional` variant, 0 to 1.
+    pub dcsim_fraction: f64,
+    /// `B`: packets each small queue (SIM, SIM-ACK, DATA-ACK) holds, 1 to 15 (paper: 12).
+    pub dcsim_small_queue_pkts: u32,
+    /// `l`: bytes of a SIM, SIM-ACK and DATA-ACK on the wire (paper: 64).
+    pub dcsim_small_bytes: u32,
+    /// `h` of the SIM token rate `C / (alpha + h)` (Eq. 2: 2.1; Eq. 1: 1).
+    pub dcsim_h: f64,
+    /// SIM token-bucket depth, tokens (Theorem 3: 2).
+    pub dcsim_bucket_depth: u32,
+    /// DATA buffer of every DCSIM port (a size); absent = the rest of `topology.buffer`
+    /// after the three small buffers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dcsim_data_buffer: Option<Size>,
+    /// DATA buffer as `B_data / B` (DATAs per SIM slot, Fig. 11); 0 = not used. Exclusive
+    /// with `dcsim_data_buffer`.
+    pub dcsim_data_buffer_ratio: f64,
+    /// DATAs per DATA-ACK at the receiver (paper: 16).
+    pub dcsim_ack_every: u32,
+    /// Longest wait of a DATA for its DATA-ACK, in propagation RTTs (paper: 3).
+    pub dcsim_ack_interval_rtts: f64,
+}
+
+/// DCSIM release rule (DCSIM 2.4 Eq. 4 and 4.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DcsimVariantKind {
+    /// DATA at `t_SIM + RTT_max` (Eq. 4).
+    Sync,
+    /// DATA as soon as the SIM-ACK arrives.
+    Async,
+    /// DATA at the later of `t_SIM + dcsim_fraction * RTT_max` and the SIM-ACK.
+    Fractional,
 }
 
 impl Default for Transport {
@@ -168,6 +230,18 @@ impl Default for Transport {
             rto_us: 70.0,
             init_cwnd: Size::Bdp(1.0),
             header_bytes: 64,
+            reps_freezing: true,
+            reps_freezing_timeout_us: 100.0,
+            dcsim_variant: DcsimVariantKind::Sync,
+            dcsim_fraction: 0.85,
+            dcsim_small_queue_pkts: 12,
+            dcsim_small_bytes: 64,
+            dcsim_h: 2.1,
+            dcsim_bucket_depth: 2,
+            dcsim_data_buffer: None,
+            dcsim_data_buffer_ratio: 0.0,
+            dcsim_ack_every: 16,
+            dcsim_ack_interval_rtts: 3.0,
         }
     }
 }
@@ -206,6 +280,18 @@ pub struct Workload {
     pub load: f64,
     /// Number of flows for Poisson workloads.
     pub flows: u32,
+    /// Tornado only: only the first half of the hosts send (host i < hosts/2 to
+    /// i + hosts/2), so traffic crosses the tree in one direction (REPS 4.3.2 micro
+    /// benchmark).
+    pub one_way: bool,
+    /// Collectives (DCSIM 4.1): 0 = one collective of every host; n >= 1 = n collectives
+    /// of `permutation`, `all_to_all` or `all_to_all_v`, each of a size drawn from
+    /// `collective_sizes` over hosts drawn at random (a host may be in several), all
+    /// starting at t = 0.
+    pub collectives: u32,
+    /// Sizes (hosts) a collective may have, drawn uniformly (DCSIM 4.1: 8, 16, 32, 64);
+    /// capped at the host count.
+    pub collective_sizes: Vec<u32>,
 }
 
 impl Default for Workload {
@@ -216,6 +302,9 @@ impl Default for Workload {
             degree: 8,
             load: 0.5,
             flows: 1000,
+            one_way: false,
+            collectives: 0,
+            collective_sizes: vec![8, 16, 32, 64],
         }
     }
 }
@@ -244,6 +333,9 @@ pub struct Output {
     pub queue_sample_us: f64,
     /// Record a packet trace.
     pub trace: bool,
+    /// Width of the time buckets of `uplink_selection.csv` (DATA packets and bytes each ToR
+    /// uplink was chosen for, per bucket), in us; 0 = no table.
+    pub selection_bucket_us: f64,
 }
 
 impl Default for Output {
@@ -251,6 +343,7 @@ impl Default for Output {
         Output {
             queue_sample_us: 1.0,
             trace: false,
+            selection_bucket_us: 10.0,
         }
     }
 }

@@ -26,6 +26,9 @@ pub const MIN_MTU: u32 = 64;
 pub const MAX_MTU: u32 = 65_536;
 /// Largest entropy-value width (REPS and the UE header carry 16-bit EVs).
 pub const MAX_EVS_BITS: u32 = 16;
+/// Bound (exclusive) of `transport.reps_freezing_timeout_us`: REPS keeps `exitFreezingMode`
+/// as a 32-bit wrap-around stamp of the 1 GHz NIC clock, so the timeout is below 2^31 cycles.
+pub const MAX_FREEZING_TIMEOUT_US: f64 = 2_147_483.648;
 
 /// Check a scenario before a run. Returns the first problem found.
 pub fn validate(s: &Scenario) -> Result<()> {
@@ -100,6 +103,23 @@ pub fn host_count(t: &crate::scenario::Topology) -> u64 {
 pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
     let w = &s.workload;
     match w.kind {
+        WorkloadKind::Tornado if w.one_way => Some(hosts / 2),
+        // n collectives over at most `max(collective_sizes)` hosts each (an upper bound).
+        WorkloadKind::Permutation | WorkloadKind::AllToAll | WorkloadKind::AllToAllV
+            if w.collectives > 0 =>
+        {
+            let size = w
+                .collective_sizes
+                .iter()
+                .map(|&n| u64::from(n).min(hosts))
+                .max()
+                .unwrap_or(0);
+            let per = match w.kind {
+                WorkloadKind::Permutation => size,
+                _ => size * size.saturating_sub(1),
+            };
+            Some(u64::from(w.collectives).saturating_mul(per))
+        }
         WorkloadKind::Permutation | WorkloadKind::Tornado => Some(hosts),
         WorkloadKind::Incast => Some(u64::from(w.degree)),
         WorkloadKind::AllToAll | WorkloadKind::AllToAllV => Some(hosts * hosts.saturating_sub(1)),
@@ -267,6 +287,16 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             ));
         }
     }
+    finite("topology.slow_core_fraction", t.slow_core_fraction)?;
+    if !(t.slow_core_fraction > 0.0 && t.slow_core_fraction <= 1.0) {
+        return Err(Error::field(
+            "topology.slow_core_fraction",
+            format!(
+                "must be in (0, 1] (a fraction of link_gbps), got {}",
+                t.slow_core_fraction
+            ),
+        ));
+    }
     if t.ecn_kmin > t.ecn_kmax {
         return Err(Error::field(
             "topology.ecn_kmin",
@@ -296,12 +326,74 @@ fn check_transport(t: &Transport) -> Result<()> {
             ),
         ));
     }
+    non_negative(
+        "transport.reps_freezing_timeout_us",
+        t.reps_freezing_timeout_us,
+    )?;
+    check_dcsim(t)?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
             format!("must be between 1 and {MAX_EVS_BITS}, got {}", t.evs_bits),
         ));
     }
+    Ok(())
+}
+
+/// DCSIM knobs (DCSIM 2.3-2.4, 4.4); checked whatever `cc` is, like every field.
+fn check_dcsim(t: &Transport) -> Result<()> {
+    finite("transport.dcsim_fraction", t.dcsim_fraction)?;
+    if !(0.0..=1.0).contains(&t.dcsim_fraction) {
+        return Err(Error::field(
+            "transport.dcsim_fraction",
+            format!(
+                "must be a fraction of RTT_max, 0 to 1, got {}",
+                t.dcsim_fraction
+            ),
+        ));
+    }
+    if !(1..=15).contains(&t.dcsim_small_queue_pkts) {
+        return Err(Error::field(
+            "transport.dcsim_small_queue_pkts",
+            format!(
+                "must be between 1 and 15 packets, got {}",
+                t.dcsim_small_queue_pkts
+            ),
+        ));
+    }
+    if t.dcsim_small_bytes == 0 {
+        return Err(Error::field(
+            "transport.dcsim_small_bytes",
+            "must be positive, got 0",
+        ));
+    }
+    positive("transport.dcsim_h", t.dcsim_h)?;
+    if t.dcsim_bucket_depth == 0 {
+        return Err(Error::field(
+            "transport.dcsim_bucket_depth",
+            "must be at least 1 token, got 0",
+        ));
+    }
+    non_negative(
+        "transport.dcsim_data_buffer_ratio",
+        t.dcsim_data_buffer_ratio,
+    )?;
+    if t.dcsim_data_buffer.is_some() && t.dcsim_data_buffer_ratio > 0.0 {
+        return Err(Error::field(
+            "transport.dcsim_data_buffer_ratio",
+            "cannot be used together with transport.dcsim_data_buffer (set one of them)",
+        ));
+    }
+    if t.dcsim_ack_every == 0 {
+        return Err(Error::field(
+            "transport.dcsim_ack_every",
+            "must be at least 1 DATA per DATA-ACK, got 0",
+        ));
+    }
+    positive(
+        "transport.dcsim_ack_interval_rtts",
+        t.dcsim_ack_interval_rtts,
+    )?;
     Ok(())
 }
 
@@ -344,6 +436,27 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         }
         _ => {}
     }
+    if w.one_way && w.kind != WorkloadKind::Tornado {
+        return Err(Error::field(
+            "workload.one_way",
+            "only a tornado workload can be one-way (set workload.kind = \"tornado\" or one_way = false)",
+        ));
+    }
+    if w.collectives > 0 && w.collective_sizes.is_empty() {
+        return Err(Error::field(
+            "workload.collective_sizes",
+            format!(
+                "must list at least one size when workload.collectives = {}",
+                w.collectives
+            ),
+        ));
+    }
+    if let Some(&bad) = w.collective_sizes.iter().find(|&&n| n < 2) {
+        return Err(Error::field(
+            "workload.collective_sizes",
+            format!("a collective needs at least 2 hosts, got {bad}"),
+        ));
+    }
     if let Some(n) = flow_count(s, hosts) {
         if n > MAX_FLOWS {
             return Err(Error::field(
@@ -377,6 +490,22 @@ fn check_failures(s: &Scenario) -> Result<()> {
 
 fn check_rest(s: &Scenario) -> Result<()> {
     non_negative("output.queue_sample_us", s.output.queue_sample_us)?;
+    non_negative("output.selection_bucket_us", s.output.selection_bucket_us)?;
+    non_negative("output.selection_bucket_us", s.output.selection_bucket_us)?;
+    non_negative(
+        "transport.reps_freezing_timeout_us",
+        s.transport.reps_freezing_timeout_us,
+    )?;
+    // FREEZING_TIMEOUT is compared as a 32-bit wrap-around cycle stamp (1 GHz NIC clock).
+    if s.transport.reps_freezing_timeout_us >= MAX_FREEZING_TIMEOUT_US {
+        return Err(Error::field(
+            "transport.reps_freezing_timeout_us",
+            format!(
+                "must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {}",
+                s.transport.reps_freezing_timeout_us
+            ),
+        ));
+    }
     finite("skip.theta", s.skip.theta)?;
     if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
         return Err(Error::field(
@@ -465,6 +594,37 @@ mod tests {
             ("transport.evs_bits", Box::new(|s| s.transport.evs_bits = 0)),
             ("transport.rto_us", Box::new(|s| s.transport.rto_us = 0.0)),
             (
+                "transport.dcsim_fraction",
+                Box::new(|s| s.transport.dcsim_fraction = 1.5),
+            ),
+            (
+                "transport.dcsim_small_queue_pkts",
+                Box::new(|s| s.transport.dcsim_small_queue_pkts = 16),
+            ),
+            (
+                "transport.dcsim_ack_every",
+                Box::new(|s| s.transport.dcsim_ack_every = 0),
+            ),
+            (
+                "transport.dcsim_data_buffer_ratio",
+                Box::new(|s| {
+                    s.transport.dcsim_data_buffer = Some(Size::Bytes(100_000));
+                    s.transport.dcsim_data_buffer_ratio = 2.0;
+                }),
+            ),
+            (
+                "topology.slow_core_fraction",
+                Box::new(|s| s.topology.slow_core_fraction = 0.0),
+            ),
+            (
+                "workload.collective_sizes",
+                Box::new(|s| s.workload.collective_sizes = vec![8, 1]),
+            ),
+            (
+                "output.selection_bucket_us",
+                Box::new(|s| s.output.selection_bucket_us = -1.0),
+            ),
+            (
                 "transport.header_bytes",
                 Box::new(|s| s.transport.header_bytes = 0),
             ),
@@ -509,6 +669,19 @@ mod tests {
                 "output.queue_sample_us",
                 Box::new(|s| s.output.queue_sample_us = -1.0),
             ),
+            (
+                "output.selection_bucket_us",
+                Box::new(|s| s.output.selection_bucket_us = f64::NAN),
+            ),
+            (
+                "transport.reps_freezing_timeout_us",
+                Box::new(|s| s.transport.reps_freezing_timeout_us = -1.0),
+            ),
+            (
+                "transport.reps_freezing_timeout_us",
+                Box::new(|s| s.transport.reps_freezing_timeout_us = 3e6),
+            ),
+            ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
         ];
         for (field, mutate) in cases {
             let mut s = Scenario::default();

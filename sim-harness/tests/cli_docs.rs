@@ -76,30 +76,39 @@ fn quick_start_has_two_commands_and_ci_runs_the_test_one() {
     assert!(cargo_lines.contains(&"cargo clippy --workspace --all-targets -- -D warnings"));
 }
 
-fn leaf_paths(prefix: &str, v: &toml::Value, out: &mut Vec<String>) {
-    match v {
-        toml::Value::Table(t) => {
-            for (k, v) in t {
-                let p = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                leaf_paths(&p, v, out);
-            }
+/// The field names of the struct at `path` (`[]` = the scenario, `["failures[]"]` = one
+/// failure), read from serde's `deny_unknown_fields` error for a probe key, so fields that
+/// are not serialized by default (`Option`s) are listed too.
+fn struct_fields(path: &[String]) -> Vec<String> {
+    let mut probe = toml::Table::new();
+    probe.insert("__probe".into(), toml::Value::Integer(1));
+    let mut v = toml::Value::Table(probe);
+    for seg in path.iter().rev() {
+        let (key, array) = match seg.strip_suffix("[]") {
+            Some(k) => (k, true),
+            None => (seg.as_str(), false),
+        };
+        if array {
+            v = toml::Value::Array(vec![v]);
         }
-        toml::Value::Array(a) if a.first().is_some_and(|e| e.is_table()) => {
-            out.push(prefix.to_string());
-            leaf_paths(&format!("{prefix}[]"), &a[0], out);
-        }
-        _ => out.push(prefix.to_string()),
+        let mut t = toml::Table::new();
+        t.insert(key.to_string(), v);
+        v = toml::Value::Table(t);
     }
+    let err = v.try_into::<Scenario>().unwrap_err().to_string();
+    let list = err
+        .split("expected one of ")
+        .nth(1)
+        .or_else(|| err.split("expected ").nth(1))
+        .unwrap_or_else(|| panic!("no field list in: {err}"));
+    let list = list.lines().next().unwrap();
+    list.split(", ")
+        .map(|f| f.trim().trim_matches('`').to_string())
+        .collect()
 }
 
-#[test]
-fn every_scenario_field_is_documented() {
-    let readme = repo_file("README.md");
-    let doc = section(&readme, "## Scenario format");
+/// Every documented path: `section.field`, `failures[].field`, and the containers.
+fn field_paths() -> Vec<String> {
     let mut s = Scenario::default();
     s.failures.push(Failure {
         link: "tor0.up0".into(),
@@ -107,16 +116,61 @@ fn every_scenario_field_is_documented() {
         for_us: Some(1.0),
         gbps: Some(1.0),
     });
-    let v = toml::Value::try_from(&s).unwrap();
-    let mut paths = Vec::new();
-    leaf_paths("", &v, &mut paths);
-    assert!(paths.len() > 20, "{paths:?}");
-    for p in paths {
-        assert!(
-            doc.contains(&format!("| `{p}` |")),
-            "README 'Scenario format' has no row for `{p}`"
-        );
+    let defaults = toml::Value::try_from(&s).unwrap();
+    let mut out = Vec::new();
+    let mut todo: Vec<Vec<String>> = vec![vec![]];
+    while let Some(path) = todo.pop() {
+        // The default value of the struct at `path`, if serialized.
+        let mut node = Some(&defaults);
+        for seg in &path {
+            node = node.and_then(|n| match seg.strip_suffix("[]") {
+                Some(k) => n.get(k).and_then(|a| a.get(0)),
+                None => n.get(seg.as_str()),
+            });
+        }
+        for f in struct_fields(&path) {
+            let value = node.and_then(|n| n.get(f.as_str()));
+            let mut child = path.clone();
+            let name = |c: &[String]| c.join(".");
+            match value {
+                Some(toml::Value::Table(_)) => {
+                    child.push(f);
+                    todo.push(child);
+                }
+                Some(toml::Value::Array(a)) if a.first().is_some_and(|e| e.is_table()) => {
+                    child.push(f.clone());
+                    out.push(name(&child));
+                    child.pop();
+                    child.push(format!("{f}[]"));
+                    todo.push(child);
+                }
+                _ => {
+                    child.push(f);
+                    out.push(name(&child));
+                }
+            }
+        }
     }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_scenario_field_is_documented() {
+    let readme = repo_file("README.md");
+    let doc = section(&readme, "## Scenario format");
+    let paths = field_paths();
+    assert!(paths.len() > 30, "{paths:?}");
+    assert!(paths.contains(&"failures[].gbps".to_string()), "{paths:?}");
+    assert!(paths.contains(&"topology.radix".to_string()), "{paths:?}");
+    let missing: Vec<&String> = paths
+        .iter()
+        .filter(|p| !doc.contains(&format!("| `{p}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README 'Scenario format' needs a row `| `path` | default | meaning |` for: {missing:?}"
+    );
 }
 
 #[test]
@@ -145,4 +199,11 @@ fn every_output_column_is_documented() {
     check("### flows.csv", header_of::<FlowRecord>());
     check("### queues.csv", header_of::<QueueSample>());
     check("### links.csv", header_of::<LinkRecord>());
+    check(
+        "#### uplink_selection.csv",
+        sim_harness::lb_stats::SELECTION_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+    );
 }

@@ -276,8 +276,9 @@ fn ctrl_c_stops_and_still_writes() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+    // The shell's builtin `kill`: no dependency on procps.
+    let status = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", child.id())])
         .status()
         .unwrap();
     assert!(status.success());

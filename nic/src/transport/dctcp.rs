@@ -97,7 +97,10 @@ impl DctcpConfig {
             return Err(ConfigError::new("g_shift", "must be between 1 and 15"));
         }
         if self.alpha_init > ALPHA_ONE {
-            return Err(ConfigError::new("alpha_init", "must be at most 1.0 (65536)"));
+            return Err(ConfigError::new(
+                "alpha_init",
+                "must be at most 1.0 (65536)",
+            ));
         }
         Ok(())
     }
@@ -407,6 +410,24 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
             self.regs.inflight -= bytes;
         }
         bytes
+    }
+
+    /// The RTT sample (cycles) an ACK of `ack.psn` gives now, without changing anything:
+    /// `Some` only for the first acknowledgement of a PSN in flight that was never
+    /// retransmitted (Karn's rule), the same sample [`DctcpSender::on_ack`] folds into
+    /// `rtt_max`. A caller keeping its own RTT statistics (the REPS failure detector,
+    /// Appendix A) reads it just before `on_ack`.
+    pub fn rtt_sample(&self, ack: &Ack) -> Option<u32> {
+        let psn = ack.psn;
+        if psn < self.regs.snd_una
+            || psn >= self.regs.snd_nxt
+            || Self::bit(&self.acked, psn)
+            || Self::bit(&self.retx, psn)
+        {
+            return None;
+        }
+        let (w, b) = slot(psn, WORDS);
+        Some((self.now as u32).wrapping_sub(self.sent_at[w][b as usize]))
     }
 
     /// An ACK arrived. Returns the payload bytes it newly acknowledged.
@@ -737,6 +758,30 @@ mod tests {
         assert_eq!((p.psn, p.retx), (0, true));
         // Timer now follows the packets sent at cycle 10.
         assert_eq!(s.timer_deadline(), Some(110));
+    }
+
+    #[test]
+    fn rtt_sample_is_what_on_ack_records() {
+        let mut s = DctcpSender::<1>::new(cfg(), 10 * MTU as u64, 0).unwrap();
+        s.next_packet().unwrap();
+        s.advance(7);
+        s.next_packet().unwrap();
+        s.advance(30);
+        assert_eq!(s.rtt_sample(&ack(1, 0, false)), Some(30));
+        assert_eq!(s.rtt_sample(&ack(0, 0, false)), Some(37));
+        assert_eq!(s.rtt_sample(&ack(5, 0, false)), None, "never sent");
+        s.on_ack(&ack(1, 0, false));
+        assert_eq!(s.regs().rtt_max, 30);
+        assert_eq!(
+            s.rtt_sample(&ack(1, 0, false)),
+            None,
+            "already acknowledged"
+        );
+        // A retransmitted packet gives no sample (Karn).
+        s.advance(200);
+        assert!(s.take_timeout().is_some());
+        assert!(s.next_packet().unwrap().retx);
+        assert_eq!(s.rtt_sample(&ack(0, 0, false)), None);
     }
 
     #[test]

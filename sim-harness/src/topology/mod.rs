@@ -38,6 +38,7 @@
 //! header_bytes`) or an ACK (`header_bytes`) at the host link rate. (3-tier: L = 6, S = 5;
 //! 2-tier: L = 4, S = 3.)
 
+pub mod cores;
 pub mod fat_tree;
 
 use crate::error::{Error, Result};

@@ -1,0 +1,436 @@
+//! The DES side of the DCSIM hosts (DCSIM 2.4): per host one `nic` host engine
+//! ([`DcsimHost`]), per flow one receiver ([`DcsimReceiver`]), and the bookkeeping that maps
+//! engine flow slots to the run's flows.
+//!
+//! ```text
+//!  flow arrives --> pending --(free slot)--> DcsimHost::open_flow(collective id, DATAs)
+//!  HostDriver:  eng (one of three fixed-size engines, chosen by the host's flow count)
+//!               slot_flow[slot] -> run flow id          rx_timers: (deadline ps, flow)
+//!               timer_at: the host's one pending DcsimTimer event
+//!  FlowState:   slot (while open), DcsimReceiver (DATA-ACKs), DATA transmissions
+//! ```
+//!
+//! **Engine sizes.** A `DcsimHost<F, C, S, N>` holds F flows of S outstanding SIMs and an
+//! N-DATA window inline. One flow at line rate needs about `RTT_max` worth of SIMs and
+//! DATAs (about 240 SIMs and 350 DATAs at 800 Gb/s with 9 KB DATAs, `nic::dcsim::BUDGET_*`),
+//! while a host with many flows needs far less per flow; so a host gets the smallest of
+//! [`Few`] (8 x 256 x 512), [`Some64`] (64 x 64 x 128) and [`Many`] (320 x 64 x 128) that
+//! holds all its flows at once. A host with more flows than that opens them as slots free
+//! (`pending`), and more than 8 collectives at once wait the same way.
+//!
+//! Units: host cycles inside the engines (see [`super::config::DcsimParams::host_period_ps`]),
+//! picoseconds outside.
+
+use super::config::DcsimParams;
+use crate::error::{Error, Result};
+use nic::dcsim::{DataAck, DcsimHost, DcsimReceiver, FlowSlot, HostRelease, HostStats, OpenError};
+use nic::lb::Ev;
+use rtl_models::{Cycles, Lfsr32};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Collective slots of every engine.
+pub const COLLECTIVES: usize = 8;
+/// Engine of a host with at most 8 flows.
+pub type Few = DcsimHost<8, COLLECTIVES, 256, 512>;
+/// Engine of a host with at most 64 flows.
+pub type Some64 = DcsimHost<64, COLLECTIVES, 64, 128>;
+/// Engine of a host with more flows.
+pub type Many = DcsimHost<320, COLLECTIVES, 64, 128>;
+
+/// One host's engine, of the size its flow count calls for.
+#[derive(Debug, Clone)]
+pub enum HostEngine {
+    /// Up to 8 flows.
+    Few(Box<Few>),
+    /// Up to 64 flows.
+    Some64(Box<Some64>),
+    /// Up to 320 flows.
+    Many(Box<Many>),
+}
+
+macro_rules! each {
+    ($s:expr, $e:ident => $body:expr) => {
+        match $s {
+            HostEngine::Few($e) => $body,
+            HostEngine::Some64($e) => $body,
+            HostEngine::Many($e) => $body,
+        }
+    };
+}
+
+impl HostEngine {
+    /// The smallest engine for `flows` flows, built on the heap.
+    fn for_flows(
+        flows: usize,
+        p: &DcsimParams,
+    ) -> std::result::Result<Self, rtl_models::ConfigError> {
+        Ok(if flows <= 8 {
+            HostEngine::Few(Box::new(Few::new(p.host)?))
+        } else if flows <= 64 {
+            HostEngine::Some64(Box::new(Some64::new(p.host)?))
+        } else {
+            HostEngine::Many(Box::new(Many::new(p.host)?))
+        })
+    }
+
+    /// Flow slots.
+    pub fn capacity(&self) -> usize {
+        match self {
+            HostEngine::Few(_) => 8,
+            HostEngine::Some64(_) => 64,
+            HostEngine::Many(_) => 320,
+        }
+    }
+
+    /// See [`DcsimHost::advance_to`].
+    pub fn advance_to(&mut self, c: Cycles) {
+        each!(self, e => e.advance_to(c))
+    }
+    /// See [`DcsimHost::now`].
+    pub fn now(&self) -> Cycles {
+        each!(self, e => e.now())
+    }
+    /// See [`DcsimHost::open_flow`].
+    pub fn open_flow(&mut self, coll: u32, datas: u32) -> std::result::Result<FlowSlot, OpenError> {
+        each!(self, e => e.open_flow(coll, datas))
+    }
+    /// See [`DcsimHost::close_flow`].
+    pub fn close_flow(&mut self, f: FlowSlot) {
+        each!(self, e => { e.close_flow(f); })
+    }
+    /// See [`DcsimHost::next_sim`].
+    pub fn next_sim(&mut self, rng: &mut Lfsr32) -> Option<(FlowSlot, Ev)> {
+        each!(self, e => e.next_sim(rng))
+    }
+    /// See [`DcsimHost::on_sim_transmitted`].
+    pub fn on_sim_transmitted(&mut self, f: FlowSlot, ev: Ev) -> bool {
+        each!(self, e => e.on_sim_transmitted(f, ev))
+    }
+    /// See [`DcsimHost::on_sim_ack`]; true if it scheduled a DATA.
+    pub fn on_sim_ack(&mut self, f: FlowSlot, ev: Ev) -> bool {
+        each!(self, e => matches!(e.on_sim_ack(f, ev), nic::dcsim::SimAckOutcome::Scheduled { .. }))
+    }
+    /// See [`DcsimHost::on_data_transmitted`].
+    pub fn on_data_transmitted(&mut self, f: FlowSlot, seq: u32) -> bool {
+        each!(self, e => e.on_data_transmitted(f, seq))
+    }
+    /// See [`DcsimHost::on_data_dropped_locally`].
+    pub fn on_data_dropped_locally(&mut self, f: FlowSlot, seq: u32) -> bool {
+        each!(self, e => e.on_data_dropped_locally(f, seq))
+    }
+    /// See [`DcsimHost::on_data_ack`].
+    pub fn on_data_ack(&mut self, f: FlowSlot, ack: DataAck) -> u32 {
+        each!(self, e => e.on_data_ack(f, ack))
+    }
+    /// See [`DcsimHost::pop_release`].
+    pub fn pop_release(&mut self) -> Option<HostRelease> {
+        each!(self, e => e.pop_release())
+    }
+    /// See [`DcsimHost::next_timer`].
+    pub fn next_timer(&self) -> Option<Cycles> {
+        each!(self, e => e.next_timer())
+    }
+    /// See [`DcsimHost::stats`].
+    pub fn stats(&self) -> HostStats {
+        each!(self, e => *e.stats())
+    }
+    /// `(n_SIM, n_DATA)` of flow slot `f`, if open (Eq. 3 says `n_SIM <= n_DATA`).
+    pub fn sim_data(&self, f: FlowSlot) -> Option<(u32, u32)> {
+        each!(self, e => e.flow(f).map(|x| (x.n_sim(), x.n_data())))
+    }
+    /// Whether flow slot `f` has every DATA acknowledged.
+    pub fn is_done(&self, f: FlowSlot) -> bool {
+        each!(self, e => e.flow(f).is_some_and(|x| x.is_done()))
+    }
+}
+
+/// No flow in this slot.
+pub const NO_FLOW: u32 = u32::MAX;
+
+/// One host.
+#[derive(Debug, Clone)]
+pub struct HostDriver {
+    /// Its engine.
+    pub eng: HostEngine,
+    /// Run flow id of each engine slot ([`NO_FLOW`] if free).
+    pub slot_flow: Vec<u32>,
+    /// Flows waiting for a slot, in arrival order.
+    pub pending: VecDeque<u32>,
+    /// Receivers' DATA-ACK interval deadlines at this host: (ps, flow).
+    pub rx_timers: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Time of the host's pending `DcsimTimer` event (`NEVER` if none).
+    pub timer_at: u64,
+    /// The NIC's random source (SIM EVs, DATA-ACK EVs).
+    pub rng: Lfsr32,
+}
+
+/// Where a flow is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Not started, or waiting for an engine slot.
+    Waiting,
+    /// In an engine slot.
+    Open(FlowSlot),
+    /// Every DATA acknowledged.
+    Done,
+}
+
+/// One flow's DCSIM state outside the engine.
+#[derive(Debug, Clone)]
+pub struct FlowState {
+    /// Where it is.
+    pub phase: Phase,
+    /// DATAs.
+    pub datas: u32,
+    /// Its receiver.
+    pub rx: DcsimReceiver,
+    /// Deadline (ps) of its receiver's interval timer in the host's heap (`NEVER` if none).
+    pub rx_timer_at: u64,
+    /// DATA transmissions (first sends and resends).
+    pub tx: u64,
+}
+
+/// Side data of DATA-ACKs in flight: the 64-bit selective map does not fit the 28-byte
+/// DES packet, which carries the slab index in its `psn` instead.
+#[derive(Debug, Clone, Default)]
+pub struct AckSlab {
+    sack: Vec<u64>,
+    free: Vec<u32>,
+}
+
+impl AckSlab {
+    /// Store `sack`; returns its index.
+    pub fn put(&mut self, sack: u64) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.sack[i as usize] = sack;
+                i
+            }
+            None => {
+                self.sack.push(sack);
+                (self.sack.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Take back entry `i` (its packet arrived or was dropped).
+    pub fn take(&mut self, i: u32) -> u64 {
+        self.free.push(i);
+        self.sack.get(i as usize).copied().unwrap_or(0)
+    }
+
+    /// Entries in use.
+    pub fn live(&self) -> usize {
+        self.sack.len() - self.free.len()
+    }
+}
+
+/// Counters of the DCSIM transport (whole run).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// SIMs that left a host NIC.
+    pub sims_sent: u64,
+    /// SIMs dropped in the network.
+    pub sim_drops: u64,
+    /// SIM-ACKs created by receivers.
+    pub sim_acks_sent: u64,
+    /// SIM-ACKs dropped (at a NIC or in the network).
+    pub sim_ack_drops: u64,
+    /// DATA-ACKs created.
+    pub data_acks_sent: u64,
+    /// DATA-ACKs dropped.
+    pub data_ack_drops: u64,
+    /// DATAs dropped in the network.
+    pub data_drops: u64,
+    /// Released DATAs the host NIC's DATA buffer refused (back to waiting; not a loss).
+    pub data_local_drops: u64,
+    /// DATA arrivals beyond the receiver's 64-DATA selective map (resent later).
+    pub rx_overflow: u64,
+    /// Checks of Eq. 3 (`n_SIM <= n_DATA`) after an engine event.
+    pub invariant_checks: u64,
+    /// Checks that failed.
+    pub invariant_violations: u64,
+    /// Departures a port found overdue (0 unless the engine misses a wake-up).
+    pub late_departures: u64,
+}
+
+/// The DCSIM transport of a run.
+#[derive(Debug, Clone)]
+pub struct DcsimState {
+    /// Parameters.
+    pub p: DcsimParams,
+    /// Hosts.
+    pub hosts: Vec<HostDriver>,
+    /// Flows (by run flow id).
+    pub flows: Vec<FlowState>,
+    /// DATA-ACK side data.
+    pub acks: AckSlab,
+    /// Counters.
+    pub k: Counters,
+}
+
+impl DcsimState {
+    /// The state for `hosts` hosts and flows `(src, datas)`, host NIC random sources seeded
+    /// from `seeds` (one per host). The engines are built on a helper thread with a large
+    /// stack (a `Many` engine is a few MiB).
+    pub fn new(p: DcsimParams, hosts: u32, flows: &[(u32, u32)], seeds: Vec<u32>) -> Result<Self> {
+        let mut per_host = vec![0usize; hosts as usize];
+        for &(src, _) in flows {
+            per_host[src as usize] += 1;
+        }
+        let engines = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                per_host
+                    .iter()
+                    .map(|&n| HostEngine::for_flows(n, &p))
+                    .collect::<std::result::Result<Vec<_>, _>>()
+            })
+            .map_err(|e| {
+                Error::field("transport.cc", format!("cannot build the DCSIM hosts: {e}"))
+            })?
+            .join()
+            .map_err(|_| Error::field("transport.cc", "building the DCSIM hosts failed"))?
+            .map_err(|e| {
+                let field = match e.field {
+                    "ev_bits" => "transport.evs_bits",
+                    "variant.permille" => "transport.dcsim_fraction",
+                    _ => "transport.dcsim_ack_interval_rtts",
+                };
+                Error::field(field, format!("{} ({})", e.problem, e.field))
+            })?;
+        let hosts = engines
+            .into_iter()
+            .zip(seeds)
+            .map(|(eng, seed)| HostDriver {
+                slot_flow: vec![NO_FLOW; eng.capacity()],
+                eng,
+                pending: VecDeque::new(),
+                rx_timers: BinaryHeap::new(),
+                timer_at: u64::MAX,
+                rng: Lfsr32::new(seed),
+            })
+            .collect();
+        let rx = DcsimReceiver::new(p.rx).map_err(|e| {
+            Error::field(
+                "transport.dcsim_ack_every",
+                format!("{} ({})", e.problem, e.field),
+            )
+        })?;
+        let flows = flows
+            .iter()
+            .map(|&(_, datas)| FlowState {
+                phase: Phase::Waiting,
+                datas,
+                rx: rx.clone(),
+                rx_timer_at: u64::MAX,
+                tx: 0,
+            })
+            .collect();
+        Ok(DcsimState {
+            p,
+            hosts,
+            flows,
+            acks: AckSlab::default(),
+            k: Counters::default(),
+        })
+    }
+
+    /// Check Eq. 3 for flow slot `slot` of host `h` (counted; a debug build asserts).
+    pub fn check_invariant(&mut self, h: u32, slot: FlowSlot) {
+        if let Some((n_sim, n_data)) = self.hosts[h as usize].eng.sim_data(slot) {
+            self.k.invariant_checks += 1;
+            if n_sim > n_data {
+                self.k.invariant_violations += 1;
+                debug_assert!(
+                    false,
+                    "Eq. 3 violated at host {h} slot {slot}: n_sim {n_sim} > n_data {n_data}"
+                );
+            }
+        }
+    }
+
+    /// Open the pending flows of host `h` that fit (engine at the current cycle); returns
+    /// the flows opened.
+    pub fn admit(&mut self, h: u32, collective_of: impl Fn(u32) -> u32) -> usize {
+        let hd = &mut self.hosts[h as usize];
+        let mut n = 0;
+        while let Some(&f) = hd.pending.front() {
+            let datas = self.flows[f as usize].datas;
+            match hd.eng.open_flow(collective_of(f), datas) {
+                Ok(slot) => {
+                    hd.pending.pop_front();
+                    hd.slot_flow[slot as usize] = f;
+                    self.flows[f as usize].phase = Phase::Open(slot);
+                    n += 1;
+                }
+                Err(_) => break,
+            }
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn params() -> DcsimParams {
+        let mut s = Scenario::default();
+        s.topology.link_gbps = 800.0;
+        s.transport.mtu = 9000;
+        DcsimParams::new(&s, 6, 500_000, 1).unwrap()
+    }
+
+    #[test]
+    fn engines_fit_the_flow_counts_and_slots_fill_in_order() {
+        let p = params();
+        let flows: Vec<(u32, u32)> = (0..70)
+            .map(|i| (if i < 3 { 0 } else { 1 + (i % 2) }, 5))
+            .collect();
+        let mut st = DcsimState::new(p, 3, &flows, vec![1, 2, 3]).unwrap();
+        assert_eq!(st.hosts[0].eng.capacity(), 8);
+        assert_eq!(st.hosts[1].eng.capacity(), 64, "34 flows");
+        assert_eq!(st.hosts[2].eng.capacity(), 64, "33 flows");
+        for f in 0..3 {
+            st.hosts[0].pending.push_back(f);
+        }
+        assert_eq!(st.admit(0, |_| 7), 3);
+        assert_eq!(st.flows[2].phase, Phase::Open(2));
+        assert_eq!(st.hosts[0].slot_flow[..3], [0, 1, 2]);
+        // Nine collectives cannot be open at once with 8 collective slots.
+        let flows: Vec<(u32, u32)> = (0..9).map(|_| (0, 1)).collect();
+        let mut st = DcsimState::new(p, 1, &flows, vec![1]).unwrap();
+        for f in 0..9 {
+            st.hosts[0].pending.push_back(f);
+        }
+        assert_eq!(st.admit(0, |f| f), 8);
+        assert_eq!(st.hosts[0].pending.len(), 1);
+        st.check_invariant(0, 0);
+        assert_eq!((st.k.invariant_checks, st.k.invariant_violations), (1, 0));
+    }
+
+    #[test]
+    fn narrow_evs_name_their_field() {
+        let mut s = Scenario::default();
+        s.topology.link_gbps = 800.0;
+        s.transport.evs_bits = 6; // 64 values: not enough for 256 outstanding SIMs
+        let p = DcsimParams::new(&s, 6, 500_000, 1).unwrap();
+        match DcsimState::new(p, 1, &[(0, 4)], vec![1]) {
+            Err(Error::Field { field, .. }) => assert_eq!(field, "transport.evs_bits"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn ack_slab_reuses_entries() {
+        let mut s = AckSlab::default();
+        let a = s.put(5);
+        let b = s.put(6);
+        assert_eq!(s.take(a), 5);
+        assert_eq!(s.put(7), a);
+        assert_eq!((s.take(b), s.live()), (6, 1));
+    }
+}

@@ -1,0 +1,263 @@
+//! The DES side of one DCSIM output port (DCSIM 2.3, Fig. 1): the `switch` crate's
+//! [`DcsimArbiter`] holding the packets themselves, on its own clock.
+//!
+//! ```text
+//!   enqueue(pk) --> [ DcsimArbiter<Packet, 15, 256> ] --take()--> Departure{pk, start, cycles}
+//!                     SIM / SIM-ACK / DATA-ACK / DATA            line busy until ps_at(end)
+//!   time: ps = origin_ps + cycle * period_ps   (period = 8 bytes at the link rate)
+//! ```
+//!
+//! The engine keeps one wake-up (`TxDone`) per port at [`DcsimPort::next_start_ps`]: the end
+//! of the packet on the line, or the arrival of a SIM token when only SIMs wait. Inputs are
+//! made in the port's current cycle, `ceil((t - origin) / period)` for an arrival at `t`,
+//! so an arrival never starts before it arrived. A rate change ([`DcsimPort::set_rate`])
+//! restarts the arbiter on the new clock with the queued packets in their order (the token
+//! bucket starts full).
+//!
+//! Units: picoseconds, port cycles, bytes.
+
+use crate::packet::{Packet, PktKind};
+use rtl_models::{ConfigError, Cycles};
+use switch::dcsim::{
+    Class, DcsimArbiter, DcsimArbiterConfig, DcsimArbiterStats, Departure, Enqueue,
+};
+
+/// Capacity of each small queue (`B` may be set up to this, and the arbiter's 4-bit limit).
+pub const SMALL_SLOTS: usize = 15;
+/// DATA descriptor slots of a port.
+pub const DATA_SLOTS: usize = 256;
+
+/// The arbiter of a DES port: packets are their own descriptors.
+pub type PortArbiter = DcsimArbiter<Packet, SMALL_SLOTS, DATA_SLOTS>;
+
+/// The class of a packet kind (only DCSIM kinds reach a DCSIM port; any other control
+/// packet would ride with the DATA-ACKs).
+pub fn class_of(k: PktKind) -> Class {
+    match k {
+        PktKind::Sim => Class::Sim,
+        PktKind::SimAck => Class::SimAck,
+        PktKind::Data => Class::Data,
+        _ => Class::DataAck,
+    }
+}
+
+/// One DCSIM output port.
+#[derive(Debug, Clone)]
+pub struct DcsimPort {
+    arb: PortArbiter,
+    period_ps: u64,
+    origin_ps: u64,
+    /// Statistics of arbiters replaced by rate changes.
+    retired: DcsimArbiterStats,
+    /// Departures found overdue by [`DcsimPort::catch_up`] (0 when the engine is right).
+    pub late: u64,
+}
+
+impl DcsimPort {
+    /// A port with configuration `cfg`, cycle 0 at t = 0.
+    pub fn new(cfg: DcsimArbiterConfig) -> Result<Self, ConfigError> {
+        Ok(DcsimPort {
+            arb: PortArbiter::new(cfg)?,
+            period_ps: cfg.clock.period_ps,
+            origin_ps: 0,
+            retired: DcsimArbiterStats::default(),
+            late: 0,
+        })
+    }
+
+    /// The arbiter.
+    pub fn arbiter(&self) -> &PortArbiter {
+        &self.arb
+    }
+
+    /// The first cycle starting at or after `ps`.
+    pub fn cycle_at(&self, ps: u64) -> Cycles {
+        ps.saturating_sub(self.origin_ps).div_ceil(self.period_ps)
+    }
+
+    /// Start of cycle `c`, ps.
+    pub fn ps_at(&self, c: Cycles) -> u64 {
+        self.origin_ps + c * self.period_ps
+    }
+
+    /// Bring the arbiter to the cycle of `now` without skipping a departure: returns a
+    /// departure that was due before `now` (the caller transmits it; call again until
+    /// `None`), else moves the arbiter's clock and returns `None`.
+    pub fn catch_up(&mut self, now: u64) -> Option<Departure<Packet>> {
+        let c = self.cycle_at(now);
+        match self.arb.next_departure() {
+            Some(d) if d.start < c => {
+                self.late += 1;
+                self.arb.take_next()
+            }
+            _ => {
+                self.arb.advance_to(c);
+                None
+            }
+        }
+    }
+
+    /// A packet arrives in the current cycle (after [`DcsimPort::catch_up`]).
+    pub fn enqueue(&mut self, pk: Packet) -> Enqueue {
+        self.arb.enqueue(class_of(pk.kind), pk, pk.bytes)
+    }
+
+    /// When the next packet starts (no further arrivals), ps.
+    pub fn next_start_ps(&self) -> Option<u64> {
+        self.arb.next_departure().map(|d| self.ps_at(d.start))
+    }
+
+    /// Start the next packet (at [`DcsimPort::next_start_ps`]).
+    pub fn take(&mut self) -> Option<Departure<Packet>> {
+        self.arb.take_next()
+    }
+
+    /// End of a departure (line free again), ps.
+    pub fn end_ps(&self, d: &Departure<Packet>) -> u64 {
+        self.ps_at(d.end())
+    }
+
+    /// Whether no packet waits.
+    pub fn is_empty(&self) -> bool {
+        self.arb.is_empty()
+    }
+
+    /// Bytes queued, all classes.
+    pub fn queued_bytes(&self) -> u64 {
+        Class::ALL.iter().map(|&c| self.arb.queue_bytes(c)).sum()
+    }
+
+    /// Counters over the port's life (across rate changes).
+    pub fn stats(&self) -> DcsimArbiterStats {
+        let mut s = self.retired;
+        let a = self.arb.stats();
+        for k in 0..4 {
+            s.accepted[k] += a.accepted[k];
+            s.dropped[k] += a.dropped[k];
+            s.rejected[k] += a.rejected[k];
+            s.departed[k] += a.departed[k];
+            s.departed_bytes[k] += a.departed_bytes[k];
+        }
+        s.busy_cycles += a.busy_cycles;
+        s
+    }
+
+    /// The packets waiting, in departure order of a drain (for end-of-run accounting).
+    pub fn queued(&self) -> Vec<Packet> {
+        let mut a = self.arb.clone();
+        std::iter::from_fn(|| a.take_next().map(|d| d.desc)).collect()
+    }
+
+    /// The link rate changed at `now`; the line is busy until `free_ps`: restart on
+    /// `cfg`'s clock with the queued packets (same order per class).
+    pub fn set_rate(
+        &mut self,
+        cfg: DcsimArbiterConfig,
+        now: u64,
+        free_ps: u64,
+    ) -> Result<(), ConfigError> {
+        let mut fresh = PortArbiter::new(cfg)?;
+        let before = self.arb.stats();
+        let mut old = self.arb.clone();
+        while let Some(d) = old.take_next() {
+            // Same limits, same order: every packet fits again.
+            let r = fresh.enqueue(d.class, d.desc, d.bytes);
+            debug_assert_eq!(r, Enqueue::Accepted);
+        }
+        // Keep the counters of what the old arbiter did (not the requeueing).
+        for k in 0..4 {
+            self.retired.accepted[k] += before.accepted[k];
+            self.retired.dropped[k] += before.dropped[k];
+            self.retired.rejected[k] += before.rejected[k];
+            self.retired.departed[k] += before.departed[k];
+            self.retired.departed_bytes[k] += before.departed_bytes[k];
+        }
+        self.retired.busy_cycles += before.busy_cycles;
+        let fresh_stats = *fresh.stats();
+        for k in 0..4 {
+            self.retired.accepted[k] -= fresh_stats.accepted[k];
+        }
+        self.arb = fresh;
+        self.period_ps = cfg.clock.period_ps;
+        self.origin_ps = now.max(free_ps);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtl_models::Clock;
+
+    fn pk(kind: PktKind, bytes: u32, psn: u32) -> Packet {
+        Packet {
+            flow: 0,
+            src: 0,
+            dst: 1,
+            psn,
+            cum_ack: 0,
+            bytes,
+            ev: 0,
+            kind,
+            ecn: false,
+        }
+    }
+
+    fn cfg() -> DcsimArbiterConfig {
+        DcsimArbiterConfig {
+            bytes_per_cycle: 8,
+            clock: Clock { period_ps: 80 },
+            data_bytes: 9064,
+            ..DcsimArbiterConfig::default()
+        }
+    }
+
+    #[test]
+    fn times_map_to_cycles_and_priority_holds() {
+        let mut p = DcsimPort::new(cfg()).unwrap();
+        assert_eq!(p.catch_up(100), None);
+        assert_eq!(p.arbiter().now(), 2, "ceil(100 / 80)");
+        assert_eq!(p.enqueue(pk(PktKind::Data, 9064, 1)), Enqueue::Accepted);
+        assert_eq!(p.enqueue(pk(PktKind::SimAck, 64, 2)), Enqueue::Accepted);
+        assert_eq!(p.next_start_ps(), Some(160));
+        let d = p.take().unwrap();
+        assert_eq!((d.class, d.desc.psn), (Class::SimAck, 2));
+        assert_eq!(p.end_ps(&d), 160 + 8 * 80);
+        let d = p.take().unwrap();
+        assert_eq!((d.class, p.end_ps(&d)), (Class::Data, 800 + 1133 * 80));
+        assert!(p.is_empty());
+        assert_eq!(p.late, 0);
+    }
+
+    #[test]
+    fn catch_up_hands_out_overdue_departures() {
+        let mut p = DcsimPort::new(cfg()).unwrap();
+        p.enqueue(pk(PktKind::Sim, 64, 1));
+        let d = p.catch_up(1000).unwrap();
+        assert_eq!(d.desc.psn, 1);
+        assert_eq!(p.late, 1);
+        assert_eq!(p.catch_up(1000), None);
+    }
+
+    #[test]
+    fn rate_change_keeps_the_queue() {
+        let mut p = DcsimPort::new(cfg()).unwrap();
+        for i in 0..3 {
+            p.enqueue(pk(PktKind::Data, 9064, i));
+        }
+        p.enqueue(pk(PktKind::Sim, 64, 9));
+        let slow = DcsimArbiterConfig {
+            clock: Clock { period_ps: 8000 },
+            ..cfg()
+        };
+        p.set_rate(slow, 500, 700).unwrap();
+        assert_eq!(p.next_start_ps(), Some(700));
+        let order: Vec<u32> = p.queued().iter().map(|x| x.psn).collect();
+        assert_eq!(order, [9, 0, 1, 2]);
+        let d = p.take().unwrap();
+        let d2 = p.take().unwrap();
+        assert_eq!(p.end_ps(&d2) - p.ps_at(d2.start), 1133 * 8000);
+        assert_eq!((d.desc.psn, d2.desc.psn), (9, 0));
+        assert_eq!(p.stats().accepted, [1, 0, 0, 3]);
+    }
+}

@@ -1,0 +1,760 @@
+//! Engine glue of DCSIM and of the collective metrics (a child module of the engine, so it
+//! reaches the engine's private state; the DCSIM logic itself is in [`crate::dcsim`]).
+//!
+//! ```text
+//!  Arrivals --> dcsim_open: pending -> engine slot --> dcsim_host_drain(h)
+//!  dcsim_host_drain(h): engine to now (timers) -> releases into the NIC's DATA queue
+//!                       -> SIMs while the NIC's SIM queue has room -> dcsim_service(h)
+//!                       -> dcsim_host_timer(h) (one DcsimTimer event per host)
+//!  dcsim_service(p):    line free and a packet due now? take it (dcsim_depart: engine
+//!                       hooks, transmit) : else one TxDone wake-up at the next start
+//!  switch arrival --> dcsim_enqueue(out) (drop = tail drop of its class) --> service
+//!  host arrival  --> SIM: SIM-ACK at once | SIM-ACK: on_sim_ack | DATA: receiver, metrics,
+//!                    DATA-ACK | DATA-ACK: on_data_ack, flow completion
+//! ```
+//!
+//! Every event that touches a flow in a host engine checks Eq. 3 (`n_SIM <= n_DATA`)
+//! afterwards ([`crate::dcsim::Counters::invariant_checks`]).
+
+use super::{Cause, FailureRt, PortKind, Sim};
+use crate::dcsim::host::{Phase, NO_FLOW};
+use crate::dcsim::metrics::Arrival;
+use crate::dcsim::{CollMetrics, DcsimParams, DcsimPort, DcsimState};
+use crate::error::{Error, Result};
+use crate::event::{Comp, Kind, NEVER};
+use crate::packet::{Packet, PktKind};
+use crate::results::RunResult;
+use crate::scenario::{CcKind, Scenario};
+use crate::topology::{cores, Node};
+use nic::dcsim::{sim_ack_for, DataAck, DataArrival};
+use rtl_models::RandomSource;
+use switch::dcsim::{Class, Enqueue};
+
+/// Default metrics interval when queue sampling is off, ps.
+const DEFAULT_INTERVAL_PS: u64 = 10_000_000;
+
+/// The metrics' view of DATA `pk` arriving (`hdr` header bytes; `new` if a first copy).
+fn arrival_of(pk: &Packet, hdr: u32, new: bool) -> Arrival {
+    Arrival {
+        flow: pk.flow,
+        psn: pk.psn,
+        wire_bytes: pk.bytes,
+        payload: pk.bytes.saturating_sub(hdr),
+        new,
+        stamp: pk.cum_ack,
+    }
+}
+
+impl DcsimState {
+    /// A packet was dropped (any cause): count it by kind, free a DATA-ACK's side entry.
+    pub(super) fn on_drop(&mut self, pk: &Packet) {
+        match pk.kind {
+            PktKind::Sim => self.k.sim_drops += 1,
+            PktKind::SimAck => self.k.sim_ack_drops += 1,
+            PktKind::DataAck => {
+                self.k.data_ack_drops += 1;
+                self.acks.take(pk.psn);
+            }
+            PktKind::Data => self.k.data_drops += 1,
+            _ => {}
+        }
+    }
+}
+
+impl Sim {
+    /// Links and switches of the path `src -> dst` (entropy 0; every path of a fat tree
+    /// between two hosts has the same length).
+    fn path_shape(&self, src: u32, dst: u32) -> (u32, u32) {
+        let (mut links, mut switches) = (1u32, 0u32);
+        let mut port = src;
+        for _ in 0..64 {
+            match self.fabric.ports[port as usize].peer {
+                Node::Host(_) => return (links, switches),
+                Node::Switch(s) => {
+                    let (route, seed) = self.switches[s as usize];
+                    let Some(next) = route.select(src, dst, 0, seed) else {
+                        break;
+                    };
+                    switches += 1;
+                    links += 1;
+                    port = next;
+                }
+            }
+        }
+        (links, switches)
+    }
+
+    /// Set up the collective metrics (every transport), the oversubscribed cores
+    /// (`topology.core_links`) and, for `cc = "dcsim"`, the DCSIM ports and hosts.
+    pub(super) fn dcsim_setup(&mut self, s: &Scenario) -> Result<()> {
+        let t = &s.topology;
+        let mtu = u64::from(s.transport.mtu.max(1));
+        let specs: Vec<_> = self.flows.iter().map(|f| f.spec).collect();
+        let datas: Vec<u32> = specs
+            .iter()
+            .map(|f| f.bytes.div_ceil(mtu).max(1) as u32)
+            .collect();
+        let paths: Vec<(u32, u32)> = specs
+            .iter()
+            .map(|f| self.path_shape(f.src, f.dst))
+            .collect();
+        let interval = if self.sample_ps > 0 {
+            self.sample_ps
+        } else {
+            DEFAULT_INTERVAL_PS
+        };
+        self.cm = Some(Box::new(CollMetrics::new(
+            &specs,
+            &datas,
+            &paths,
+            t.link_gbps,
+            t.link_delay_ns * 1000,
+            t.switch_latency_ns * 1000,
+            interval,
+        )));
+
+        // DCSIM 4.2: the even spines' cables slowed at t = 0, like a [[failures]] rate change.
+        let slow = cores::slowed_core_ports(&self.fabric, t);
+        let f = t.slow_core_fraction;
+        let fraction_ok = f.is_finite() && f > 0.0 && f <= 1.0;
+        if !slow.is_empty() && !fraction_ok {
+            return Err(Error::field(
+                "topology.slow_core_fraction",
+                format!("must be in (0, 1], got {}", t.slow_core_fraction),
+            ));
+        }
+        for p in slow {
+            let i = self.failures.len() as u32;
+            let g = self.fabric.ports[p as usize].gbps * t.slow_core_fraction;
+            self.failures.push(FailureRt {
+                ports: [p, self.fabric.ports[p as usize].reverse],
+                gbps: Some(g),
+                at: 0,
+                until: None,
+            });
+            self.q.push(0, Comp::new(Kind::Failure, 2 * i));
+        }
+
+        if s.transport.cc != CcKind::Dcsim {
+            return Ok(());
+        }
+        let params = DcsimParams::new(
+            s,
+            self.fabric.longest.links,
+            self.buffer_bytes,
+            self.bdp_bytes,
+        )?;
+        // Every rate a port will run at must be modelled.
+        for (i, f) in s.failures.iter().enumerate() {
+            if let Some(g) = f.gbps {
+                params.arbiter_config(g, &format!("failures[{i}].gbps"))?;
+            }
+        }
+        if t.core_links != crate::scenario::CoreLinks::All {
+            params.arbiter_config(
+                t.link_gbps * t.slow_core_fraction,
+                "topology.slow_core_fraction",
+            )?;
+        }
+        let mut seeds = Vec::with_capacity(self.fabric.hosts as usize);
+        for p in 0..self.ports.len() {
+            let gbps = self.fabric.ports[p].gbps;
+            let cfg = params.arbiter_config(gbps, "topology.link_gbps")?;
+            let dp = DcsimPort::new(cfg).map_err(|e| {
+                Error::field(
+                    "transport.dcsim_data_buffer",
+                    format!("{} ({})", e.problem, e.field),
+                )
+            })?;
+            let port = &mut self.ports[p];
+            if p < self.fabric.hosts as usize {
+                seeds.push(port.rng.next_u32());
+            }
+            port.kind = PortKind::Dcsim(Box::new(dp));
+        }
+        let flows: Vec<(u32, u32)> = specs.iter().zip(&datas).map(|(f, &d)| (f.src, d)).collect();
+        self.dcsim = Some(Box::new(DcsimState::new(
+            params,
+            self.fabric.hosts,
+            &flows,
+            seeds,
+        )?));
+        Ok(())
+    }
+
+    /// The DCSIM state (only called in DCSIM runs).
+    fn st(&mut self) -> &mut DcsimState {
+        self.dcsim.as_deref_mut().expect("a DCSIM run")
+    }
+
+    /// Bring port `p`'s arbiter to now; transmit any departure found overdue.
+    fn dcsim_port_sync(&mut self, p: u32) {
+        loop {
+            let now = self.now;
+            let PortKind::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+                return;
+            };
+            let Some(d) = dp.catch_up(now) else {
+                return;
+            };
+            let end = now + (dp.end_ps(&d) - dp.ps_at(d.start));
+            self.st().k.late_departures += 1;
+            self.dcsim_depart(p, d.desc, end);
+        }
+    }
+
+    /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
+    fn dcsim_enqueue(&mut self, p: u32, pk: Packet) -> bool {
+        self.dcsim_port_sync(p);
+        let PortKind::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+            return false;
+        };
+        match dp.enqueue(pk) {
+            Enqueue::Accepted => true,
+            Enqueue::Dropped | Enqueue::Rejected => {
+                self.drop_pkt(p, &pk, Cause::BufferFull);
+                false
+            }
+        }
+    }
+
+    /// A packet reached a switch whose output `out` is a DCSIM port.
+    pub(super) fn dcsim_switch_arrive(&mut self, out: u32, pk: Packet) {
+        if self.dcsim_enqueue(out, pk) {
+            self.dcsim_service(out);
+        }
+    }
+
+    /// Make sure port `p` wakes up at `t` (or earlier).
+    fn dcsim_wake(&mut self, p: u32, t: u64) {
+        let port = &mut self.ports[p as usize];
+        if port.txdone_at == NEVER || t < port.txdone_at {
+            port.txdone_at = t;
+            self.q.push(t, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    /// Serve DCSIM port `p` now: start its next packet if one is due, else arrange the
+    /// wake-up at the next start.
+    pub(super) fn dcsim_service(&mut self, p: u32) {
+        self.dcsim_port_sync(p);
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if port.busy_until > now {
+            let t = port.busy_until;
+            self.dcsim_wake(p, t);
+            return;
+        }
+        let PortKind::Dcsim(dp) = &mut port.kind else {
+            return;
+        };
+        let Some(t) = dp.next_start_ps() else {
+            return;
+        };
+        if t > now {
+            self.dcsim_wake(p, t);
+            return;
+        }
+        let Some(d) = dp.take() else { return };
+        let end = dp.end_ps(&d);
+        self.dcsim_depart(p, d.desc, end);
+        if let PortKind::Dcsim(dp) = &self.ports[p as usize].kind {
+            if !dp.is_empty() {
+                self.dcsim_wake(p, end);
+            }
+        }
+    }
+
+    /// Packet `pk` leaves port `p` now; the line is busy until `end`.
+    fn dcsim_depart(&mut self, p: u32, pk: Packet, end: u64) {
+        let host = p < self.fabric.hosts;
+        if host {
+            let now = self.now;
+            let st = self.st();
+            let c = st.p.host_cycle(now);
+            let hd = &mut st.hosts[p as usize];
+            hd.eng.advance_to(c);
+            let phase = st.flows[pk.flow as usize].phase;
+            match pk.kind {
+                PktKind::Sim => {
+                    st.k.sims_sent += 1;
+                    if let Phase::Open(slot) = phase {
+                        st.hosts[p as usize].eng.on_sim_transmitted(slot, pk.ev);
+                        st.check_invariant(p, slot);
+                    }
+                }
+                PktKind::Data => {
+                    st.flows[pk.flow as usize].tx += 1;
+                    if let Phase::Open(slot) = phase {
+                        st.hosts[p as usize].eng.on_data_transmitted(slot, pk.psn);
+                        st.check_invariant(p, slot);
+                    }
+                    self.c.data_sent += 1;
+                }
+                _ => {}
+            }
+        }
+        self.transmit(p, pk);
+        self.ports[p as usize].busy_until = end;
+        if host {
+            if pk.kind == PktKind::Sim {
+                self.dcsim_refill_sims(p);
+            }
+            self.dcsim_host_timer(p);
+        }
+    }
+
+    /// Host `h` adds SIMs to its NIC's SIM queue while it has room and a flow may send one
+    /// (section 2.4 (1)); the port is at now.
+    fn dcsim_refill_sims(&mut self, h: u32) {
+        let Sim {
+            dcsim,
+            ports,
+            flows,
+            ..
+        } = self;
+        let Some(st) = dcsim.as_deref_mut() else {
+            return;
+        };
+        let PortKind::Dcsim(dp) = &mut ports[h as usize].kind else {
+            return;
+        };
+        let l = st.p.small_bytes;
+        let mut slots = Vec::new();
+        while dp.arbiter().sim_space() > 0 {
+            let hd = &mut st.hosts[h as usize];
+            let Some((slot, ev)) = hd.eng.next_sim(&mut hd.rng) else {
+                break;
+            };
+            let f = hd.slot_flow[slot as usize];
+            let pk = Packet {
+                flow: f,
+                src: h,
+                dst: flows[f as usize].spec.dst,
+                psn: 0,
+                cum_ack: 0,
+                bytes: l,
+                ev,
+                kind: PktKind::Sim,
+                ecn: false,
+            };
+            let r = dp.enqueue(pk);
+            debug_assert_eq!(r, Enqueue::Accepted, "the SIM queue had room");
+            slots.push(slot);
+        }
+        self.c.ctrl_created += slots.len() as u64;
+        for slot in slots {
+            st.check_invariant(h, slot);
+        }
+    }
+
+    /// Host `h`: engine to now, releases into the NIC's DATA queue, SIMs, port service,
+    /// next timer.
+    fn dcsim_host_drain(&mut self, h: u32) {
+        let now = self.now;
+        {
+            let st = self.st();
+            let c = st.p.host_cycle(now);
+            st.hosts[h as usize].eng.advance_to(c);
+        }
+        self.dcsim_port_sync(h);
+        let Sim {
+            dcsim,
+            ports,
+            flows,
+            ..
+        } = self;
+        if let (Some(st), PortKind::Dcsim(dp)) = (dcsim.as_deref_mut(), &mut ports[h as usize].kind)
+        {
+            let hd = &mut st.hosts[h as usize];
+            while let Some(r) = hd.eng.pop_release() {
+                let f = hd.slot_flow[r.flow as usize];
+                let spec = &flows[f as usize].spec;
+                let pk = Packet {
+                    flow: f,
+                    src: h,
+                    dst: spec.dst,
+                    psn: r.seq,
+                    cum_ack: 0,
+                    bytes: st.p.payload(spec.bytes, r.seq) + st.p.header_bytes,
+                    ev: r.ev,
+                    kind: PktKind::Data,
+                    ecn: false,
+                };
+                if dp.enqueue(pk) != Enqueue::Accepted {
+                    hd.eng.on_data_dropped_locally(r.flow, r.seq);
+                    st.k.data_local_drops += 1;
+                }
+            }
+        }
+        self.dcsim_refill_sims(h);
+        self.dcsim_service(h);
+        self.dcsim_host_timer(h);
+    }
+
+    /// Schedule host `h`'s `DcsimTimer` at its earliest engine or receiver deadline.
+    fn dcsim_host_timer(&mut self, h: u32) {
+        let now = self.now;
+        let st = self.st();
+        let hd = &st.hosts[h as usize];
+        let mut next = NEVER;
+        if let Some(c) = hd.eng.next_timer() {
+            next = st.p.host_ps(c.max(hd.eng.now() + 1));
+        }
+        if let Some(std::cmp::Reverse((t, _))) = hd.rx_timers.peek() {
+            next = next.min((*t).max(now + 1));
+        }
+        let hd = &mut st.hosts[h as usize];
+        if next < hd.timer_at {
+            hd.timer_at = next;
+            self.q.push(next, Comp::new(Kind::DcsimTimer, h));
+        }
+    }
+
+    /// (Re)arm flow `f`'s receiver interval timer in host `h`'s heap.
+    fn dcsim_rx_arm(&mut self, h: u32, f: u32) {
+        let now = self.now;
+        let st = self.st();
+        let fs = &mut st.flows[f as usize];
+        match fs.rx.next_timer() {
+            Some(c) => {
+                let t = st.p.host_ps(c).max(now + 1);
+                if t != fs.rx_timer_at {
+                    fs.rx_timer_at = t;
+                    st.hosts[h as usize]
+                        .rx_timers
+                        .push(std::cmp::Reverse((t, f)));
+                }
+            }
+            None => fs.rx_timer_at = NEVER,
+        }
+    }
+
+    /// Host `h`'s `DcsimTimer` event.
+    pub(super) fn dcsim_on_timer(&mut self, h: u32) {
+        let now = self.now;
+        let mut acks = Vec::new();
+        {
+            let st = self.st();
+            let c = st.p.host_cycle(now);
+            let hd = &mut st.hosts[h as usize];
+            if hd.timer_at != now {
+                return;
+            }
+            hd.timer_at = NEVER;
+            while let Some(&std::cmp::Reverse((t, f))) = hd.rx_timers.peek() {
+                if t > now {
+                    break;
+                }
+                hd.rx_timers.pop();
+                let fs = &mut st.flows[f as usize];
+                if fs.rx_timer_at != t {
+                    continue;
+                }
+                fs.rx_timer_at = NEVER;
+                fs.rx.advance_to(c);
+                if let Some(a) = fs.rx.take_ack() {
+                    acks.push((f, a));
+                }
+            }
+        }
+        for (f, a) in acks {
+            self.dcsim_send_data_ack(h, f, a);
+            self.dcsim_rx_arm(h, f);
+        }
+        self.dcsim_host_drain(h);
+    }
+
+    /// Receiver host `h` sends DATA-ACK `a` of flow `f`.
+    fn dcsim_send_data_ack(&mut self, h: u32, f: u32, a: DataAck) {
+        let dst = self.flows[f as usize].spec.src;
+        let st = self.st();
+        let idx = st.acks.put(a.sack);
+        let ev = st.hosts[h as usize].rng.next_u32() as u16;
+        st.k.data_acks_sent += 1;
+        let pk = Packet {
+            flow: f,
+            src: h,
+            dst,
+            psn: idx,
+            cum_ack: a.cum,
+            bytes: st.p.small_bytes,
+            ev,
+            kind: PktKind::DataAck,
+            ecn: false,
+        };
+        self.c.ctrl_created += 1;
+        if self.dcsim_enqueue(h, pk) {
+            self.dcsim_service(h);
+        }
+    }
+
+    /// Flow `f` starts (DCSIM run): it waits for an engine slot at its source.
+    pub(super) fn dcsim_open(&mut self, f: u32) {
+        let h = self.flows[f as usize].spec.src;
+        let now = self.now;
+        let Sim { dcsim, flows, .. } = self;
+        let Some(st) = dcsim.as_deref_mut() else {
+            return;
+        };
+        let c = st.p.host_cycle(now);
+        st.hosts[h as usize].eng.advance_to(c);
+        st.hosts[h as usize].pending.push_back(f);
+        st.admit(h, |g| flows[g as usize].spec.collective);
+        self.last_progress = now;
+        self.dcsim_host_drain(h);
+    }
+
+    /// A packet reached host `h` (DCSIM run).
+    pub(super) fn dcsim_host_arrive(&mut self, h: u32, pk: Packet) {
+        let now = self.now;
+        let f = pk.flow;
+        match pk.kind {
+            PktKind::Sim => {
+                // Section 2.4 (3): the SIM-ACK goes back at once, echoing the SIM's EV.
+                self.c.ctrl_delivered += 1;
+                let st = self.st();
+                st.k.sim_acks_sent += 1;
+                let reply = Packet {
+                    flow: f,
+                    src: h,
+                    dst: pk.src,
+                    psn: 0,
+                    cum_ack: 0,
+                    bytes: st.p.small_bytes,
+                    ev: sim_ack_for(pk.ev),
+                    kind: PktKind::SimAck,
+                    ecn: false,
+                };
+                self.c.ctrl_created += 1;
+                if self.dcsim_enqueue(h, reply) {
+                    self.dcsim_service(h);
+                }
+            }
+            PktKind::SimAck => {
+                self.c.ctrl_delivered += 1;
+                let st = self.st();
+                if let Phase::Open(slot) = st.flows[f as usize].phase {
+                    let c = st.p.host_cycle(now);
+                    st.hosts[h as usize].eng.advance_to(c);
+                    st.hosts[h as usize].eng.on_sim_ack(slot, pk.ev);
+                    st.check_invariant(h, slot);
+                    self.dcsim_host_drain(h);
+                }
+            }
+            PktKind::Data => {
+                self.c.data_delivered += 1;
+                let hdr = self.hdr_bytes;
+                let Sim { dcsim, cm, .. } = self;
+                let (Some(st), Some(cm)) = (dcsim.as_deref_mut(), cm.as_deref_mut()) else {
+                    return;
+                };
+                let c = st.p.host_cycle(now);
+                let fs = &mut st.flows[f as usize];
+                fs.rx.advance_to(c);
+                let arrival = fs.rx.on_data(pk.psn);
+                if arrival == DataArrival::Overflow {
+                    st.k.rx_overflow += 1;
+                }
+                let new = arrival == DataArrival::New;
+                cm.on_data(arrival_of(&pk, hdr, new), now);
+                if new && fs.rx.stats().delivered == u64::from(fs.datas) {
+                    cm.on_flow_received(f, now);
+                }
+                let ack = fs.rx.take_ack();
+                if let Some(a) = ack {
+                    self.dcsim_send_data_ack(h, f, a);
+                }
+                self.dcsim_rx_arm(h, f);
+                self.dcsim_host_timer(h);
+            }
+            PktKind::DataAck => {
+                self.c.ctrl_delivered += 1;
+                let Sim { dcsim, flows, .. } = self;
+                let Some(st) = dcsim.as_deref_mut() else {
+                    return;
+                };
+                let sack = st.acks.take(pk.psn);
+                let Phase::Open(slot) = st.flows[f as usize].phase else {
+                    return;
+                };
+                let c = st.p.host_cycle(now);
+                let hd = &mut st.hosts[h as usize];
+                hd.eng.advance_to(c);
+                let n = hd.eng.on_data_ack(
+                    slot,
+                    DataAck {
+                        cum: pk.cum_ack,
+                        sack,
+                    },
+                );
+                let done = hd.eng.is_done(slot);
+                st.check_invariant(h, slot);
+                if done {
+                    let hd = &mut st.hosts[h as usize];
+                    hd.eng.close_flow(slot);
+                    hd.slot_flow[slot as usize] = NO_FLOW;
+                    st.flows[f as usize].phase = Phase::Done;
+                    let fl = &mut flows[f as usize];
+                    fl.end_ps = now;
+                    fl.stats.packets_sent = st.flows[f as usize].tx;
+                    fl.stats.retransmits = st.flows[f as usize]
+                        .tx
+                        .saturating_sub(u64::from(st.flows[f as usize].datas));
+                    self.flows_done += 1;
+                    st.admit(h, |g| flows[g as usize].spec.collective);
+                }
+                if n > 0 || done {
+                    self.last_progress = now;
+                }
+                self.dcsim_host_drain(h);
+            }
+            _ => {}
+        }
+    }
+
+    /// The link rate of DCSIM port `p` changed (failure machinery).
+    pub(super) fn dcsim_rate_changed(&mut self, p: u32) {
+        let now = self.now;
+        let Sim { dcsim, ports, .. } = self;
+        let Some(st) = dcsim.as_deref() else {
+            return;
+        };
+        let port = &mut ports[p as usize];
+        let free = port.busy_until;
+        let gbps = port.gbps;
+        if let PortKind::Dcsim(dp) = &mut port.kind {
+            // Checked at setup for every rate of the scenario.
+            if let Ok(cfg) = st.p.arbiter_config(gbps, "failures") {
+                let _ = dp.set_rate(cfg, now, free);
+            }
+        }
+        self.dcsim_service(p);
+    }
+
+    /// Baseline (non-DCSIM) DATA arrival at its receiver: collective metrics. `new` if it
+    /// was the first copy; `cum` the receiver's cumulative point after it.
+    pub(super) fn metrics_data(&mut self, pk: &Packet, new: bool, cum: u32) {
+        let now = self.now;
+        let hdr = self.hdr_bytes;
+        if let Some(cm) = self.cm.as_deref_mut() {
+            let f = pk.flow;
+            cm.on_data(arrival_of(pk, hdr, new), now);
+            if cum >= cm.datas(f) {
+                cm.on_flow_received(f, now);
+            }
+        }
+    }
+
+    /// Add the collective metrics and, for DCSIM, its counters and per-flow numbers to `r`.
+    pub(super) fn dcsim_results(&self, r: &mut RunResult) {
+        let x = &mut r.summary.extra;
+        let data_sent = self.c.data_sent.max(1) as f64;
+        let data_drops = self.c.data_dropped;
+        x.insert("data_drops".into(), data_drops as f64);
+        x.insert("data_loss_rate".into(), data_drops as f64 / data_sent);
+        x.insert("data_sent".into(), self.c.data_sent as f64);
+        if let Some(cm) = &self.cm {
+            cm.results(self.fabric.hosts, self.fabric.host_gbps, x, &mut r.tables);
+        }
+        let Some(st) = self.dcsim.as_deref() else {
+            x.insert("sim_drops".into(), 0.0);
+            x.insert("sim_loss_rate".into(), 0.0);
+            return;
+        };
+        let k = &st.k;
+        let mut late_releases = 0;
+        let (mut sim_timeouts, mut data_timeouts, mut stale) = (0, 0, 0);
+        for hd in &st.hosts {
+            let s = hd.eng.stats();
+            late_releases += s.late_releases;
+            sim_timeouts += s.sim_timeouts;
+            data_timeouts += s.data_timeouts;
+            stale += s.stale_sim_acks;
+        }
+        // Packets held by arbiters are in flight too: DATAs at switches (a DATA in a host
+        // NIC's queue is not sent yet), control packets anywhere (created when queued).
+        let (mut queued_data, mut queued_ctrl) = (0u64, 0u64);
+        let mut late_ports = 0u64;
+        for (p, port) in self.ports.iter().enumerate() {
+            if let PortKind::Dcsim(dp) = &port.kind {
+                late_ports += dp.late;
+                let a = dp.arbiter();
+                if p >= self.fabric.hosts as usize {
+                    queued_data += a.queue_len(Class::Data) as u64;
+                }
+                queued_ctrl += [Class::Sim, Class::SimAck, Class::DataAck]
+                    .iter()
+                    .map(|&c| a.queue_len(c) as u64)
+                    .sum::<u64>();
+            }
+        }
+        if let Some(v) = x.get_mut("data_in_flight_end") {
+            *v += queued_data as f64;
+        }
+        if let Some(v) = x.get_mut("ctrl_in_flight_end") {
+            *v += queued_ctrl as f64;
+        }
+        // Per-port class counters (`dcsim_ports.csv`), ports that saw traffic.
+        let mut rows = Vec::new();
+        for (p, port) in self.ports.iter().enumerate() {
+            if let PortKind::Dcsim(dp) = &port.kind {
+                let a = dp.stats();
+                if a.accepted.iter().sum::<u64>() == 0 && a.dropped.iter().sum::<u64>() == 0 {
+                    continue;
+                }
+                let mut row = vec![self.fabric.ports[p].name.clone()];
+                for c in Class::ALL {
+                    row.push(a.accepted[c.index()].to_string());
+                    row.push(a.dropped[c.index()].to_string());
+                }
+                rows.push(row);
+            }
+        }
+        let mut header = vec!["port".to_string()];
+        for c in Class::ALL {
+            header.push(format!("{}_accepted", c.name()));
+            header.push(format!("{}_dropped", c.name()));
+        }
+        r.tables
+            .insert("dcsim_ports".into(), crate::results::Table { header, rows });
+        let sims = k.sims_sent.max(1) as f64;
+        for (name, v) in [
+            ("sim_drops", k.sim_drops as f64),
+            ("sim_loss_rate", k.sim_drops as f64 / sims),
+            ("sims_sent", k.sims_sent as f64),
+            ("sim_acks_sent", k.sim_acks_sent as f64),
+            ("sim_ack_drops", k.sim_ack_drops as f64),
+            ("data_acks_sent", k.data_acks_sent as f64),
+            ("data_ack_drops", k.data_ack_drops as f64),
+            ("data_local_drops", k.data_local_drops as f64),
+            ("rx_overflow", k.rx_overflow as f64),
+            ("sim_timeouts", sim_timeouts as f64),
+            ("data_timeouts", data_timeouts as f64),
+            ("stale_sim_acks", stale as f64),
+            ("late_releases", late_releases as f64),
+            ("late_departures", (k.late_departures + late_ports) as f64),
+            ("dcsim_invariant_checks", k.invariant_checks as f64),
+            ("dcsim_invariant_violations", k.invariant_violations as f64),
+            ("rtt_max_ps", st.p.rtt_max_ps as f64),
+            ("rtt_p_ps", st.p.rtt_p_ps as f64),
+            ("dcsim_data_buffer_bytes", st.p.data_buffer_bytes as f64),
+        ] {
+            x.insert(name.into(), v);
+        }
+        let mut retx = 0;
+        for (i, row) in r.flows.iter_mut().enumerate() {
+            let fs = &st.flows[i];
+            row.packets_sent = fs.tx;
+            row.retransmits = fs.tx.saturating_sub(u64::from(fs.datas));
+            retx += row.retransmits;
+            if let Some(cm) = &self.cm {
+                row.out_of_order = cm.flow_reorder(i as u32);
+            }
+        }
+        r.summary.retransmits = retx;
+        if let Some(cm) = &self.cm {
+            r.summary.out_of_order = cm.reorder();
+        }
+    }
+}
