@@ -4,8 +4,9 @@
 //! `dcfab golden verify` re-runs.
 //!
 //! ```text
-//!  scenarios::{rtl,reps,dcsim}  ──run()──► Recorder ──► Trace ──┬─► traces/<name>.jsonl (checked in)
-//!        (registry::all)                                        └─► vcd::write_vcd (GTKWave / Surfer)
+//!  scenarios::{rtl,reps,dcsim,  ──run()──► Recorder ──► Trace ──┬─► traces/<name>.jsonl (checked in)
+//!    switch,transport}                                          └─► vcd::write_vcd (GTKWave / Surfer)
+//!   (registry::all)
 //! ```
 //!
 //! * [`schema`]: the JSON Lines format (header line, then one record per observation).

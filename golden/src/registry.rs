@@ -15,12 +15,14 @@ pub struct GoldenScenario {
 }
 
 /// Every registered scenario: `scenarios::<family>::scenarios()` concatenated, in family
-/// order (rtl, reps, dcsim).
+/// order (rtl, reps, dcsim, switch, transport).
 pub fn all() -> Vec<GoldenScenario> {
     let mut v = Vec::new();
     v.extend(crate::scenarios::rtl::scenarios());
     v.extend(crate::scenarios::reps::scenarios());
     v.extend(crate::scenarios::dcsim::scenarios());
+    v.extend(crate::scenarios::switch::scenarios());
+    v.extend(crate::scenarios::transport::scenarios());
     v
 }
 

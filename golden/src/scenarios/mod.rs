@@ -4,3 +4,5 @@
 pub mod dcsim;
 pub mod reps;
 pub mod rtl;
+pub mod switch;
+pub mod transport;

@@ -1,11 +1,14 @@
-//! Golden scenarios for the `rtl-models` building blocks.
+//! Golden scenarios for the `rtl-models` building blocks: `Lfsr32`, `TokenBucket`,
+//! `PhantomQueue` + `RedMarker`, `RedMarker`, `Fifo` (`fifo_fill_drain`: slot and byte
+//! limits refusing pushes, FIFO order of pops) and `SatCounter` (`sat_counter_clip`: an
+//! up/down counter clipping at both ends).
 
 use crate::recorder::Recorder;
 use crate::registry::GoldenScenario;
 use crate::schema::Trace;
 use rtl_models::{
-    Clocked, Lfsr32, PhantomConfig, PhantomQueue, RandomSource, Rate, RedConfig, RedMarker,
-    TokenBucket,
+    Clocked, Fifo, Full, Lfsr32, PhantomConfig, PhantomQueue, RandomSource, Rate, RedConfig,
+    RedMarker, SatCounter, TokenBucket,
 };
 use serde_json::json;
 
@@ -32,6 +35,16 @@ pub fn scenarios() -> Vec<GoldenScenario> {
             description: DESC_RED_RAMP,
             run: red_marker_occupancy_ramp,
         },
+        GoldenScenario {
+            name: "fifo_fill_drain",
+            description: DESC_FIFO,
+            run: fifo_fill_drain,
+        },
+        GoldenScenario {
+            name: "sat_counter_clip",
+            description: DESC_SAT,
+            run: sat_counter_clip,
+        },
     ]
 }
 
@@ -43,6 +56,11 @@ const DESC_PHANTOM_RED: &str = "Uno 4.1.3 / 5.1: phantom queue (drain 0.9 x line
                                 line rate, then holds";
 const DESC_RED_RAMP: &str = "REPS 4.1 RED marker (K_min 20%, K_max 80% of one BDP) as the \
                              queue occupancy ramps 0 -> 1 BDP, one LFSR draw per packet";
+const DESC_FIFO: &str = "Fifo<u32, 4> with a 1000-byte limit: pushes until a byte-limit \
+                         refusal, then until a slot refusal, pops in order, refill, drain to \
+                         empty and one pop of an empty FIFO";
+const DESC_SAT: &str = "SatCounter<3> (0..=7): increments clipping at 7, a clipped add, \
+                        decrements and a clipped sub at 0";
 
 /// 64 draws of `Lfsr32::new(1)`: signal `draw` (the u32 returned, which is also the register
 /// contents after its 32 clocks) at cycle i.
@@ -219,6 +237,113 @@ fn red_marker_occupancy_ramp() -> Trace {
     rec.finish()
 }
 
+/// Byte limit of the `fifo_fill_drain` FIFO.
+const FIFO_BYTE_LIMIT: u64 = 1000;
+
+/// A `Fifo<u32, 4>` limited to 1000 bytes, one operation per cycle. Signals: `op`
+/// ("push" | "pop"), `push.item`, `push.bytes`, `push.result` ("ok" | "full_bytes" |
+/// "full_slots"), `pop.item`, `pop.bytes` (or `pop.empty`), then `len`, `bytes`, `rejected`.
+fn fifo_fill_drain() -> Trace {
+    let mut rec = Recorder::new(
+        "Fifo<u32, 4>",
+        json!({"slots": 4, "byte_limit": FIFO_BYTE_LIMIT}),
+        0,
+        DESC_FIFO,
+    );
+    let mut f: Fifo<u32, 4> = Fifo::with_byte_limit(FIFO_BYTE_LIMIT);
+    #[derive(Clone, Copy)]
+    enum Op {
+        Push(u32, u32),
+        Pop,
+    }
+    let script = [
+        Op::Push(1, 300),
+        Op::Push(2, 300),
+        Op::Push(3, 300),
+        Op::Push(4, 200), // 1100 > 1000 bytes: refused by the byte limit
+        Op::Push(5, 100), // exactly 1000 bytes: accepted, all 4 slots used
+        Op::Push(6, 0),   // no slot left (checked before bytes)
+        Op::Pop,
+        Op::Pop,
+        Op::Push(7, 450),
+        Op::Push(8, 150),
+        Op::Pop,
+        Op::Pop,
+        Op::Pop,
+        Op::Pop,
+        Op::Pop, // empty
+    ];
+    for (cycle, op) in script.iter().enumerate() {
+        let c = cycle as u64;
+        match *op {
+            Op::Push(item, bytes) => {
+                rec.record(c, "op", "push");
+                rec.record(c, "push.item", item);
+                rec.record(c, "push.bytes", bytes);
+                let r = match f.push(item, bytes) {
+                    Ok(()) => "ok",
+                    Err(Full::Bytes) => "full_bytes",
+                    Err(Full::Slots) => "full_slots",
+                };
+                rec.record(c, "push.result", r);
+            }
+            Op::Pop => {
+                rec.record(c, "op", "pop");
+                match f.pop() {
+                    Some((item, bytes)) => {
+                        rec.record(c, "pop.item", item);
+                        rec.record(c, "pop.bytes", bytes);
+                    }
+                    None => rec.record(c, "pop.empty", true),
+                }
+            }
+        }
+        rec.record(c, "len", f.len() as u64);
+        rec.record(c, "bytes", f.bytes());
+        rec.record(c, "rejected", f.rejected());
+        f.tick();
+    }
+    rec.finish()
+}
+
+/// A `SatCounter<3>`, one operation per cycle. Signals: `op` ("inc" | "dec" | "add" |
+/// "sub"), `arg` (for add / sub), `clipped`, `value`.
+fn sat_counter_clip() -> Trace {
+    let mut rec = Recorder::new(
+        "SatCounter<3>",
+        json!({"bits": 3, "max": SatCounter::<3>::MAX}),
+        0,
+        DESC_SAT,
+    );
+    let mut k: SatCounter<3> = SatCounter::new();
+    let mut script: Vec<(&str, u64)> = vec![("inc", 1); 9];
+    script.push(("sub", 3));
+    script.push(("add", 10));
+    script.extend([("dec", 1); 8]);
+    script.push(("add", 2));
+    script.push(("sub", 5));
+    for (cycle, (op, arg)) in script.into_iter().enumerate() {
+        let c = cycle as u64;
+        rec.record(c, "op", op);
+        let clipped = match op {
+            "inc" => k.inc(),
+            "dec" => k.dec(),
+            "add" => {
+                rec.record(c, "arg", arg);
+                k.add(arg)
+            }
+            _ => {
+                rec.record(c, "arg", arg);
+                k.sub(arg)
+            }
+        };
+        rec.record(c, "clipped", clipped);
+        rec.record(c, "value", k.get());
+        k.tick();
+    }
+    rec.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +407,74 @@ mod tests {
         }
         // 60 packets between the thresholds at mean probability 1/2.
         assert!((15..45).contains(&marked_between), "{marked_between}");
+    }
+
+    #[test]
+    fn fifo_refuses_on_bytes_then_slots_and_pops_in_order() {
+        let t = fifo_fill_drain();
+        let results: Vec<&str> = series(&t, "push.result")
+            .iter()
+            .map(|(_, v)| v.as_str().unwrap())
+            .collect();
+        assert_eq!(results.iter().filter(|r| **r == "full_bytes").count(), 1);
+        assert_eq!(results.iter().filter(|r| **r == "full_slots").count(), 1);
+        let bytes = series(&t, "bytes");
+        assert!(bytes
+            .iter()
+            .all(|(_, v)| v.as_u64().unwrap() <= FIFO_BYTE_LIMIT));
+        assert!(bytes
+            .iter()
+            .any(|(_, v)| v.as_u64() == Some(FIFO_BYTE_LIMIT)));
+        assert!(series(&t, "len")
+            .iter()
+            .all(|(_, v)| v.as_u64().unwrap() <= 4));
+        // Pops return the accepted items in push order.
+        let pushed: Vec<u64> = series(&t, "push.item")
+            .iter()
+            .zip(series(&t, "push.result"))
+            .filter(|(_, (_, r))| r.as_str() == Some("ok"))
+            .map(|((_, v), _)| v.as_u64().unwrap())
+            .collect();
+        let popped: Vec<u64> = series(&t, "pop.item")
+            .iter()
+            .map(|(_, v)| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(popped, pushed);
+        assert_eq!(series(&t, "pop.empty").len(), 1);
+        assert_eq!(series(&t, "rejected").last().unwrap().1.as_u64(), Some(2));
+    }
+
+    #[test]
+    fn sat_counter_sticks_at_both_ends() {
+        let t = sat_counter_clip();
+        let ops = series(&t, "op");
+        let value = series(&t, "value");
+        let clipped = series(&t, "clipped");
+        // Reference: unbounded arithmetic clamped to 0..=7.
+        let (mut model, mut clips_top, mut clips_bottom) = (0i64, 0, 0);
+        for (i, (c, op)) in ops.iter().enumerate() {
+            let arg = t
+                .records
+                .iter()
+                .find(|r| r.signal == "arg" && r.cycle == *c)
+                .map_or(1, |r| r.value.as_u64().unwrap()) as i64;
+            let raw = match op.as_str().unwrap() {
+                "inc" | "add" => model + arg,
+                _ => model - arg,
+            };
+            let clamped = raw.clamp(0, 7);
+            assert_eq!(value[i].1.as_i64(), Some(clamped), "cycle {c}");
+            assert_eq!(clipped[i].1.as_bool(), Some(raw != clamped), "cycle {c}");
+            if raw > 7 {
+                clips_top += 1;
+            }
+            if raw < 0 {
+                clips_bottom += 1;
+            }
+            model = clamped;
+        }
+        assert!(clips_top >= 2, "{clips_top}");
+        assert!(clips_bottom >= 2, "{clips_bottom}");
     }
 
     #[test]
