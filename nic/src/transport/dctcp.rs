@@ -13,7 +13,7 @@
 //!  on_ack ------->| mark psn and every PSN < cum_ack acked; slide snd_una       |
 //!   {psn, cum,    | no CE: cwnd += mtu * acked / cwnd          (per-ACK AI)     |
 //!    ecn}         | CE:    cwnd -= cwnd * alpha / 2, once per window            |
-//!                 | window end (acked >= cwnd): alpha += g * (F - alpha)        |
+//!                 | window end (una >= epoch_end): alpha += g * (F - alpha)     |
 //!                 |                                                             |
 //!  on_nack ------>| psn lost: queue for retransmission, cwnd -= mtu             |
 //!  tick/advance ->| RTO: every in-flight PSN sent >= rto ago is lost,           |
@@ -126,6 +126,11 @@ pub struct SenderRegs {
     pub alpha: u32,
     /// Bytes ACKed in the current window (alpha epoch).
     pub wnd_acked: u32,
+    /// The current window (DCTCP's observation window, one window of data) ends when
+    /// `snd_una` reaches this PSN: the `snd_nxt` at the epoch's start, as in Linux's
+    /// `dctcp_update_alpha`. Measured in sequence space, not bytes against the current
+    /// cwnd, so a cut cannot end its own window and allow a second cut in the same RTT.
+    pub epoch_end: Psn,
     /// ECN-marked bytes ACKed in the current window.
     pub wnd_marked: u32,
     /// PSNs declared lost and not yet retransmitted.
@@ -234,6 +239,7 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
                 last_bytes,
                 cwnd: cfg.init_cwnd,
                 alpha: cfg.alpha_init,
+                epoch_end: (cfg.init_cwnd as u64).div_ceil(cfg.mtu as u64).min(total) as Psn,
                 flags: CUT_ARMED,
                 ..SenderRegs::default()
             },
@@ -483,13 +489,14 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
             let inc = (self.cfg.mtu as u64 * bytes as u64) / r.cwnd as u64;
             r.cwnd = (r.cwnd as u64 + inc).min(self.cfg.max_cwnd as u64) as u32;
         }
-        if r.wnd_acked >= r.cwnd {
+        if r.snd_una >= r.epoch_end && r.wnd_acked > 0 {
             // End of a window: alpha <- alpha + g (F - alpha).
             let f = ((r.wnd_marked as u64) << 16) / r.wnd_acked as u64;
             let g = self.cfg.g_shift;
             r.alpha = r.alpha - (r.alpha >> g) + ((f as u32) >> g);
             r.wnd_acked = 0;
             r.wnd_marked = 0;
+            r.epoch_end = r.snd_nxt.max(r.snd_una + 1);
             r.flags |= CUT_ARMED;
             r.rtt_max_prev = r.rtt_max;
             r.rtt_max = 0;
@@ -666,6 +673,39 @@ mod tests {
         assert!(s.is_done());
         assert_eq!(s.inflight(), 0);
         assert_eq!(s.timer_deadline(), None);
+    }
+
+    #[test]
+    fn a_cut_does_not_end_its_own_window() {
+        // 12 packets in flight; the first ACKs acknowledge more bytes than the cwnd left
+        // after a halving, which must not open a new window (and a second cut) before
+        // the window sent at the epoch's start has been acknowledged.
+        let mut s = DctcpSender::<1>::new(
+            DctcpConfig {
+                init_cwnd: 12 * MTU,
+                alpha_init: ALPHA_ONE,
+                ..cfg()
+            },
+            100 * MTU as u64,
+            0,
+        )
+        .unwrap();
+        for _ in 0..12 {
+            s.next_packet().unwrap();
+        }
+        for psn in 0..7 {
+            s.on_ack(&ack(psn, psn + 1, false));
+        }
+        let grown = s.cwnd();
+        s.on_ack(&ack(7, 8, true));
+        let cut = s.cwnd();
+        assert!(cut < grown * 3 / 5, "alpha = 1 halves: {grown} -> {cut}");
+        s.on_ack(&ack(8, 9, true));
+        assert_eq!(
+            s.cwnd(),
+            cut,
+            "a second mark in the same window does not cut again"
+        );
     }
 
     #[test]
