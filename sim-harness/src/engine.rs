@@ -205,6 +205,16 @@ impl Sim {
                 ))
             }
         }
+        if s.skip.enabled {
+            // Wormhole fast-forwarding (partitions, steady-state detection, memoization) is
+            // not built yet; running without it while the file asks for it would be a
+            // silently different experiment.
+            return Err(Error::field(
+                "skip.enabled",
+                "Wormhole fast-forwarding is not supported yet by the fabric simulator \
+                 (set it to false or pass --no-skip)",
+            ));
+        }
         if s.transport.lb == LbKind::Unolb {
             return Err(Error::field(
                 "transport.lb",

@@ -252,3 +252,12 @@ fn clap_rejects_unknown_flags_with_usage() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--seed"));
 }
+
+#[test]
+fn features_not_built_yet_are_refused_not_ignored() {
+    // A scenario asking for Wormhole skipping, Uno or UnoLB must not run as something else.
+    let line = expect_error(&run_set(&["skip.enabled=true"]), "skip.enabled");
+    assert!(line.contains("not supported yet"), "{line}");
+    expect_error(&run_set(&["transport.cc=\"uno\""]), "transport.cc");
+    expect_error(&run_set(&["transport.lb=\"unolb\""]), "transport.lb");
+}
