@@ -147,6 +147,15 @@ impl Trace {
         }
         seen
     }
+
+    /// Every `(cycle, value)` recorded for `signal`, in trace order.
+    pub fn series(&self, signal: &str) -> Vec<(u64, &serde_json::Value)> {
+        self.records
+            .iter()
+            .filter(|r| r.signal == signal)
+            .map(|r| (r.cycle, &r.value))
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -348,22 +348,14 @@ fn sat_counter_clip() -> Trace {
 mod tests {
     use super::*;
 
-    fn series<'a>(t: &'a Trace, signal: &str) -> Vec<(u64, &'a serde_json::Value)> {
-        t.records
-            .iter()
-            .filter(|r| r.signal == signal)
-            .map(|r| (r.cycle, &r.value))
-            .collect()
-    }
-
     #[test]
     fn phantom_marks_while_the_physical_queue_stays_empty() {
         use phantom_red_ramp_params::*;
         let t = phantom_red_ramp();
-        let load = series(&t, "load_permille");
-        let queue = series(&t, "queue_bytes");
-        let ecn = series(&t, "ecn");
-        let phantom = series(&t, "phantom_bytes");
+        let load = t.series("load_permille");
+        let queue = t.series("queue_bytes");
+        let ecn = t.series("ecn");
+        let phantom = t.series("phantom_bytes");
         let n = (RAMP_PACKETS + PLATEAU_PACKETS) as usize;
         assert_eq!(ecn.len(), n);
         // Load never exceeds line rate, so every packet finds the physical queue empty.
@@ -391,8 +383,8 @@ mod tests {
     #[test]
     fn red_ramp_follows_thresholds() {
         let t = red_marker_occupancy_ramp();
-        let q = series(&t, "queue_bytes");
-        let ecn = series(&t, "ecn");
+        let q = t.series("queue_bytes");
+        let ecn = t.series("ecn");
         let mut marked_between = 0;
         for (i, (_, qv)) in q.iter().enumerate() {
             let qv = qv.as_u64().unwrap();
@@ -412,44 +404,48 @@ mod tests {
     #[test]
     fn fifo_refuses_on_bytes_then_slots_and_pops_in_order() {
         let t = fifo_fill_drain();
-        let results: Vec<&str> = series(&t, "push.result")
+        let results: Vec<&str> = t
+            .series("push.result")
             .iter()
             .map(|(_, v)| v.as_str().unwrap())
             .collect();
         assert_eq!(results.iter().filter(|r| **r == "full_bytes").count(), 1);
         assert_eq!(results.iter().filter(|r| **r == "full_slots").count(), 1);
-        let bytes = series(&t, "bytes");
+        let bytes = t.series("bytes");
         assert!(bytes
             .iter()
             .all(|(_, v)| v.as_u64().unwrap() <= FIFO_BYTE_LIMIT));
         assert!(bytes
             .iter()
             .any(|(_, v)| v.as_u64() == Some(FIFO_BYTE_LIMIT)));
-        assert!(series(&t, "len")
+        assert!(t
+            .series("len")
             .iter()
             .all(|(_, v)| v.as_u64().unwrap() <= 4));
         // Pops return the accepted items in push order.
-        let pushed: Vec<u64> = series(&t, "push.item")
+        let pushed: Vec<u64> = t
+            .series("push.item")
             .iter()
-            .zip(series(&t, "push.result"))
+            .zip(t.series("push.result"))
             .filter(|(_, (_, r))| r.as_str() == Some("ok"))
             .map(|((_, v), _)| v.as_u64().unwrap())
             .collect();
-        let popped: Vec<u64> = series(&t, "pop.item")
+        let popped: Vec<u64> = t
+            .series("pop.item")
             .iter()
             .map(|(_, v)| v.as_u64().unwrap())
             .collect();
         assert_eq!(popped, pushed);
-        assert_eq!(series(&t, "pop.empty").len(), 1);
-        assert_eq!(series(&t, "rejected").last().unwrap().1.as_u64(), Some(2));
+        assert_eq!(t.series("pop.empty").len(), 1);
+        assert_eq!(t.series("rejected").last().unwrap().1.as_u64(), Some(2));
     }
 
     #[test]
     fn sat_counter_sticks_at_both_ends() {
         let t = sat_counter_clip();
-        let ops = series(&t, "op");
-        let value = series(&t, "value");
-        let clipped = series(&t, "clipped");
+        let ops = t.series("op");
+        let value = t.series("value");
+        let clipped = t.series("clipped");
         // Reference: unbounded arithmetic clamped to 0..=7.
         let (mut model, mut clips_top, mut clips_bottom) = (0i64, 0, 0);
         for (i, (c, op)) in ops.iter().enumerate() {

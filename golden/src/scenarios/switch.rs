@@ -290,14 +290,6 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    fn series<'a>(t: &'a Trace, signal: &str) -> Vec<(u64, &'a Value)> {
-        t.records
-            .iter()
-            .filter(|r| r.signal == signal)
-            .map(|r| (r.cycle, &r.value))
-            .collect()
-    }
-
     fn at<'a>(t: &'a Trace, signal: &str, cycle: u64) -> Option<&'a Value> {
         t.records
             .iter()
@@ -307,7 +299,7 @@ mod tests {
 
     /// Last recorded value of `signal` at or before `cycle`.
     fn level(t: &Trace, signal: &str, cycle: u64) -> u64 {
-        series(t, signal)
+        t.series(signal)
             .iter()
             .rev()
             .find(|(c, _)| *c <= cycle)
@@ -318,7 +310,7 @@ mod tests {
     fn tail_drop_red_marks_in_the_ramp_drops_when_full_and_serializes() {
         use tail_drop_red_params::*;
         let t = output_port_tail_drop_red();
-        let verdicts = series(&t, "verdict");
+        let verdicts = t.series("verdict");
         let kmin = BUFFER_BYTES / 4;
         let kmax = BUFFER_BYTES * 3 / 4;
         let (mut marks, mut drops) = (0, 0);
@@ -340,17 +332,19 @@ mod tests {
         }
         assert!(marks >= 3, "{marks}");
         assert!(drops >= 3, "{drops}");
-        assert!(series(&t, "queue_bytes")
+        assert!(t
+            .series("queue_bytes")
             .iter()
             .all(|(_, v)| v.as_u64().unwrap() <= BUFFER_BYTES));
         // Marked packets leave with CE set.
-        let ce = series(&t, "depart.ecn")
+        let ce = t
+            .series("depart.ecn")
             .iter()
             .filter(|(_, v)| v.as_bool() == Some(true))
             .count();
         assert_eq!(ce, marks);
         // Back-to-back departures are ceil(bytes / W) cycles apart (at least one).
-        let deps = series(&t, "depart.bytes");
+        let deps = t.series("depart.bytes");
         let mut checked = 0;
         for w in deps.windows(2) {
             let hold = w[0].1.as_u64().unwrap().div_ceil(W as u64).max(1);
@@ -363,7 +357,8 @@ mod tests {
         }
         assert!(checked >= 8, "{checked}");
         // The odd sizes are all in the trace, in order.
-        let ids: Vec<u64> = series(&t, "depart.id")
+        let ids: Vec<u64> = t
+            .series("depart.id")
             .iter()
             .map(|(_, v)| v.as_u64().unwrap())
             .filter(|id| *id >= 100)
@@ -375,16 +370,19 @@ mod tests {
     fn trimmed_headers_overtake_queued_data() {
         use trim_priority_params::*;
         let t = output_port_trim_priority();
-        let trims: Vec<u64> = series(&t, "verdict")
+        let trims: Vec<u64> = t
+            .series("verdict")
             .iter()
             .filter(|(_, v)| v.as_str() == Some("trim"))
             .map(|(c, _)| at(&t, "arrive.id", *c).unwrap().as_u64().unwrap())
             .collect();
         assert!(trims.len() >= 2, "{trims:?}");
-        assert!(!series(&t, "verdict")
+        assert!(!t
+            .series("verdict")
             .iter()
             .any(|(_, v)| v.as_str() == Some("drop")));
-        let deps: Vec<(u64, u64, bool, u64)> = series(&t, "depart.id")
+        let deps: Vec<(u64, u64, bool, u64)> = t
+            .series("depart.id")
             .iter()
             .map(|(c, v)| {
                 (
@@ -430,7 +428,7 @@ mod tests {
     fn phantom_marks_while_real_queue_is_empty() {
         use phantom_ecn_params::*;
         let t = output_port_phantom_ecn();
-        let verdicts = series(&t, "verdict");
+        let verdicts = t.series("verdict");
         assert_eq!(verdicts.len() as u32, PACKETS);
         let mut first_mark = None;
         for (i, (c, v)) in verdicts.iter().enumerate() {

@@ -312,20 +312,12 @@ mod tests {
     use rtl_models::RandomSource;
     use serde_json::Value;
 
-    fn series<'a>(t: &'a Trace, signal: &str) -> Vec<(u64, &'a Value)> {
-        t.records
-            .iter()
-            .filter(|r| r.signal == signal)
-            .map(|r| (r.cycle, &r.value))
-            .collect()
-    }
-
     fn u(v: &Value) -> u64 {
         v.as_u64().unwrap()
     }
 
     fn last_before(t: &Trace, signal: &str, cycle: u64) -> u64 {
-        series(t, signal)
+        t.series(signal)
             .iter()
             .rev()
             .find(|(c, _)| *c < cycle)
@@ -337,9 +329,9 @@ mod tests {
     fn dctcp_trace_shows_growth_cut_sack_nack_rto_and_completion() {
         use dctcp_params::*;
         let t = dctcp_sack_scripted();
-        let cwnd = series(&t, "cwnd");
+        let cwnd = t.series("cwnd");
         // Window growth before the first marked ACK.
-        let acks_ecn = series(&t, "ack.ecn");
+        let acks_ecn = t.series("ack.ecn");
         let first_ce = acks_ecn
             .iter()
             .find(|(_, v)| v.as_bool() == Some(true))
@@ -364,9 +356,10 @@ mod tests {
             .map(|(c, _)| *c)
             .collect();
         assert_eq!(ce_cycles.len(), CE_PSNS.len());
-        let loss_cycles: Vec<u64> = series(&t, "nack.psn")
+        let loss_cycles: Vec<u64> = t
+            .series("nack.psn")
             .iter()
-            .chain(series(&t, "rto.lost").iter())
+            .chain(t.series("rto.lost").iter())
             .map(|(c, _)| *c)
             .collect();
         for w in cwnd.windows(2) {
@@ -382,19 +375,21 @@ mod tests {
             }
         }
         // Alpha starts at 1.0 and decays in unmarked windows.
-        let alphas = series(&t, "alpha");
+        let alphas = t.series("alpha");
         assert_eq!(u(alphas[0].1), 65536);
         assert!(alphas.len() >= 2 && u(alphas[1].1) < 65536);
 
         // Out-of-order delivery acknowledged selectively: an ACK above the cum point.
-        let ooo: Vec<u64> = series(&t, "rx.out_of_order")
+        let ooo: Vec<u64> = t
+            .series("rx.out_of_order")
             .iter()
             .filter(|(_, v)| v.as_bool() == Some(true))
             .map(|(c, _)| *c)
             .collect();
         assert!(!ooo.is_empty());
-        assert!(series(&t, "ack.psn").iter().any(|(c, p)| {
-            let cum = series(&t, "ack.cum_ack")
+        assert!(t.series("ack.psn").iter().any(|(c, p)| {
+            let cum = t
+                .series("ack.cum_ack")
                 .iter()
                 .find(|(cc, _)| cc == c)
                 .map(|(_, v)| u(v))
@@ -403,12 +398,13 @@ mod tests {
         }));
 
         // Trim -> NACK -> the very next send is the retransmission.
-        let sends: Vec<(u64, u64, bool)> = series(&t, "send.psn")
+        let sends: Vec<(u64, u64, bool)> = t
+            .series("send.psn")
             .iter()
-            .zip(series(&t, "send.retx"))
+            .zip(t.series("send.retx"))
             .map(|((c, p), (_, r))| (*c, u(p), r.as_bool().unwrap()))
             .collect();
-        let nack = series(&t, "nack.psn");
+        let nack = t.series("nack.psn");
         assert_eq!(nack.len(), 1);
         assert_eq!(u(nack[0].1), TRIM_PSN as u64);
         let next = sends.iter().find(|s| s.0 >= nack[0].0).unwrap();
@@ -416,7 +412,7 @@ mod tests {
         assert!(next.0 - nack[0].0 <= 1, "retransmitted at once");
 
         // Drop -> RTO -> retransmission, not before the timeout.
-        let rto = series(&t, "rto.lost");
+        let rto = t.series("rto.lost");
         assert!(!rto.is_empty());
         let first_send = sends.iter().find(|s| s.1 == DROP_PSN as u64).unwrap();
         let retx = sends
@@ -433,9 +429,9 @@ mod tests {
         );
 
         // Completion: the receiver's cum ack covers the message.
-        let done = series(&t, "done");
+        let done = t.series("done");
         assert_eq!(done.last().unwrap().1.as_bool(), Some(true));
-        let rx_cum = series(&t, "rx.cum_ack");
+        let rx_cum = t.series("rx.cum_ack");
         assert_eq!(u(rx_cum.last().unwrap().1), 40);
     }
 
@@ -446,16 +442,16 @@ mod tests {
         let mut rng = Lfsr32::new(SEED);
         let setup: Vec<u32> = (0..2 * FLOWS).map(|_| rng.next_u32()).collect();
         for i in 0..FLOWS {
-            let e16 = series(&t, &format!("ecmp16.flow{i}"));
-            let e5 = series(&t, &format!("ecmp5.flow{i}"));
+            let e16 = t.series(&format!("ecmp16.flow{i}"));
+            let e5 = t.series(&format!("ecmp5.flow{i}"));
             assert_eq!(e16.len() as u64, PACKETS);
             assert!(e16.iter().all(|(_, v)| u(v) == (setup[i] & 0xFFFF) as u64));
             assert!(e5
                 .iter()
                 .all(|(_, v)| u(v) == (setup[FLOWS + i] & 31) as u64));
         }
-        let o16 = series(&t, "ops16");
-        let o5 = series(&t, "ops5");
+        let o16 = t.series("ops16");
+        let o5 = t.series("ops5");
         for k in 0..PACKETS as usize {
             assert_eq!(u(o16[k].1), (rng.next_u32() & 0xFFFF) as u64);
             assert_eq!(u(o5[k].1), (rng.next_u32() & 31) as u64);
