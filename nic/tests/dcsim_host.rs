@@ -465,3 +465,46 @@ fn end_to_end_with_losses() {
     assert_eq!(s.released as u32, datas);
     assert!(datas > 200);
 }
+
+/// Regression (CI, proptest minimal input): three empty flows opened after SIMs went out
+/// must not hide flow 0's SIM timeouts from `advance_to`.
+#[test]
+fn empty_flows_do_not_hide_sim_timeouts() {
+    use Op::*;
+    let ops = [
+        MakeSims(4),
+        TransmitSim,
+        MakeSims(4),
+        TransmitSim,
+        AckSim(0),
+        TransmitSim,
+        CancelQueuedSim(1),
+        MakeSims(2),
+        AckSim(104),
+        TransmitSim,
+        TransmitSim,
+        AckSim(31),
+        TransmitSim,
+        TransmitSim,
+        MakeSims(2),
+        TransmitSim,
+        TransmitSim,
+        TransmitSim,
+        AckSim(1),
+        TransmitSim,
+        MakeSims(1),
+        TransmitSim,
+        Open(0, 0),
+        Open(0, 0),
+        Open(0, 0),
+        Advance(50),
+    ];
+    let mut w = World::new(DcsimVariant::Sync, 0);
+    w.apply(&Open(0, 20)).unwrap();
+    for o in &ops {
+        w.apply(o).unwrap();
+        if let Err(e) = w.check_invariants() {
+            panic!("after {o:?}: {e}");
+        }
+    }
+}

@@ -330,10 +330,17 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         };
         self.sims[i] = SimEntry::Sent { ev, t_sim: now };
         let deadline = now + cfg.sim_timeout;
+        // A slot freed and refilled in the same cycle leaves a stale timer identical to
+        // the new one; that entry already serves it (and a duplicate would look live to
+        // the compaction below, which could then not make room).
+        if self.sim_timers.iter().any(|&e| e == (deadline, i as u16)) {
+            return true;
+        }
         if self.sim_timers.is_full() {
             self.compact_sim_timers(cfg);
         }
-        // Cannot fail: at most S - 1 other SIMs are Sent, so compaction left room.
+        // Cannot fail: entries are distinct, at most S - 1 other SIMs are Sent, so
+        // compaction left room.
         let _ = self.sim_timers.push_back((deadline, i as u16));
         true
     }
