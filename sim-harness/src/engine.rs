@@ -46,6 +46,7 @@ use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
 use crate::flow::{self, Cc, FlowRt, Lb, Receiver, Sender};
 use crate::lb_stats::{SelectionTable, SELECTION_TABLE};
 use crate::packet::{Packet, PktKind};
+use crate::prefetch::prefetch;
 use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, Summary};
 use crate::run::RunControl;
 use crate::scenario::{CcKind, LbKind, Scenario};
@@ -195,6 +196,7 @@ fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
 impl Sim {
     /// Build the run for scenario `s` (already validated).
     pub fn build(s: &Scenario) -> Result<Sim> {
+        crate::memory::use_large_pages();
         match s.transport.cc {
             CcKind::Dctcp | CcKind::Dcsim => {}
             other => {
@@ -559,20 +561,33 @@ impl Sim {
         }
     }
 
-    /// Touch the memory an event a few places ahead will need (its port's link head or
-    /// queue head), so the cache misses overlap with the work of the events before it: the
-    /// DES is bound by memory latency.
+    /// Prefetch the memory events a few places ahead will need, so the cache misses
+    /// overlap with the work of the events before them (the DES is bound by memory
+    /// latency): two stages, the port `2 * PREFETCH_AHEAD` events ahead, then its link or
+    /// queue head `PREFETCH_AHEAD` ahead (whose address needs the port, by then cached).
     #[inline]
     fn prefetch_ahead(&self) {
+        if let Some(c) = self.q.ahead_comp(2 * PREFETCH_AHEAD) {
+            if matches!(c.kind(), Kind::Deliver | Kind::TxDone) {
+                if let Some(port) = self.ports.get(c.index() as usize) {
+                    prefetch(port);
+                }
+            }
+        }
         if let Some(c) = self.q.ahead_comp(PREFETCH_AHEAD) {
+            let Some(port) = self.ports.get(c.index() as usize) else {
+                return;
+            };
             match c.kind() {
                 Kind::Deliver => {
-                    let port = &self.ports[c.index() as usize];
-                    std::hint::black_box(port.link.front().map(|e| e.1.dst));
+                    if let Some(e) = port.link.front() {
+                        prefetch(e);
+                    }
                 }
                 Kind::TxDone => {
-                    let port = &self.ports[c.index() as usize];
-                    std::hint::black_box(port.data_q.front().map(|pk| pk.bytes));
+                    if let Some(e) = port.data_q.front() {
+                        prefetch(e);
+                    }
                 }
                 _ => {}
             }

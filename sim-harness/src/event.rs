@@ -200,6 +200,10 @@ struct Calendar {
     wheel: Vec<Vec<Entry>>,
     in_wheel: usize,
     far: QuadHeap,
+    /// Empty buffers of buckets already read, reused by the next bucket that fills: the
+    /// memory is bounded by the events pending (not by every bucket's peak, which hosts
+    /// sending in lockstep make large), and a push lands in recently used, cached memory.
+    spare: Vec<Vec<Entry>>,
 }
 
 impl Default for Calendar {
@@ -211,6 +215,7 @@ impl Default for Calendar {
             wheel: vec![Vec::new(); N_BUCKETS],
             in_wheel: 0,
             far: QuadHeap::default(),
+            spare: Vec::new(),
         }
     }
 }
@@ -228,7 +233,13 @@ impl Calendar {
             let i = self.pos + self.cur[self.pos..].partition_point(|&x| x < e);
             self.cur.insert(i, e);
         } else if t < self.base.saturating_add(HORIZON_PS) {
-            self.wheel[Self::slot(t)].push(e);
+            let b = &mut self.wheel[Self::slot(t)];
+            if b.capacity() == 0 {
+                if let Some(v) = self.spare.pop() {
+                    *b = v;
+                }
+            }
+            b.push(e);
             self.in_wheel += 1;
         } else {
             self.far.push(e);
@@ -264,10 +275,16 @@ impl Calendar {
             } else {
                 self.base += BUCKET_PS;
             }
-            let b = &mut self.wheel[Self::slot(self.base)];
-            if !b.is_empty() {
+            let slot = Self::slot(self.base);
+            if !self.wheel[slot].is_empty() {
+                // `cur` is empty: the bucket's buffer becomes `cur`, and `cur`'s old buffer
+                // goes to the spares.
+                let b = std::mem::take(&mut self.wheel[slot]);
                 self.in_wheel -= b.len();
-                self.cur.append(b);
+                let old = std::mem::replace(&mut self.cur, b);
+                if old.capacity() > 0 {
+                    self.spare.push(old);
+                }
                 self.cur.sort_unstable();
             }
             self.refill_from_far();
