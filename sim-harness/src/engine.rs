@@ -46,7 +46,7 @@ use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
 use crate::flow::{self, Cc, FlowRt, Lb, Receiver, Sender};
 use crate::lb_stats::{SelectionTable, SELECTION_TABLE};
 use crate::packet::{Packet, PktKind};
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch_lines, prefetch_next};
 use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, Summary};
 use crate::run::RunControl;
 use crate::scenario::{CcKind, LbKind, Scenario};
@@ -71,7 +71,7 @@ pub const CYCLE_PS: u64 = 1000;
 pub const STALL_RTOS: u64 = 2000;
 
 /// How many events ahead [`Sim::prefetch_ahead`] looks.
-const PREFETCH_AHEAD: usize = 32;
+const PREFETCH_AHEAD: usize = 24;
 
 /// Events between two looks at the wall clock (progress callback, stop flag).
 const CHECK_EVERY: u64 = 1 << 16;
@@ -101,30 +101,46 @@ enum PortKind {
     Dcsim(Box<crate::dcsim::DcsimPort>),
 }
 
-/// Runtime state of one output port.
+/// Where a delivered packet goes next ([`Sim::next_hop`]).
+enum Hop<'a> {
+    Port(&'a PortRt),
+    Flow(&'a FlowRt),
+}
+
+/// Runtime state of one output port, laid out by cache line (`repr(C)`, 64-byte aligned)
+/// so that an event touches few lines and [`Sim::prefetch_ahead`] can request them:
+/// line 0 is what a delivery and a transmission need (the link), line 1 the control lane
+/// and counters a transmission updates, line 2 the data FIFO, then the admission block.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 struct PortRt {
-    busy_until: Time,
-    txdone_at: Time,
+    // line 0
     deliver_at: Time,
+    busy_until: Time,
     /// Serialization time in ps per byte, Q32.32.
     ser_q32: u64,
-    /// Propagation delay plus, towards a switch, its latency.
-    delay_ps: u64,
     peer: Node,
-    up: bool,
-    gbps: f64,
-    kind: PortKind,
-    /// Control lane.
-    ctrl_q: VecDeque<Packet>,
-    /// Data FIFO.
-    data_q: VecDeque<Packet>,
     /// Packets on the wire: (arrival time at the far end, packet).
     link: VecDeque<(Time, Packet)>,
-    rng: Lfsr32,
+    // line 1
+    txdone_at: Time,
+    /// Propagation delay plus, towards a switch, its latency.
+    delay_ps: u64,
     tx_bytes: u64,
     tx_packets: u64,
+    /// Control lane.
+    ctrl_q: VecDeque<Packet>,
+    // line 2
+    /// Data FIFO.
+    data_q: VecDeque<Packet>,
     drops: u64,
+    gbps: f64,
+    rng: Lfsr32,
+    /// Slot in [`SelectionTable`] (`u32::MAX`: not a counted ToR uplink).
+    sel_slot: u32,
+    up: bool,
+    // lines 3..
+    kind: PortKind,
 }
 
 fn ser_q32(gbps: f64) -> u64 {
@@ -355,6 +371,7 @@ impl Sim {
                 data_q: VecDeque::new(),
                 link: VecDeque::new(),
                 rng: Lfsr32::new(rng.gen()),
+                sel_slot: u32::MAX,
                 tx_bytes: 0,
                 tx_packets: 0,
                 drops: 0,
@@ -442,6 +459,9 @@ impl Sim {
 
         let hosts = fabric.hosts as usize;
         let sel = SelectionTable::new(&fabric, (s.output.selection_bucket_us * 1e6).round() as u64);
+        for (i, port) in ports.iter_mut().enumerate() {
+            port.sel_slot = sel.slot(i as u32);
+        }
         let mut sim = Sim {
             sel,
             q: EventQueue::new(),
@@ -561,36 +581,89 @@ impl Sim {
         }
     }
 
-    /// Prefetch the memory events a few places ahead will need, so the cache misses
+    /// Prefetch the memory the events a few places ahead will need, so the cache misses
     /// overlap with the work of the events before them (the DES is bound by memory
-    /// latency): two stages, the port `2 * PREFETCH_AHEAD` events ahead, then its link or
-    /// queue head `PREFETCH_AHEAD` ahead (whose address needs the port, by then cached).
+    /// latency). A pipeline over the next events of the calendar's current bucket, each
+    /// stage reading only what an earlier stage requested:
+    ///
+    /// | events ahead (D = [`PREFETCH_AHEAD`]) | `Deliver` on port p | `TxDone` on port p |
+    /// |---|---|---|
+    /// | 2D | p's lines | p's lines |
+    /// | D | p's two link head entries | p's queue heads, link tail |
+    /// | D/2 | the next port (routed as [`Sim::switch_arrive`] will) or the flow | |
+    /// | D/4 | that port's data queue and link tails | |
     #[inline]
     fn prefetch_ahead(&self) {
-        if let Some(c) = self.q.ahead_comp(2 * PREFETCH_AHEAD) {
+        const D: usize = PREFETCH_AHEAD;
+        if let Some(c) = self.q.ahead_comp(2 * D) {
             if matches!(c.kind(), Kind::Deliver | Kind::TxDone) {
                 if let Some(port) = self.ports.get(c.index() as usize) {
-                    prefetch(port);
+                    prefetch_lines(port);
                 }
             }
         }
-        if let Some(c) = self.q.ahead_comp(PREFETCH_AHEAD) {
-            let Some(port) = self.ports.get(c.index() as usize) else {
-                return;
-            };
-            match c.kind() {
-                Kind::Deliver => {
-                    if let Some(e) = port.link.front() {
-                        prefetch(e);
+        if let Some(c) = self.q.ahead_comp(D) {
+            if let Some(port) = self.ports.get(c.index() as usize) {
+                match c.kind() {
+                    Kind::Deliver => {
+                        // The head, and the entry after it (whose time the delivery reads
+                        // to schedule the next one).
+                        if let Some(e) = port.link.front() {
+                            prefetch_lines(e);
+                            prefetch_next(e);
+                        }
                     }
-                }
-                Kind::TxDone => {
-                    if let Some(e) = port.data_q.front() {
-                        prefetch(e);
+                    Kind::TxDone => {
+                        if let Some(e) = port.data_q.front() {
+                            prefetch_lines(e);
+                        }
+                        if let Some(e) = port.ctrl_q.front() {
+                            prefetch_lines(e);
+                        }
+                        if let Some(e) = port.link.back() {
+                            prefetch_next(e);
+                        }
                     }
+                    _ => {}
                 }
-                _ => {}
             }
+        }
+        if let Some(c) = self.q.ahead_comp(D / 2) {
+            if c.kind() == Kind::Deliver {
+                match self.next_hop(c.index()) {
+                    Some(Hop::Port(o)) => prefetch_lines(o),
+                    Some(Hop::Flow(f)) => prefetch_lines(f),
+                    None => {}
+                }
+            }
+        }
+        if let Some(c) = self.q.ahead_comp(D / 4) {
+            if c.kind() == Kind::Deliver {
+                if let Some(Hop::Port(o)) = self.next_hop(c.index()) {
+                    if let Some(e) = o.data_q.back() {
+                        prefetch_next(e);
+                    }
+                    if let Some(e) = o.link.back() {
+                        prefetch_next(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where the head packet of port `p`'s link goes next: the switch output port it will
+    /// be routed to, or its flow at the receiving host (for prefetching only).
+    #[inline]
+    fn next_hop(&self, p: u32) -> Option<Hop<'_>> {
+        let port = self.ports.get(p as usize)?;
+        let (_, pk) = port.link.front()?;
+        match port.peer {
+            Node::Switch(s) => {
+                let &(route, seed) = self.switches.get(s as usize)?;
+                let out = route.select(pk.src, pk.dst, pk.ev, seed)?;
+                self.ports.get(out as usize).map(Hop::Port)
+            }
+            Node::Host(_) => self.flows.get(pk.flow as usize).map(Hop::Flow),
         }
     }
 
@@ -742,7 +815,8 @@ impl Sim {
         };
         let now_c = self.cycle();
         if pk.kind == PktKind::Data {
-            self.sel.on_select(self.now, out, pk.bytes);
+            let slot = self.ports[out as usize].sel_slot;
+            self.sel.on_select_slot(self.now, slot, pk.bytes);
         }
         if let PortKind::Dcsim(_) = self.ports[out as usize].kind {
             return self.dcsim_switch_arrive(out, pk);

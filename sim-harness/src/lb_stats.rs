@@ -82,9 +82,19 @@ impl SelectionTable {
     /// A DATA packet of `bytes` wire bytes was routed to output port `port` at `now_ps`.
     #[inline]
     pub fn on_select(&mut self, now_ps: u64, port: u32, bytes: u32) {
-        let Some(&slot) = self.slot_of.get(port as usize) else {
-            return;
-        };
+        self.on_select_slot(now_ps, self.slot(port), bytes);
+    }
+
+    /// The slot of port `port` for [`SelectionTable::on_select_slot`] (`u32::MAX` if the
+    /// port is not counted). The engine keeps it with the port, next to the data it
+    /// touches anyway, rather than looking it up per packet.
+    pub fn slot(&self, port: u32) -> u32 {
+        self.slot_of.get(port as usize).copied().unwrap_or(u32::MAX)
+    }
+
+    /// [`SelectionTable::on_select`] for the port whose slot is `slot`.
+    #[inline]
+    pub fn on_select_slot(&mut self, now_ps: u64, slot: u32, bytes: u32) {
         if slot == u32::MAX {
             return;
         }
