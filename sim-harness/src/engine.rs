@@ -71,7 +71,7 @@ pub const CYCLE_PS: u64 = 1000;
 pub const STALL_RTOS: u64 = 2000;
 
 /// How many events ahead [`Sim::prefetch_ahead`] looks.
-const PREFETCH_AHEAD: usize = 24;
+const PREFETCH_AHEAD: usize = 8;
 
 /// Events between two looks at the wall clock (progress callback, stop flag).
 const CHECK_EVERY: u64 = 1 << 16;
