@@ -73,6 +73,11 @@ pub const STALL_RTOS: u64 = 2000;
 /// How many events ahead [`Sim::prefetch_ahead`] looks.
 const PREFETCH_AHEAD: usize = 8;
 
+/// Fabrics with at least this many ports prefetch (with their rings and flows, beyond L2):
+/// measured +10% DATA packets/s at 1024 hosts (6144 ports), +40% at 8192; the 128-host
+/// default (768 ports) fits in cache and gains nothing.
+const PREFETCH_MIN_PORTS: usize = 2048;
+
 /// Events between two looks at the wall clock (progress callback, stop flag).
 const CHECK_EVERY: u64 = 1 << 16;
 
@@ -203,6 +208,9 @@ pub struct Sim {
     dcsim: Option<Box<crate::dcsim::DcsimState>>,
     /// Collective metrics (CCT, queueing delay, reordering, utilization), every transport.
     cm: Option<Box<crate::dcsim::CollMetrics>>,
+    /// Run [`Sim::prefetch_ahead`]: only when the ports outgrow the caches
+    /// ([`PREFETCH_MIN_PORTS`]); below that the hints cost more than the misses they hide.
+    prefetch: bool,
 }
 
 fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
@@ -493,6 +501,7 @@ impl Sim {
             wall_s: 0.0,
             dcsim: None,
             cm: None,
+            prefetch: fabric.ports.len() >= PREFETCH_MIN_PORTS,
             fabric,
         };
         if let Some(f) = sim.flows.first() {
@@ -595,6 +604,9 @@ impl Sim {
     #[inline]
     fn prefetch_ahead(&self) {
         const D: usize = PREFETCH_AHEAD;
+        if !self.prefetch {
+            return;
+        }
         if let Some(c) = self.q.ahead_comp(2 * D) {
             if matches!(c.kind(), Kind::Deliver | Kind::TxDone) {
                 if let Some(port) = self.ports.get(c.index() as usize) {
