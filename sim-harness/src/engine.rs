@@ -106,11 +106,14 @@ enum PortKind {
     Dcsim(Box<crate::dcsim::DcsimPort>),
 }
 
-/// Where a delivered packet goes next ([`Sim::next_hop`]).
-enum Hop<'a> {
-    Port(&'a PortRt),
-    Flow(&'a FlowRt),
+/// Where a delivered packet goes next ([`Sim::next_hop`]): a port or a flow index.
+enum Hop {
+    Port(u32),
+    Flow(u32),
 }
+
+/// Routed deliveries remembered between two prefetch stages ([`Sim::prefetch_ahead`]).
+const HOPS: usize = 4;
 
 /// Runtime state of one output port, laid out by cache line (`repr(C)`, 64-byte aligned)
 /// so that an event touches few lines and [`Sim::prefetch_ahead`] can request them:
@@ -208,6 +211,9 @@ pub struct Sim {
     dcsim: Option<Box<crate::dcsim::DcsimState>>,
     /// Collective metrics (CCT, queueing delay, reordering, utilization), every transport.
     cm: Option<Box<crate::dcsim::CollMetrics>>,
+    /// The last [`HOPS`] deliveries the prefetcher routed: (event, output port).
+    hops: [(Comp, u32); HOPS],
+    hop_i: usize,
     /// Run [`Sim::prefetch_ahead`]: only when the ports outgrow the caches
     /// ([`PREFETCH_MIN_PORTS`]); below that the hints cost more than the misses they hide.
     prefetch: bool,
@@ -502,6 +508,8 @@ impl Sim {
             dcsim: None,
             cm: None,
             prefetch: fabric.ports.len() >= PREFETCH_MIN_PORTS,
+            hops: [(Comp::new(Kind::Sample, 0), 0); HOPS],
+            hop_i: 0,
             fabric,
         };
         if let Some(f) = sim.flows.first() {
@@ -600,9 +608,9 @@ impl Sim {
     /// | 2D | p's lines | p's lines |
     /// | D | p's two link head entries | p's queue heads, link tail |
     /// | D/2 | the next port (routed as [`Sim::switch_arrive`] will) or the flow | |
-    /// | D/4 | that port's data queue and link tails | |
+    /// | D/4 | that port's data queue and link tails (the port remembered in `hops`) | |
     #[inline]
-    fn prefetch_ahead(&self) {
+    fn prefetch_ahead(&mut self) {
         const D: usize = PREFETCH_AHEAD;
         if !self.prefetch {
             return;
@@ -643,15 +651,27 @@ impl Sim {
         if let Some(c) = self.q.ahead_comp(D / 2) {
             if c.kind() == Kind::Deliver {
                 match self.next_hop(c.index()) {
-                    Some(Hop::Port(o)) => prefetch_lines(o),
-                    Some(Hop::Flow(f)) => prefetch_lines(f),
+                    Some(Hop::Port(out)) => {
+                        if let Some(o) = self.ports.get(out as usize) {
+                            prefetch_lines(o);
+                        }
+                        // Remembered for the last stage, which would route again.
+                        self.hops[self.hop_i % HOPS] = (c, out);
+                        self.hop_i = self.hop_i.wrapping_add(1);
+                    }
+                    Some(Hop::Flow(f)) => {
+                        if let Some(f) = self.flows.get(f as usize) {
+                            prefetch_lines(f);
+                        }
+                    }
                     None => {}
                 }
             }
         }
         if let Some(c) = self.q.ahead_comp(D / 4) {
             if c.kind() == Kind::Deliver {
-                if let Some(Hop::Port(o)) = self.next_hop(c.index()) {
+                let hop = self.hops.iter().find(|h| h.0 == c).map(|h| h.1);
+                if let Some(o) = hop.and_then(|out| self.ports.get(out as usize)) {
                     if let Some(e) = o.data_q.back() {
                         prefetch_next(e);
                     }
@@ -666,16 +686,15 @@ impl Sim {
     /// Where the head packet of port `p`'s link goes next: the switch output port it will
     /// be routed to, or its flow at the receiving host (for prefetching only).
     #[inline]
-    fn next_hop(&self, p: u32) -> Option<Hop<'_>> {
+    fn next_hop(&self, p: u32) -> Option<Hop> {
         let port = self.ports.get(p as usize)?;
         let (_, pk) = port.link.front()?;
         match port.peer {
             Node::Switch(s) => {
                 let &(route, seed) = self.switches.get(s as usize)?;
-                let out = route.select(pk.src, pk.dst, pk.ev, seed)?;
-                self.ports.get(out as usize).map(Hop::Port)
+                route.select(pk.src, pk.dst, pk.ev, seed).map(Hop::Port)
             }
-            Node::Host(_) => self.flows.get(pk.flow as usize).map(Hop::Flow),
+            Node::Host(_) => Some(Hop::Flow(pk.flow)),
         }
     }
 

@@ -204,6 +204,44 @@ struct Calendar {
     /// memory is bounded by the events pending (not by every bucket's peak, which hosts
     /// sending in lockstep make large), and a push lands in recently used, cached memory.
     spare: Vec<Vec<Entry>>,
+    /// Scratch buffer of [`sort_bucket`].
+    scratch: Vec<Entry>,
+}
+
+/// Sort the entries of one bucket into `(time, seq)` order. A bucket's entries share all
+/// but the low [`BUCKET_SHIFT`] bits of their time and were appended in push order, which
+/// is `seq` order (except entries refilled from the far heap, which are older): a stable
+/// counting sort on the low time bits gives the exact order in O(n + 2^BUCKET_SHIFT), and a
+/// check falls back to a comparison sort when the append order was not `seq` order.
+fn sort_bucket(v: &mut Vec<Entry>, scratch: &mut Vec<Entry>) {
+    const BINS: usize = 1 << BUCKET_SHIFT;
+    const MIN_LEN: usize = 64;
+    if v.len() < MIN_LEN {
+        v.sort_unstable();
+        return;
+    }
+    let bin = |e: &Entry| (entry_time(*e) & (BUCKET_PS - 1)) as usize;
+    let mut start = [0u32; BINS];
+    for e in v.iter() {
+        start[bin(e)] += 1;
+    }
+    let mut sum = 0u32;
+    for c in start.iter_mut() {
+        let n = *c;
+        *c = sum;
+        sum += n;
+    }
+    scratch.clear();
+    scratch.resize(v.len(), 0);
+    for &e in v.iter() {
+        let b = bin(&e);
+        scratch[start[b] as usize] = e;
+        start[b] += 1;
+    }
+    std::mem::swap(v, scratch);
+    if !v.windows(2).all(|w| w[0] <= w[1]) {
+        v.sort_unstable();
+    }
 }
 
 impl Default for Calendar {
@@ -216,6 +254,7 @@ impl Default for Calendar {
             in_wheel: 0,
             far: QuadHeap::default(),
             spare: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 }
@@ -285,7 +324,7 @@ impl Calendar {
                 if old.capacity() > 0 {
                     self.spare.push(old);
                 }
-                self.cur.sort_unstable();
+                sort_bucket(&mut self.cur, &mut self.scratch);
             }
             self.refill_from_far();
             if !self.cur.is_empty() {
@@ -521,6 +560,43 @@ mod tests {
 
     /// The calendar gives exactly the order of a sort, with pushes interleaved with pops
     /// (never earlier than the last pop, as in the DES), near and far, and gaps.
+    /// The counting sort of a bucket gives exactly the comparison sort's order, for
+    /// buckets appended in `seq` order (the fast path) and not (the fallback), with many
+    /// ties in time as hosts in lockstep produce.
+    #[test]
+    fn bucket_sort_matches_comparison_sort() {
+        let mut x: u64 = 7;
+        let mut rnd = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 24
+        };
+        let mut scratch = Vec::new();
+        for case in 0..200u64 {
+            let n = (rnd() % 3000) as usize;
+            let base: Time = 5 << BUCKET_SHIFT;
+            let distinct = 1 + rnd() % 40; // few distinct times: many ties
+            let times: Vec<Time> = (0..distinct).map(|_| base + rnd() % BUCKET_PS).collect();
+            let mut v: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let t = times[(rnd() % distinct) as usize];
+                    entry(t, i as u64, Comp::new(Kind::Deliver, (rnd() % 100) as u32))
+                })
+                .collect();
+            if case % 4 == 0 && n > 1 {
+                // An older entry appended last (refilled from the far heap).
+                let t = times[0];
+                v.push(entry(t, 0, Comp::new(Kind::FlowTimer, 1)));
+                v[0] = entry(t, 0, Comp::new(Kind::FlowTimer, 2));
+            }
+            let mut want = v.clone();
+            want.sort_unstable();
+            sort_bucket(&mut v, &mut scratch);
+            assert_eq!(v, want, "case {case}, {n} entries");
+        }
+    }
+
     #[test]
     fn calendar_pops_in_sorted_order() {
         let mut c = Calendar::default();
