@@ -267,6 +267,25 @@ pub struct FlowRt {
 }
 
 impl FlowRt {
+    /// Prefetch what a packet arriving for this flow touches: for a DATA the receiver's
+    /// cumulative point, its SACK word for `psn` and its counters; for an ACK the sender
+    /// pointer, timer, load balancer and failure detector (not the receiver).
+    #[inline]
+    pub fn prefetch(&self, data: bool, psn: u32) {
+        use crate::prefetch::{prefetch, prefetch_lines};
+        if data {
+            prefetch(&self.rx);
+            prefetch(self.rx.sack_word(psn));
+            prefetch_lines(&self.rx.stats);
+        } else {
+            prefetch_lines(&self.lb);
+            prefetch(&self.spec);
+            prefetch(&self.cc);
+            prefetch_lines(&self.detector);
+            prefetch(&self.in_ready);
+        }
+    }
+
     /// An RTO declared packets lost at `now`: the Appendix A verdict of the flow's
     /// detector, with `ONFAILUREDETECTION` called on the load balancer for a failure. The
     /// loss signal is `Timeout`, or `UntrimmedLoss` when the network trims (a loss that

@@ -20,6 +20,23 @@ fn prefetch_addr(p: *const u8) {
     let _ = p;
 }
 
+/// Request the cache line holding the start of `x`.
+#[inline(always)]
+pub fn prefetch<T>(x: &T) {
+    prefetch_addr((x as *const T).cast::<u8>());
+}
+
+/// Request the cache lines of the first `bytes` bytes of `x` (at most its size).
+#[inline(always)]
+pub fn prefetch_head<T>(x: &T, bytes: usize) {
+    let start = (x as *const T).cast::<u8>();
+    let mut off = 0;
+    while off < bytes.min(std::mem::size_of::<T>()) {
+        prefetch_addr(start.wrapping_add(off));
+        off += LINE;
+    }
+}
+
 /// Request every cache line `x` spans.
 #[inline(always)]
 pub fn prefetch_lines<T>(x: &T) {

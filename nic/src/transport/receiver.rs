@@ -84,6 +84,12 @@ impl<const WORDS: usize> SackReceiver<WORDS> {
         self.cum_ack
     }
 
+    /// The SACK bitmap word that holds `psn`'s bit (whatever the window position): a
+    /// simulator uses its address to prefetch the state a DATA arrival will touch.
+    pub fn sack_word(&self, psn: Psn) -> &u64 {
+        &self.rcvd[slot(psn, WORDS).0]
+    }
+
     /// Whether `psn` has been received.
     pub fn has(&self, psn: Psn) -> bool {
         if psn < self.cum_ack {
@@ -157,6 +163,18 @@ const _: () = assert!(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `sack_word` names the word that holds a PSN's bit: an out-of-order arrival sets
+    /// that bit there.
+    #[test]
+    fn sack_word_holds_the_psn_bit() {
+        let mut r = SackReceiver::<4>::new();
+        for psn in [5u32, 70, 200, 255] {
+            assert_eq!(*r.sack_word(psn) >> (psn % 64) & 1, 0);
+            r.on_data(psn, false, 0).unwrap();
+            assert_eq!(*r.sack_word(psn) >> (psn % 64) & 1, 1, "psn {psn}");
+        }
+    }
 
     #[test]
     fn in_order_and_out_of_order() {
