@@ -25,6 +25,7 @@ pub mod run;
 pub mod topology;
 pub mod validate;
 pub mod workload;
+pub mod wormhole;
 
 pub use run::{simulate, RunControl};
 pub mod output;

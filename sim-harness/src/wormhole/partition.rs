@@ -1,0 +1,471 @@
+//! Port-level network partitions (Wormhole Definition 1, section 4.1, Algorithm 1 and
+//! Appendix E / Algorithm 2).
+//!
+//! *Flows sharing the same port (or link), along with the ports and links through which these
+//! flows traverse, construct a network partition.* A port here is the engine's output port id
+//! (one direction of a link): two flows interfere exactly when they queue at the same port.
+//!
+//! [`Partitions`] keeps the partitions incrementally, as Algorithm 2 does:
+//!
+//! * [`Partitions::start_flow`] (`on_new_flow_enter`): the partitions the new flow's path
+//!   touches are found through a port -> flows index; none: a new partition; one: the flow
+//!   joins it; several: they are merged into the largest one (union by size, so a flow is
+//!   relabelled O(log F) times over any sequence of merges).
+//! * [`Partitions::finish_flow`] (`on_old_flow_leave`): with 0 or 1 flows left the partition is
+//!   erased or kept; otherwise `network_partitioner` (a BFS over the bipartite flow / port
+//!   graph, Algorithm 1) runs over the *remaining flows of that partition only* and the
+//!   partition splits into its connected components.
+//!
+//! Complexity, with `p` the ports of a path, `F` flows and `P` ports in the system, and
+//! `f_A`, `p_A` the flows and port incidences of the affected partition:
+//! start: `O(p log P + r log F)` where `r` is the number of flows relabelled (the smaller
+//! merged partitions; amortized `O(log F)` per flow between splits); finish:
+//! `O(p log P)` when at most one flow remains, else `O((f_A + p_A) log(F + P))` for the local
+//! BFS (the whole network only in the worst case, as the paper says). Lookups
+//! ([`Partitions::partition_of_port`], [`Partitions::partition_of_flow`]) are `O(log)`.
+//!
+//! Determinism: every map is a `BTreeMap`, partition ids come from a counter, and on a split
+//! the component holding the smallest flow id keeps the old id while the others get fresh ids
+//! in the order of their smallest flow id.
+//!
+//! The engine calls `start_flow` when a flow is injected, `finish_flow` when it completes,
+//! and applies the returned [`Change`] to its per-partition event queues (merge the absorbed
+//! partitions' queues into the survivor; give each split-off partition the events of its
+//! ports and flows, found with `partition_of_port` / `partition_of_flow`).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A flow id (the engine's flow index).
+pub type FlowId = u32;
+/// A port id (the engine's output port index: one direction of one link).
+pub type PortId = u32;
+/// A partition id, unique over the lifetime of one [`Partitions`].
+pub type PartitionId = u32;
+
+/// A misuse of [`Partitions`]: names the flow.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartitionError {
+    /// `start_flow` for a flow that is already active.
+    #[error("flow {0}: already active in a partition")]
+    AlreadyActive(FlowId),
+    /// `finish_flow` for a flow that is not active.
+    #[error("flow {0}: not active in any partition")]
+    NotActive(FlowId),
+}
+
+/// What a start or finish did to the partitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// The flow formed a partition of its own (no port shared with an active flow).
+    Created(PartitionId),
+    /// The flow joined one existing partition.
+    Joined(PartitionId),
+    /// The flow joined several partitions, merged into `into`; `absorbed` no longer exist.
+    Merged {
+        /// The surviving partition (the largest of the merged ones, ties to the smallest id).
+        into: PartitionId,
+        /// The partitions merged into `into`, ascending.
+        absorbed: Vec<PartitionId>,
+    },
+    /// The flow left and its partition still exists, unsplit.
+    Shrunk(PartitionId),
+    /// The flow left and its partition is gone (it was the last flow).
+    Removed(PartitionId),
+    /// The flow left and its partition split: `kept` keeps the old id, `new` are the other
+    /// components (fresh ids, ascending).
+    Split {
+        /// The old id, now naming the component with the smallest flow id.
+        kept: PartitionId,
+        /// The split-off components.
+        new: Vec<PartitionId>,
+    },
+}
+
+/// Work counters (to report the cost of keeping partitions).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartitionStats {
+    /// Partitions created (new flows alone, and split-off components).
+    pub created: u64,
+    /// Merge operations (a start touching two or more partitions).
+    pub merges: u64,
+    /// Finishes that ran the local BFS.
+    pub rebuilds: u64,
+    /// Finishes whose BFS found more than one component.
+    pub splits: u64,
+    /// Flows whose partition id was rewritten (merge relabels and BFS visits).
+    pub relabels: u64,
+}
+
+/// The incremental port-level partitioning of the active flows.
+#[derive(Debug, Clone, Default)]
+pub struct Partitions {
+    flow_ports: BTreeMap<FlowId, Vec<PortId>>,
+    port_flows: BTreeMap<PortId, BTreeSet<FlowId>>,
+    flow_part: BTreeMap<FlowId, PartitionId>,
+    parts: BTreeMap<PartitionId, BTreeSet<FlowId>>,
+    next_id: PartitionId,
+    stats: PartitionStats,
+}
+
+impl Partitions {
+    /// No flows, no partitions.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Algorithm 2 `on_new_flow_enter`: `flow` becomes active on the ports of `path`
+    /// (duplicates ignored; an empty path gives a partition of one flow and no port).
+    pub fn start_flow(&mut self, flow: FlowId, path: &[PortId]) -> Result<Change, PartitionError> {
+        if self.flow_part.contains_key(&flow) {
+            return Err(PartitionError::AlreadyActive(flow));
+        }
+        let mut ports = path.to_vec();
+        ports.sort_unstable();
+        ports.dedup();
+        let mut touched = BTreeSet::new();
+        for p in &ports {
+            if let Some(&f) = self.port_flows.get(p).and_then(|s| s.first()) {
+                touched.insert(self.flow_part[&f]);
+            }
+        }
+        for &p in &ports {
+            self.port_flows.entry(p).or_default().insert(flow);
+        }
+        self.flow_ports.insert(flow, ports);
+        let change = match touched.len() {
+            0 => {
+                let id = self.fresh_id();
+                self.parts.insert(id, BTreeSet::new());
+                Change::Created(id)
+            }
+            1 => Change::Joined(*touched.first().expect("one partition")),
+            _ => {
+                // Union by size: the largest partition survives (ties: smallest id).
+                let into = *touched
+                    .iter()
+                    .max_by_key(|&&id| (self.parts[&id].len(), std::cmp::Reverse(id)))
+                    .expect("two or more partitions");
+                let absorbed: Vec<PartitionId> =
+                    touched.iter().copied().filter(|&id| id != into).collect();
+                for id in &absorbed {
+                    let flows = self.parts.remove(id).expect("touched partition exists");
+                    for f in &flows {
+                        self.flow_part.insert(*f, into);
+                    }
+                    self.stats.relabels += flows.len() as u64;
+                    self.parts.get_mut(&into).expect("survivor").extend(flows);
+                }
+                self.stats.merges += 1;
+                Change::Merged { into, absorbed }
+            }
+        };
+        let id = match &change {
+            Change::Created(id) | Change::Joined(id) => *id,
+            Change::Merged { into, .. } => *into,
+            _ => unreachable!("start gives Created, Joined or Merged"),
+        };
+        self.parts.get_mut(&id).expect("partition").insert(flow);
+        self.flow_part.insert(flow, id);
+        Ok(change)
+    }
+
+    /// Algorithm 2 `on_old_flow_leave`: `flow` completes and releases its ports.
+    pub fn finish_flow(&mut self, flow: FlowId) -> Result<Change, PartitionError> {
+        let id = self
+            .flow_part
+            .remove(&flow)
+            .ok_or(PartitionError::NotActive(flow))?;
+        let ports = self
+            .flow_ports
+            .remove(&flow)
+            .expect("active flow has ports");
+        for p in &ports {
+            let set = self.port_flows.get_mut(p).expect("port of an active flow");
+            set.remove(&flow);
+            if set.is_empty() {
+                self.port_flows.remove(p);
+            }
+        }
+        let part = self
+            .parts
+            .get_mut(&id)
+            .expect("partition of an active flow");
+        part.remove(&flow);
+        match part.len() {
+            0 => {
+                self.parts.remove(&id);
+                return Ok(Change::Removed(id));
+            }
+            1 => return Ok(Change::Shrunk(id)),
+            _ => {}
+        }
+        // network_partitioner over the remaining flows of this partition only.
+        self.stats.rebuilds += 1;
+        let remaining = self.parts.remove(&id).expect("partition");
+        let comps = self.components_of(&remaining);
+        self.stats.relabels += remaining.len() as u64;
+        let mut new = Vec::new();
+        for (i, comp) in comps.into_iter().enumerate() {
+            let cid = if i == 0 { id } else { self.fresh_id() };
+            for f in &comp {
+                self.flow_part.insert(*f, cid);
+            }
+            self.parts.insert(cid, comp);
+            if i > 0 {
+                new.push(cid);
+            }
+        }
+        if new.is_empty() {
+            Ok(Change::Shrunk(id))
+        } else {
+            self.stats.splits += 1;
+            Ok(Change::Split { kept: id, new })
+        }
+    }
+
+    /// Connected components of the bipartite flow / port graph restricted to `flows`
+    /// (Algorithm 1 `network_partitioner`, BFS), ordered by their smallest flow id.
+    fn components_of(&self, flows: &BTreeSet<FlowId>) -> Vec<BTreeSet<FlowId>> {
+        let mut seen: BTreeSet<FlowId> = BTreeSet::new();
+        let mut seen_ports: BTreeSet<PortId> = BTreeSet::new();
+        let mut out = Vec::new();
+        for &start in flows {
+            if seen.contains(&start) {
+                continue;
+            }
+            let mut comp = BTreeSet::new();
+            let mut queue = VecDeque::from([start]);
+            seen.insert(start);
+            while let Some(f) = queue.pop_front() {
+                comp.insert(f);
+                for p in &self.flow_ports[&f] {
+                    if !seen_ports.insert(*p) {
+                        continue;
+                    }
+                    for g in &self.port_flows[p] {
+                        if seen.insert(*g) {
+                            queue.push_back(*g);
+                        }
+                    }
+                }
+            }
+            out.push(comp);
+        }
+        out
+    }
+
+    fn fresh_id(&mut self) -> PartitionId {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.stats.created += 1;
+        id
+    }
+
+    /// The partition of an active flow.
+    pub fn partition_of_flow(&self, flow: FlowId) -> Option<PartitionId> {
+        self.flow_part.get(&flow).copied()
+    }
+
+    /// The partition that owns `port` (the partition-membership of a port event), or `None`
+    /// when no active flow uses the port.
+    pub fn partition_of_port(&self, port: PortId) -> Option<PartitionId> {
+        let f = self.port_flows.get(&port)?.first()?;
+        self.flow_part.get(f).copied()
+    }
+
+    /// The flows of a partition, ascending.
+    pub fn flows(&self, id: PartitionId) -> Option<&BTreeSet<FlowId>> {
+        self.parts.get(&id)
+    }
+
+    /// The ports of a partition (union of its flows' paths), ascending.
+    pub fn ports(&self, id: PartitionId) -> Option<BTreeSet<PortId>> {
+        let flows = self.parts.get(&id)?;
+        Some(
+            flows
+                .iter()
+                .flat_map(|f| self.flow_ports[f].iter().copied())
+                .collect(),
+        )
+    }
+
+    /// The ports of an active flow's path (sorted, deduplicated).
+    pub fn path(&self, flow: FlowId) -> Option<&[PortId]> {
+        self.flow_ports.get(&flow).map(Vec::as_slice)
+    }
+
+    /// Ids of the current partitions, ascending.
+    pub fn ids(&self) -> impl Iterator<Item = PartitionId> + '_ {
+        self.parts.keys().copied()
+    }
+
+    /// Number of partitions.
+    pub fn len(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// True when no flow is active.
+    pub fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    /// The work counters.
+    pub fn stats(&self) -> PartitionStats {
+        self.stats
+    }
+
+    /// The current partitions as sets of flows, sorted (for comparison with
+    /// [`from_scratch`]).
+    pub fn as_sets(&self) -> Vec<BTreeSet<FlowId>> {
+        let mut v: Vec<_> = self.parts.values().cloned().collect();
+        v.sort();
+        v
+    }
+}
+
+/// Algorithm 1 from scratch: the connected components of the bipartite flow / link graph
+/// of `flows` (flow id, path ports), by BFS; `O(N + M)` visits. Sorted like
+/// [`Partitions::as_sets`].
+pub fn from_scratch(flows: &[(FlowId, Vec<PortId>)]) -> Vec<BTreeSet<FlowId>> {
+    let mut port_flows: BTreeMap<PortId, Vec<usize>> = BTreeMap::new();
+    for (i, (_, ports)) in flows.iter().enumerate() {
+        for p in ports {
+            port_flows.entry(*p).or_default().push(i);
+        }
+    }
+    let mut seen = vec![false; flows.len()];
+    let mut seen_port = BTreeSet::new();
+    let mut out = Vec::new();
+    for s in 0..flows.len() {
+        if seen[s] {
+            continue;
+        }
+        seen[s] = true;
+        let mut comp = BTreeSet::new();
+        let mut queue = VecDeque::from([s]);
+        while let Some(i) = queue.pop_front() {
+            comp.insert(flows[i].0);
+            for p in &flows[i].1 {
+                if seen_port.insert(*p) {
+                    for &j in &port_flows[p] {
+                        if !seen[j] {
+                            seen[j] = true;
+                            queue.push_back(j);
+                        }
+                    }
+                }
+            }
+        }
+        out.push(comp);
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn merge_and_split_by_hand() {
+        let mut p = Partitions::new();
+        assert_eq!(p.start_flow(1, &[10, 11]), Ok(Change::Created(0)));
+        assert_eq!(p.start_flow(2, &[20, 21]), Ok(Change::Created(1)));
+        assert_eq!(p.start_flow(3, &[30]), Ok(Change::Created(2)));
+        // Flow 4 bridges partitions 0 and 1 (equal sizes: smallest id survives).
+        assert_eq!(
+            p.start_flow(4, &[11, 21]),
+            Ok(Change::Merged {
+                into: 0,
+                absorbed: vec![1]
+            })
+        );
+        assert_eq!(p.partition_of_flow(2), Some(0));
+        assert_eq!(p.partition_of_port(20), Some(0));
+        assert_eq!(p.partition_of_port(30), Some(2));
+        assert_eq!(p.partition_of_port(99), None);
+        assert_eq!(p.start_flow(5, &[30, 30]), Ok(Change::Joined(2)));
+        assert_eq!(p.len(), 2);
+        // Removing the bridge splits {1, 2} again; 1 (smallest flow) keeps id 0.
+        assert_eq!(
+            p.finish_flow(4),
+            Ok(Change::Split {
+                kept: 0,
+                new: vec![3]
+            })
+        );
+        assert_eq!(p.partition_of_flow(1), Some(0));
+        assert_eq!(p.partition_of_flow(2), Some(3));
+        assert_eq!(p.partition_of_port(21), Some(3));
+        assert_eq!(p.partition_of_port(11), Some(0));
+        assert_eq!(p.ports(3), Some(BTreeSet::from([20, 21])));
+        assert_eq!(p.finish_flow(5), Ok(Change::Shrunk(2)));
+        assert_eq!(p.finish_flow(3), Ok(Change::Removed(2)));
+        assert_eq!(p.finish_flow(3), Err(PartitionError::NotActive(3)));
+        assert_eq!(p.start_flow(1, &[1]), Err(PartitionError::AlreadyActive(1)));
+        let s = p.stats();
+        assert_eq!((s.merges, s.splits, s.rebuilds), (1, 1, 1));
+    }
+
+    #[test]
+    fn leaving_flow_that_is_not_a_bridge_keeps_the_partition() {
+        let mut p = Partitions::new();
+        p.start_flow(1, &[1, 2]).unwrap();
+        p.start_flow(2, &[2, 3]).unwrap();
+        p.start_flow(3, &[3, 1]).unwrap();
+        assert_eq!(p.finish_flow(2), Ok(Change::Shrunk(0)));
+        assert_eq!(p.as_sets(), vec![BTreeSet::from([1, 3])]);
+    }
+
+    #[test]
+    fn from_scratch_by_hand() {
+        let flows = vec![
+            (7, vec![1, 2]),
+            (8, vec![3]),
+            (9, vec![2, 3]),
+            (10, vec![4]),
+        ];
+        assert_eq!(
+            from_scratch(&flows),
+            vec![BTreeSet::from([7, 8, 9]), BTreeSet::from([10])]
+        );
+    }
+
+    proptest! {
+        /// After any sequence of starts and finishes, the incremental partitions equal a
+        /// from-scratch BFS over the active flows, and every index agrees with them.
+        #[test]
+        fn incremental_equals_from_scratch(
+            ops in prop::collection::vec(
+                (any::<bool>(), 0u32..24, prop::collection::vec(0u32..40, 0..5)),
+                1..120,
+            )
+        ) {
+            let mut p = Partitions::new();
+            let mut active: BTreeMap<FlowId, Vec<PortId>> = BTreeMap::new();
+            for (start, flow, path) in ops {
+                if start && !active.contains_key(&flow) {
+                    p.start_flow(flow, &path).unwrap();
+                    active.insert(flow, path);
+                } else if !start && active.contains_key(&flow) {
+                    p.finish_flow(flow).unwrap();
+                    active.remove(&flow);
+                } else if start {
+                    prop_assert_eq!(p.start_flow(flow, &path), Err(PartitionError::AlreadyActive(flow)));
+                } else {
+                    prop_assert_eq!(p.finish_flow(flow), Err(PartitionError::NotActive(flow)));
+                }
+                let list: Vec<_> = active.iter().map(|(f, ps)| (*f, ps.clone())).collect();
+                prop_assert_eq!(p.as_sets(), from_scratch(&list));
+                for (f, ps) in &active {
+                    let id = p.partition_of_flow(*f).unwrap();
+                    prop_assert!(p.flows(id).unwrap().contains(f));
+                    for port in ps {
+                        prop_assert_eq!(p.partition_of_port(*port), Some(id));
+                    }
+                }
+            }
+        }
+    }
+}
