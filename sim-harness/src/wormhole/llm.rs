@@ -730,6 +730,46 @@ mod tests {
     }
 
     #[test]
+    fn flow_counts_follow_the_formulas_for_all_of_table1() {
+        for gpus in [64, 128, 256, 1024] {
+            for fam in [Family::Gpt, Family::Moe] {
+                let c = table1(gpus, fam, CT).unwrap();
+                let d = generate(&c).unwrap();
+                let (tp, dp, pp, ep) = (
+                    c.par.tp as u64,
+                    c.par.dp as u64,
+                    c.par.pp as u64,
+                    c.par.ep as u64,
+                );
+                let m = pp;
+                // DP: TP PP groups x 2 (DP - 1) DP; PP: TP DP pipelines x (PP - 1) x m per
+                // direction; EP: 2 directions x m x PP x TP DP / EP groups x EP (EP - 1).
+                let rs = tp * pp * (dp - 1) * dp;
+                assert_eq!(
+                    d.totals(Phase::DpReduceScatter),
+                    (rs, rs * c.dp_chunk_bytes())
+                );
+                assert_eq!(d.totals(Phase::DpAllGather).0, rs);
+                let ppf = tp * dp * (pp - 1) * m;
+                assert_eq!(
+                    d.totals(Phase::PpActivation),
+                    (ppf, ppf * c.activation_bytes())
+                );
+                assert_eq!(d.totals(Phase::PpGradient).0, ppf);
+                let a2a = 2 * m * pp * tp * dp * (ep - 1);
+                assert_eq!(d.totals(Phase::EpDispatch), (a2a, a2a * c.ep_bytes()));
+                assert_eq!(d.totals(Phase::EpCombine).0, a2a);
+                let computes = d
+                    .tasks
+                    .iter()
+                    .filter(|t| matches!(t.kind, TaskKind::Compute { .. }))
+                    .count() as u64;
+                assert_eq!(computes, 2 * m * gpus as u64);
+            }
+        }
+    }
+
+    #[test]
     fn table1_sizes_and_errors() {
         let c = table1(1024, Family::Gpt, CT).unwrap();
         assert_eq!((c.hosts(), c.model.name), (1024, "GPT-175B"));

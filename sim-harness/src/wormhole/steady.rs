@@ -16,6 +16,9 @@
 //! the window is a ring of `l` samples, max and min come from monotonic deques and the sum is
 //! a running `u128`, so a push is O(1) amortized and the test is exact integer arithmetic:
 //! `(max - min) * l * 1_000_000 < theta_ppm * sum`, with `theta` held in parts per million.
+//! Memory: the ring is `8 l` bytes (16 KB at `l = 2000`); the deques grow only as long as the
+//! window's samples are monotonic (at most `16 l` bytes each). The engine keeps one detector
+//! per *active* flow.
 //! A window whose mean is 0 (a flow that sent nothing) is never steady: it cannot be
 //! fast-forwarded to a completion. A window is judged only once it holds `l` samples.
 //!
@@ -103,8 +106,8 @@ impl SteadyDetector {
             ring: vec![0; l],
             seq: 0,
             sum: 0,
-            max_q: VecDeque::with_capacity(l),
-            min_q: VecDeque::with_capacity(l),
+            max_q: VecDeque::new(),
+            min_q: VecDeque::new(),
         })
     }
 
