@@ -55,6 +55,9 @@
 
 use crate::error::{Error, Result};
 
+/// Largest `TP x DP x PP` accepted (keeps every size and count inside `u64` / `u32`).
+pub const MAX_GPUS: u64 = 1 << 16;
+
 /// A model shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelSpec {
@@ -200,7 +203,26 @@ impl LlmConfig {
                 return Err(Error::field(f, "must be at least 1"));
             }
         }
+        let gpus = p.tp as u64 * p.dp as u64 * p.pp as u64;
+        if gpus > MAX_GPUS {
+            return Err(Error::field(
+                "workload.llm",
+                format!("TP x DP x PP = {gpus} GPUs, more than the {MAX_GPUS} supported"),
+            ));
+        }
         let m = &self.model;
+        for (f, v, max) in [
+            ("workload.llm.layers", m.layers, 1 << 12),
+            ("workload.llm.hidden", m.hidden, 1 << 17),
+            ("workload.llm.experts", m.experts, 1 << 10),
+            ("workload.llm.top_k", m.top_k, 1 << 10),
+            ("workload.llm.seq_len", self.seq_len, 1 << 20),
+            ("workload.llm.elem_bytes", self.elem_bytes, 8),
+        ] {
+            if v > max {
+                return Err(Error::field(f, format!("{v} is above the supported {max}")));
+            }
+        }
         if m.layers == 0 || m.hidden == 0 || self.seq_len == 0 || self.elem_bytes == 0 {
             return Err(Error::field(
                 "workload.llm.model",
@@ -290,12 +312,13 @@ impl LlmConfig {
         }
         let h2 = self.model.hidden * self.model.hidden;
         let (s, tp, lps) = (self.seq_len, self.par.tp as u64, self.layers_per_stage());
+        let (h2, s, tp, lps) = (h2 as u128, s as u128, tp as u128, lps as u128);
         let fwd_flops = if self.model.experts == 0 {
             2 * s * lps * 12 * h2 / tp
         } else {
-            2 * lps * (s * 4 * h2 / tp + (s / tp) * self.model.top_k * 8 * h2)
+            2 * lps * (s * 4 * h2 / tp + (s / tp) * self.model.top_k as u128 * 8 * h2)
         };
-        let fwd_ps = fwd_flops / tflops;
+        let fwd_ps = u64::try_from(fwd_flops / tflops as u128).unwrap_or(u64::MAX / 2);
         Ok(ComputeTimes {
             fwd_ps,
             bwd_ps: 2 * fwd_ps,
@@ -790,6 +813,19 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("workload.llm.pp"));
+        let mut bad = table1(64, Family::Gpt, CT).unwrap();
+        bad.par.dp = u32::MAX;
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("GPUs, more than"));
+        let mut bad = table1(64, Family::Gpt, CT).unwrap();
+        bad.model.hidden = u64::MAX;
+        assert!(generate(&bad)
+            .unwrap_err()
+            .to_string()
+            .starts_with("workload.llm.hidden"));
         // GPT-7B, 64 GPUs at 400 TFLOP/s: 2 x 2048 x 16 x 12 x 4096^2 / 8 = 1.649e12 FLOPs
         // -> 4.123 ms forward.
         let t = table1(64, Family::Gpt, CT)

@@ -115,6 +115,10 @@ pub enum SkipError {
     /// `skip_back` given flows that are not the plan's.
     #[error("flow {0}: not in the skip plan")]
     UnknownFlow(FlowId),
+    /// `skip_back` given a flow whose rate or bytes differ from the plan's (it would send
+    /// more by the interrupt than the plan gave it by the skip target).
+    #[error("flow {0}: its rate or bytes differ from the skip plan's")]
+    Mismatch(FlowId),
 }
 
 /// Bytes sent at `rate_bps` in `dt_ps`, rounded down (saturating at `u64::MAX`).
@@ -231,7 +235,10 @@ pub fn skip_back(plan: &SkipPlan, flows: &[SteadyFlow], at_ps: u64) -> Result<Sk
             .find(|(f, _)| *f == flow)
             .ok_or(SkipError::UnknownFlow(flow))?
             .1;
-        undo.push((flow, planned - bytes));
+        let back = planned
+            .checked_sub(bytes)
+            .ok_or(SkipError::Mismatch(flow))?;
+        undo.push((flow, back));
     }
     Ok(SkipBack::Rollback {
         to_ps: at_ps,
@@ -317,6 +324,11 @@ mod tests {
         assert_eq!(
             skip_back(&p, &[f(9, 1, 1)], 2_000),
             Err(SkipError::UnknownFlow(9))
+        );
+        let faster = [f(1, 1_000_000, 100), f(2, 2_000_000, 400)];
+        assert_eq!(
+            skip_back(&p, &faster, 1_000 + 79_000_000),
+            Err(SkipError::Mismatch(2))
         );
     }
 
