@@ -10,6 +10,35 @@
 //! * [`memo`]: the flow conflict graph and the memo database (section 4).
 //! * [`llm`]: Table 1's LLM-training workloads as a flow DAG (section 7 setup).
 //! * [`rail`]: the rail-optimized fat-tree layout the workloads assume.
+//!
+//! # Engine integration (what to call, and when)
+//!
+//! * Run start: `guidance::Guidance::new(&GuidanceInput { link_gbps, rtt_ps, flows, mtu_bytes,
+//!   sample_interval_ps })?.warnings(skip.theta, skip.samples)` into the summary / stderr.
+//! * Flow injection: `Partitions::start_flow(flow, &path_ports)`. `Created(p)` / `Joined(p)`:
+//!   the flow's events belong to `p`; `Merged { into, absorbed }`: move the absorbed
+//!   partitions' event queues into `into` (each first ends its skip: the arrival is its
+//!   interrupt). Reset the `SteadyDetector` of every flow of the partition (section 5.3), build
+//!   `FlowConflictGraph::from_paths` of the partition (rate classes from `memo::rate_class`)
+//!   and `MemoDb::lookup` it: a hit gives per-flow transient bytes, end rates and `T_conv`
+//!   (advance the flows, shift the partition by `T_conv`, enter steady state with those
+//!   rates); a miss is remembered (graph, bytes sent so far, time) for the insert below.
+//! * Every rate-sample tick of an active flow: `SteadyDetector::push(rate_bps)`. When every
+//!   flow of a partition `is_steady()`: first `MemoDb::insert` a remembered miss (end rates =
+//!   `estimate()`s, transient bytes, convergence time), then `skip::plan_skip(now, flows,
+//!   known_events_touching_partition, horizon)`; apply the plan: freeze the partition's port
+//!   queues (6.2), shift its pending events by `plan.shift_ps()` (6.3), advance each flow's
+//!   bytes / sequence numbers / block state by `plan.advance`.
+//! * An interrupt nobody knew in advance (a DAG flow of `llm`, whose start depends on
+//!   completions; an unscheduled failure) reaching a skipped partition at `t < until`:
+//!   `skip::skip_back(&plan, &flows, t)` -> take back `undo` bytes, unshift events by
+//!   `unshift_ps`.
+//! * Flow completion: `Partitions::finish_flow(flow)`. `Split { kept, new }`: hand the events
+//!   of `kept` to their new partitions with `partition_of_port` / `partition_of_flow`.
+//! * `llm` workload: `llm::table1(gpus, family, compute)` (or an `LlmConfig` from scenario
+//!   fields) -> `llm::generate` -> `LlmDag`: start every task whose `deps` are done (a flow at
+//!   once, a compute task as a timer on its host); hosts map onto dcfab's fat tree with
+//!   `rail::RailLayout::fat_tree_host` (ToR host ports = `servers_per_tor`).
 
 pub mod guidance;
 pub mod llm;

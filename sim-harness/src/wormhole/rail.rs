@@ -1,5 +1,5 @@
 //! The rail-optimized fat tree (Wormhole section 2.2 and 7 setup, after NVIDIA's rail-optimized
-//! design [57]): each GPU is a host with its own NIC; GPU `k` of every server ("rail `k`")
+//! design, reference 57 of the paper): each GPU is a host with its own NIC; GPU `k` of every server ("rail `k`")
 //! connects to rail-ToR `k` of its block of servers, so one ToR serves the same rail of
 //! `servers_per_tor` servers, and a block of servers has `gpus_per_server` ToRs. Above the
 //! ToRs the tree is an ordinary fat tree (spines, or aggs and spines).
