@@ -453,6 +453,87 @@ impl LlmDag {
         }
         fin
     }
+
+    /// The iteration's results from the (start, finish) time of every task, as the DES
+    /// measured them: per phase, the span from its first start to its last finish and its
+    /// flows' mean and largest completion time; and the iteration time (last finish).
+    pub fn iteration_times(&self, times: &[(u64, u64)]) -> Result<IterationTimes> {
+        if times.len() != self.tasks.len() {
+            return Err(Error::field(
+                "times",
+                format!(
+                    "{} (start, finish) pairs for {} tasks",
+                    times.len(),
+                    self.tasks.len()
+                ),
+            ));
+        }
+        let mut phases: Vec<PhaseTimes> = Vec::new();
+        let mut sums: Vec<u128> = Vec::new();
+        for (i, (t, &(start, finish))) in self.tasks.iter().zip(times).enumerate() {
+            if finish < start {
+                return Err(Error::field(
+                    "times",
+                    format!("task {i}: finish {finish} ps before start {start} ps"),
+                ));
+            }
+            let k = match phases.iter().position(|p| p.phase == t.phase) {
+                Some(k) => k,
+                None => {
+                    sums.push(0);
+                    phases.push(PhaseTimes {
+                        phase: t.phase,
+                        first_start_ps: start,
+                        last_finish_ps: finish,
+                        tasks: 0,
+                        mean_fct_ps: 0,
+                        max_fct_ps: 0,
+                    });
+                    phases.len() - 1
+                }
+            };
+            let p = &mut phases[k];
+            sums[k] += (finish - start) as u128;
+            p.first_start_ps = p.first_start_ps.min(start);
+            p.last_finish_ps = p.last_finish_ps.max(finish);
+            p.tasks += 1;
+            p.max_fct_ps = p.max_fct_ps.max(finish - start);
+        }
+        for (p, sum) in phases.iter_mut().zip(sums) {
+            p.mean_fct_ps = (sum / p.tasks as u128) as u64;
+        }
+        phases.sort_by_key(|p| p.phase);
+        Ok(IterationTimes {
+            iteration_ps: times.iter().map(|t| t.1).max().unwrap_or(0),
+            phases,
+        })
+    }
+}
+
+/// One phase of an iteration ([`LlmDag::iteration_times`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhaseTimes {
+    /// The phase.
+    pub phase: Phase,
+    /// Its first task's start, ps.
+    pub first_start_ps: u64,
+    /// Its last task's finish, ps.
+    pub last_finish_ps: u64,
+    /// Its task count.
+    pub tasks: u64,
+    /// Mean task duration (flow completion time for flows), ps.
+    pub mean_fct_ps: u64,
+    /// Largest task duration, ps.
+    pub max_fct_ps: u64,
+}
+
+/// Per-phase and per-iteration times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IterationTimes {
+    /// The last finish, ps.
+    pub iteration_ps: u64,
+    /// The phases present, in [`Phase`] order.
+    pub phases: Vec<PhaseTimes>,
 }
 
 struct Builder {
@@ -678,6 +759,51 @@ mod tests {
         // hops... at least the compute path plus the ring.
         let fin = d.finish_times(|b| b >> 20);
         assert!(*fin.iter().max().unwrap() >= 3 * (CT.fwd_ps + CT.bwd_ps) + 6 * 192);
+    }
+
+    #[test]
+    fn iteration_times_by_hand() {
+        let c = table1(64, Family::Gpt, CT).unwrap();
+        let d = generate(&c).unwrap();
+        // Contention-free schedule, 1 ps per MiB.
+        let fin = d.finish_times(|b| b >> 20);
+        let times: Vec<(u64, u64)> = d
+            .tasks
+            .iter()
+            .zip(&fin)
+            .map(|(t, &f)| {
+                let dur = match t.kind {
+                    TaskKind::Compute { duration_ps, .. } => duration_ps,
+                    TaskKind::Flow { bytes, .. } => bytes >> 20,
+                };
+                (f - dur, f)
+            })
+            .collect();
+        let it = d.iteration_times(&times).unwrap();
+        assert_eq!(it.iteration_ps, *fin.iter().max().unwrap());
+        let phase = |p| *it.phases.iter().find(|x| x.phase == p).unwrap();
+        let fwd = phase(Phase::Forward);
+        assert_eq!((fwd.first_start_ps, fwd.tasks), (0, 128));
+        assert_eq!((fwd.mean_fct_ps, fwd.max_fct_ps), (CT.fwd_ps, CT.fwd_ps));
+        let rs = phase(Phase::DpReduceScatter);
+        assert_eq!((rs.tasks, rs.mean_fct_ps, rs.max_fct_ps), (192, 192, 192));
+        let ag = phase(Phase::DpAllGather);
+        assert_eq!(ag.last_finish_ps, it.iteration_ps);
+        assert_eq!(phase(Phase::PpActivation).mean_fct_ps, 2);
+        assert!(it.phases.iter().all(|p| p.phase != Phase::EpDispatch));
+        // Bad input names the field.
+        assert!(d
+            .iteration_times(&times[1..])
+            .unwrap_err()
+            .to_string()
+            .starts_with("times"));
+        let mut bad = times.clone();
+        bad[5] = (10, 5);
+        assert!(d
+            .iteration_times(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("task 5"));
     }
 
     #[test]
