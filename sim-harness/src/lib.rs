@@ -29,3 +29,4 @@ pub mod workload;
 pub use run::{simulate, RunControl};
 pub mod output;
 pub mod overrides;
+pub mod plot;
