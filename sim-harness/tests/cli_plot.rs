@@ -275,7 +275,7 @@ fn sweep_plot_draws_one_bar_group_per_other_grid_value() {
     let m = svg(&sw.join("sweep_mean_fct_ps.svg"));
     m.check(
         "sweep_mean_fct_ps",
-        "mean_fct (µs) by transport.lb (scenario tiny, seed 1)",
+        "mean_fct (µs) by transport.lb (scenario tiny, seeds 1,2)",
         "transport.lb",
         "mean_fct (µs)",
         &["ecmp", "ops", "reps", "seed=1", "seed=2"],
@@ -324,7 +324,7 @@ fn sweep_plot_draws_one_bar_group_per_other_grid_value() {
     let l = svg(&tmp.path().join("num/sweep_max_fct_ps.svg"));
     l.check(
         "sweep_max_fct_ps",
-        "max_fct (µs) by topology.link_delay_ns",
+        "max_fct (µs) by topology.link_delay_ns (scenario tiny, seed 3)",
         "topology.link_delay_ns",
         "max_fct (µs)",
         &["transport.lb=ecmp", "transport.lb=ops"],

@@ -115,6 +115,17 @@ fn range(vals: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
     )
 }
 
+/// Raise the top of the value axis so a legend of `entries` lines in the upper right corner
+/// sits above the data rather than on it.
+fn legend_headroom(lo: f64, hi: f64, entries: usize) -> f64 {
+    let plot_px = f64::from(SIZE.1) - 100.0;
+    let frac = (entries as f64 * 20.0 + 16.0) / plot_px;
+    if entries == 0 || frac >= 0.7 {
+        return hi;
+    }
+    lo + (hi - lo) / (1.0 - frac)
+}
+
 /// Keep at most [`MAX_POINTS`] points, evenly spaced, first and last included.
 pub fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     if points.len() <= MAX_POINTS {
@@ -167,6 +178,7 @@ pub fn line_chart(path: &Path, c: &LineChart) -> Result<()> {
         .collect();
     let (x0, x1) = range(series.iter().flat_map(|s| s.1.iter().map(|p| p.0)), false);
     let (y0, y1) = range(series.iter().flat_map(|s| s.1.iter().map(|p| p.1)), true);
+    let y1 = legend_headroom(y0, y1, series.len());
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -198,7 +210,7 @@ pub fn line_chart(path: &Path, c: &LineChart) -> Result<()> {
         if !series.is_empty() {
             chart
                 .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
+                .position(SeriesLabelPosition::UpperRight)
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK)
                 .draw()
@@ -214,6 +226,7 @@ pub fn bar_chart(path: &Path, c: &BarChart) -> Result<()> {
     let n_cat = c.categories.len().max(1);
     let n_grp = c.groups.len().max(1);
     let (_, y1) = range(c.values.iter().flatten().flatten().copied(), true);
+    let y1 = legend_headroom(0.0, y1, c.groups.len());
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();

@@ -138,6 +138,30 @@ fn top<T>(v: Vec<T>, n: usize, score: impl Fn(&T) -> f64) -> Vec<T> {
         .collect()
 }
 
+/// Samples are written only for non-empty queues: put the zeros back on the sampling grid
+/// (the smallest step between sample times, from one step before the first sample to one
+/// after the last), so a line drops to 0 where the queue was empty.
+pub fn zero_fill(points: &[(f64, f64)], times_ps: &[u64]) -> Vec<(f64, f64)> {
+    let step = times_ps.windows(2).map(|w| w[1] - w[0]).min().unwrap_or(0);
+    let (Some(&first), Some(&last)) = (times_ps.first(), times_ps.last()) else {
+        return points.to_vec();
+    };
+    if step == 0 {
+        return points.to_vec();
+    }
+    let at: BTreeMap<u64, f64> = points
+        .iter()
+        .map(|&(t, v)| ((t * PS_PER_US).round() as u64, v))
+        .collect();
+    let mut out = Vec::new();
+    let mut t = first.saturating_sub(step);
+    while t <= last + step {
+        out.push((t as f64 / PS_PER_US, at.get(&t).copied().unwrap_or(0.0)));
+        t += step;
+    }
+    out
+}
+
 fn peak(points: &[(f64, f64)]) -> f64 {
     points.iter().map(|p| p.1).fold(0.0, f64::max)
 }
@@ -156,15 +180,21 @@ pub fn queues(dir: &Path, who: &RunLabel) -> Result<Drawn> {
         Some(p) => series_by_key(&c, port, time, PS_PER_US, p, 1e3)?,
         None => Vec::new(),
     };
+    let mut times = (0..c.rows.len())
+        .map(|r| c.num(r, time).map(|t| t as u64))
+        .collect::<Result<Vec<u64>>>()?;
+    times.sort_unstable();
+    times.dedup();
     let busiest = top(phys, BUSIEST_PORTS, |s| peak(&s.1));
     let mut series = Vec::new();
     for (name, points) in busiest {
         if let Some((_, ph)) = phantom.iter().find(|(n, _)| *n == name) {
             series.push(Series {
                 name: format!("{name} phantom"),
-                points: ph.clone(),
+                points: zero_fill(ph, &times),
             });
         }
+        let points = zero_fill(&points, &times);
         series.push(Series { name, points });
     }
     let path = dir.join("queues.svg");
@@ -400,5 +430,13 @@ mod tests {
         assert_eq!(link_kind("tor3.up12"), "tor.up");
         assert_eq!(link_kind("spine0.down2"), "spine.down");
         assert_eq!(link_kind("host7"), "host");
+        let filled = zero_fill(
+            &[(2.0, 5.0), (4.0, 7.0)],
+            &[2_000_000, 3_000_000, 4_000_000],
+        );
+        assert_eq!(
+            filled,
+            [(1.0, 0.0), (2.0, 5.0), (3.0, 0.0), (4.0, 7.0), (5.0, 0.0)]
+        );
     }
 }

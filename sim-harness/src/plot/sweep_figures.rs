@@ -49,7 +49,22 @@ pub fn plot_sweep(dir: &Path, metrics: &[String]) -> Result<Vec<PathBuf>> {
         });
     }
     let scenario = c.provenance_field("scenario").unwrap_or_else(|| "?".into());
-    let seed = c.provenance_field("seed").unwrap_or_else(|| "?".into());
+    // A grid over the seed: name its values, not the first run's seed.
+    let seed = match dims.iter().find(|&&d| c.header[d] == "seed") {
+        Some(&d) => {
+            let mut seeds: Vec<&str> = Vec::new();
+            for row in &c.rows {
+                if !seeds.contains(&row[d].as_str()) {
+                    seeds.push(&row[d]);
+                }
+            }
+            format!("s {}", seeds.join(","))
+        }
+        None => format!(
+            " {}",
+            c.provenance_field("seed").unwrap_or_else(|| "?".into())
+        ),
+    };
     let mut categories: Vec<String> = Vec::new();
     let mut groups: Vec<String> = Vec::new();
     let mut cell = Vec::with_capacity(c.rows.len());
@@ -93,7 +108,7 @@ pub fn plot_sweep(dir: &Path, metrics: &[String]) -> Result<Vec<PathBuf>> {
             })
             .collect();
         let title = format!(
-            "{label} by {} (scenario {scenario}, seed {seed})",
+            "{label} by {} (scenario {scenario}, seed{seed})",
             c.header[dims[0]]
         );
         let path = dir.join(file_name(metric));
