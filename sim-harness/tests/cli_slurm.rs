@@ -166,7 +166,7 @@ fn collect_writes_what_exists_then_matches_the_local_sweep() {
     }
     let out = ok(&dcfab_in(d, &["sweep", "collect", "job"], &[]));
     assert!(
-        out.contains("4 of 4 tasks done, 0 failed, 0 missing"),
+        out.contains("4 of 4 tasks done, 0 not ok, 0 missing"),
         "{out}"
     );
     assert_eq!(without_wall(&d.join("remote/sweep.csv")), local);

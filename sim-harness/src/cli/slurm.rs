@@ -411,8 +411,8 @@ pub fn collect(c: &CollectArgs) -> Result<Outcome> {
                 columns: Vec::new(),
             }
         });
-        if task.status.starts_with("error") {
-            failed.push(i);
+        if task.status != "ok" && task.status != MISSING {
+            failed.push(i); // error, or interrupted (e.g. by the time limit's SIGTERM)
         }
         rows.push(Row {
             name: run.name.clone(),
@@ -434,7 +434,7 @@ pub fn collect(c: &CollectArgs) -> Result<Outcome> {
     };
     for &i in &failed {
         eprintln!(
-            "error: task {i} ({}) failed: {}{}",
+            "error: task {i} ({}) did not finish: {}{}",
             rows[i].name,
             rows[i].status,
             log(i)
@@ -449,7 +449,7 @@ pub fn collect(c: &CollectArgs) -> Result<Outcome> {
     }
     if !c.quiet {
         println!(
-            "wrote {} ({} of {} tasks done, {} failed, {} missing)",
+            "wrote {} ({} of {} tasks done, {} not ok, {} missing)",
             stored.out.join("sweep.csv").display(),
             stored.runs.len() - missing.len(),
             stored.runs.len(),

@@ -87,7 +87,15 @@ pub fn plot_sweep(dir: &Path, metrics: &[String]) -> Result<Vec<PathBuf>> {
     }
     let numeric_x: Option<Vec<f64>> = categories.iter().map(|v| v.parse::<f64>().ok()).collect();
     let mut written = Vec::new();
+    let any_result = c
+        .rows
+        .iter()
+        .any(|r| matches!(r[status].as_str(), "ok" | "interrupted"));
     for metric in metrics {
+        // No run has results (all failed or missing): no metric columns, nothing to draw.
+        if !any_result && c.col(metric).is_none() {
+            continue;
+        }
         let m = c.need(metric)?;
         let (label, div) = metric_axis(metric);
         let mut values = vec![vec![None; categories.len()]; groups.len()];

@@ -97,6 +97,10 @@ CONF
     exit 1
     ;;
 stop)
+    # Cancel what is still queued or running (only on this cluster: SLURM_CONF is its own).
+    if [ -f "$dir/slurm.conf" ]; then
+        SLURM_CONF="$dir/slurm.conf" timeout 5 scancel --quiet --user="$(id -un)" 2>/dev/null || true
+    fi
     stop_pid slurmd "$dir/slurmd.pid"
     stop_pid slurmctld "$dir/slurmctld.pid"
     stop_pid munged "$dir/munge/munged.pid"
