@@ -51,7 +51,11 @@ pub enum Command {
     /// Draw SVG figures of a run's or a sweep's output directory.
     Plot(plot::Args),
     /// `dcfab sweep collect DIR` (main() routes it here): sweep.csv and figures of a `--slurm` sweep.
-    #[command(name = "sweep-collect", hide = true)]
+    #[command(
+        name = "sweep-collect",
+        hide = true,
+        override_usage = "dcfab sweep collect [OPTIONS] <DIR>"
+    )]
     SweepCollect(slurm::CollectArgs),
 }
 

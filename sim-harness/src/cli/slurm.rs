@@ -472,6 +472,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sweep_collect_is_routed_to_the_hidden_subcommand() {
+        let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            route_collect(os(&["dcfab", "sweep", "collect", "d"])),
+            os(&["dcfab", "sweep-collect", "d"])
+        );
+        // A scenario file named like anything else stays a sweep.
+        let sweep = os(&["dcfab", "sweep", "s.toml", "collect"]);
+        assert_eq!(route_collect(sweep.clone()), sweep);
+    }
+
+    #[test]
     fn job_script_has_the_array_and_the_flags() {
         let s = SlurmArgs {
             slurm_partition: Some("short".into()),
