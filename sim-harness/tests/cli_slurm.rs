@@ -271,7 +271,15 @@ fn slurm_cluster_runs_the_sweep_as_the_local_one() {
         &[
             &["sweep", "tiny.toml"],
             &GRID[..],
-            &["--out", "remote", "--slurm", "job", "--slurm-time", "5"],
+            &[
+                "--out",
+                "remote",
+                "--slurm",
+                "job",
+                "--slurm-time",
+                "5",
+                "--plot",
+            ],
         ]
         .concat(),
         &env,
@@ -315,6 +323,13 @@ fn slurm_cluster_runs_the_sweep_as_the_local_one() {
         "collect: {}\ntask logs: {logs:?}",
         String::from_utf8_lossy(&collected.stderr)
     );
-    assert_eq!(without_wall(&d.join("remote/sweep.csv")), local_sweep(d));
+    let local = local_sweep(d);
+    assert_eq!(without_wall(&d.join("remote/sweep.csv")), local);
+    // --plot at submission: each task drew its run's figures, collect the sweep's.
+    for row in &local[2..] {
+        let f = d.join("remote").join(&row[0]).join("fct_cdf.svg");
+        assert!(f.is_file(), "{}", f.display());
+    }
+    assert!(d.join("remote/sweep_max_fct_ps.svg").is_file());
     drop(cluster);
 }

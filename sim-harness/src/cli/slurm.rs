@@ -136,7 +136,7 @@ pub fn intercept(args: &Args) -> Result<Option<Outcome>> {
         return Ok(None);
     };
     match args.slurm.task {
-        Some(n) => run_task(dir, n, &args.out, args.quiet).map(Some),
+        Some(n) => run_task(dir, n, &args.out, args.quiet, args.plot.plot).map(Some),
         None => submit(args, dir).map(Some),
     }
 }
@@ -154,6 +154,7 @@ pub fn job_script(
     dcfab: &Path,
     name: &str,
     tasks: usize,
+    plot: bool,
 ) -> Result<String> {
     let mut lines = vec![
         "#!/bin/bash".to_string(),
@@ -210,10 +211,11 @@ pub fn job_script(
     }
     lines.push("set -eu".into());
     lines.push(format!(
-        "exec {} sweep --quiet --slurm {} --out {} --task \"$SLURM_ARRAY_TASK_ID\"",
+        "exec {} sweep --quiet --slurm {} --out {} --task \"$SLURM_ARRAY_TASK_ID\"{}",
         shell_quote(&dcfab.to_string_lossy()),
         shell_quote(&dir.to_string_lossy()),
-        shell_quote(&out.to_string_lossy())
+        shell_quote(&out.to_string_lossy()),
+        if plot { " --plot" } else { "" }
     ));
     Ok(lines.join("\n") + "\n")
 }
@@ -249,7 +251,15 @@ fn submit(args: &Args, dir: &Path) -> Result<Outcome> {
     };
     let dcfab = std::env::current_exe().map_err(io(Path::new("dcfab")))?;
     let name = runs.first().map_or("sweep", |p| p.scenario.name.as_str());
-    let script = job_script(&args.slurm, &dir, &out, &dcfab, name, runs.len())?;
+    let script = job_script(
+        &args.slurm,
+        &dir,
+        &out,
+        &dcfab,
+        name,
+        runs.len(),
+        args.plot.plot,
+    )?;
     for sub in ["runs", "tasks", "logs"] {
         let d = dir.join(sub);
         std::fs::create_dir_all(&d).map_err(io(&d))?;
@@ -344,7 +354,8 @@ fn load_scenario(dir: &Path, i: usize) -> Result<Scenario> {
 }
 
 /// One array task: run `n` of the stored sweep, write its row.
-fn run_task(dir: &Path, n: usize, out: &Path, quiet: bool) -> Result<Outcome> {
+/// With `plot`, the run's own figures are drawn too (`--plot` given at submission).
+fn run_task(dir: &Path, n: usize, out: &Path, quiet: bool, plot: bool) -> Result<Outcome> {
     let stored = load_stored(dir)?;
     let Some(run) = stored.runs.get(n) else {
         return Err(Error::Cli {
@@ -375,6 +386,9 @@ fn run_task(dir: &Path, n: usize, out: &Path, quiet: bool) -> Result<Outcome> {
     output::atomic_write(&task_file(dir, n), |w| writeln!(w, "{json}"))?;
     if !quiet {
         println!("task {n} ({}): {}", p.name, task.status);
+    }
+    if plot && !matches!(st, Status::Failed(_) | Status::Skipped) {
+        plot::after_run(&out.join(&p.name), quiet)?;
     }
     Ok(match st {
         Status::Failed(_) => Outcome::Failed,
@@ -499,6 +513,7 @@ mod tests {
             Path::new("/bin/dcfab"),
             "x",
             6,
+            true,
         )
         .unwrap();
         for want in [
@@ -509,6 +524,7 @@ mod tests {
             "#SBATCH --mem=4G",
             "#SBATCH --output=/d/logs/%A_%a.out",
             r"--out '/o it'\''s' --task",
+            "\"$SLURM_ARRAY_TASK_ID\" --plot",
         ] {
             assert!(t.contains(want), "{want} not in\n{t}");
         }
@@ -523,6 +539,7 @@ mod tests {
             Path::new("/b"),
             "x",
             1,
+            false,
         );
         assert!(e.unwrap_err().to_string().contains("--slurm-sbatch"));
     }
