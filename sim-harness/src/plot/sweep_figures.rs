@@ -1,6 +1,6 @@
 //! Comparison figures of a sweep, from its `sweep.csv`: one figure per metric, the metric
-//! against the values of the first `--grid`, one bar group (or line, when those values are all
-//! numbers) per combination of the other grids' values. `--grid transport.lb=ecmp,ops,reps`
+//! against the values of the first `--grid`, one bar group (or line, when there are more than two
+//! of those values and all are numbers) per combination of the other grids' values. `--grid transport.lb=ecmp,ops,reps`
 //! gives the paper-style bar chart: one bar per load balancer.
 
 use super::chart::{bar_chart, line_chart, BarChart, LineChart, Series};
