@@ -30,3 +30,4 @@ pub mod wormhole;
 pub use run::{simulate, RunControl};
 pub mod output;
 pub mod overrides;
+pub mod plot;

@@ -16,7 +16,9 @@ use std::process::ExitCode;
 pub mod budget;
 pub mod common;
 pub mod golden;
+pub mod plot;
 pub mod run;
+pub mod slurm;
 pub mod sweep;
 pub mod trace;
 
@@ -46,6 +48,15 @@ pub enum Command {
     Golden(golden::Args),
     /// Produce one golden scenario's trace (or load a trace file) as JSON Lines and/or VCD.
     Trace(trace::Args),
+    /// Draw SVG figures of a run's or a sweep's output directory.
+    Plot(plot::Args),
+    /// `dcfab sweep collect DIR` (main() routes it here): sweep.csv and figures of a `--slurm` sweep.
+    #[command(
+        name = "sweep-collect",
+        hide = true,
+        override_usage = "dcfab sweep collect [OPTIONS] <DIR>"
+    )]
+    SweepCollect(slurm::CollectArgs),
 }
 
 impl Command {
@@ -57,6 +68,8 @@ impl Command {
             Command::Budget(a) => budget::execute(a),
             Command::Golden(a) => golden::execute(a),
             Command::Trace(a) => trace::execute(a),
+            Command::Plot(a) => plot::execute(a),
+            Command::SweepCollect(a) => slurm::collect(&a),
         }
     }
 }
@@ -74,7 +87,7 @@ pub enum Outcome {
 
 /// Parse the command line, run, map the outcome to an exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(slurm::route_collect(std::env::args_os().collect()));
     match cli.command.execute() {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
         Ok(Outcome::Interrupted) => ExitCode::from(130),

@@ -34,6 +34,9 @@ pub struct Args {
     /// Check the scenario and print it fully resolved (defaults, --set, --seed); run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// `--plot`: figures (cli/plot.rs).
+    #[command(flatten)]
+    pub plot: super::plot::PlotFlags,
 }
 
 /// Load, run, write, print.
@@ -70,6 +73,9 @@ pub fn execute(args: Args) -> Result<Outcome> {
     let result = result?;
     let interrupted = common::stopped();
     let files = output::write_run(&out, &scenario, &result, interrupted)?;
+    if args.plot.plot {
+        super::plot::after_run(&out, args.quiet)?;
+    }
     if !args.quiet {
         print_summary(&scenario, &result, &out, &files, interrupted);
     }

@@ -21,7 +21,11 @@ pub struct Args {
     pub scenario: Option<PathBuf>,
     /// A parameter and its values, e.g. `--grid transport.lb=ecmp,ops,reps` (repeatable;
     /// the runs are the cross product, the first grid varying slowest).
-    #[arg(long = "grid", value_name = "PATH=V1,V2,...", required = true)]
+    #[arg(
+        long = "grid",
+        value_name = "PATH=V1,V2,...",
+        required_unless_present = "task"
+    )]
     pub grids: Vec<String>,
     /// Override a scenario field for every run (repeatable).
     #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -41,6 +45,12 @@ pub struct Args {
     /// No progress bar and no table on stdout.
     #[arg(long, short)]
     pub quiet: bool,
+    /// `--plot`, `--metric`: figures (cli/plot.rs).
+    #[command(flatten)]
+    pub plot: super::plot::PlotFlags,
+    /// `--slurm DIR` and its options (cli/slurm.rs).
+    #[command(flatten)]
+    pub slurm: super::slurm::SlurmArgs,
 }
 
 /// One `--grid`.
@@ -76,10 +86,10 @@ fn parse_grid(arg: &str) -> Result<Grid> {
 }
 
 /// One run of the sweep.
-struct Planned {
-    name: String,
-    values: Vec<String>,
-    scenario: Scenario,
+pub(super) struct Planned {
+    pub(super) name: String,
+    pub(super) values: Vec<String>,
+    pub(super) scenario: Scenario,
 }
 
 fn dir_name(index: usize, total: usize, values: &[(&str, &str)]) -> String {
@@ -106,7 +116,7 @@ fn dir_name(index: usize, total: usize, values: &[(&str, &str)]) -> String {
 }
 
 /// Build and validate every run of the cross product before running any.
-fn plan(args: &Args) -> Result<Vec<Planned>> {
+pub(super) fn plan(args: &Args) -> Result<Vec<Planned>> {
     let loaded = common::load(
         args.scenario.as_deref(),
         &args.sets,
@@ -166,7 +176,7 @@ fn plan(args: &Args) -> Result<Vec<Planned>> {
 }
 
 /// What became of one run.
-enum Status {
+pub(super) enum Status {
     Ok(Summary),
     Interrupted(Summary),
     Failed(String),
@@ -174,7 +184,7 @@ enum Status {
 }
 
 impl Status {
-    fn label(&self) -> String {
+    pub(super) fn label(&self) -> String {
         match self {
             Status::Ok(_) => "ok".into(),
             Status::Interrupted(_) => "interrupted".into(),
@@ -190,7 +200,7 @@ impl Status {
     }
 }
 
-fn run_one(p: &Planned, out: &std::path::Path) -> Status {
+pub(super) fn run_one(p: &Planned, out: &std::path::Path) -> Status {
     if common::stopped() {
         return Status::Skipped;
     }
@@ -220,6 +230,9 @@ pub fn execute(args: Args) -> Result<Outcome> {
             flag: "--jobs".into(),
             problem: "must be at least 1".into(),
         });
+    }
+    if let Some(outcome) = super::slurm::intercept(&args)? {
+        return Ok(outcome);
     }
     let runs = plan(&args)?;
     let grid_paths: Vec<String> = args
@@ -259,6 +272,9 @@ pub fn execute(args: Args) -> Result<Outcome> {
     bar.finish();
 
     write_sweep_csv(&args, &grid_paths, &runs, &statuses)?;
+    if args.plot.plot {
+        super::plot::after_sweep(&args.out, &args.plot.metrics, args.quiet)?;
+    }
     if !args.quiet {
         print_table(&args, &runs, &statuses);
     }
@@ -282,19 +298,51 @@ fn write_sweep_csv(
     runs: &[Planned],
     statuses: &[Status],
 ) -> Result<()> {
-    let cols: Vec<Vec<(String, String)>> = runs
+    let rows: Vec<Row> = runs
         .iter()
         .zip(statuses)
-        .map(|(p, st)| {
-            st.summary()
-                .map(|s| output::summary_columns(&p.scenario, s))
-                .unwrap_or_default()
-        })
+        .map(|(p, st)| row_of(p, st))
         .collect();
+    write_rows(
+        &args.out,
+        runs.first().map(|p| &p.scenario),
+        grid_paths,
+        &rows,
+    )
+}
+
+/// One row of `sweep.csv`: run name, grid values, status label, summary columns.
+pub(super) struct Row {
+    pub(super) name: String,
+    pub(super) values: Vec<String>,
+    pub(super) status: String,
+    pub(super) cols: Vec<(String, String)>,
+}
+
+/// The `sweep.csv` row of a run.
+pub(super) fn row_of(p: &Planned, st: &Status) -> Row {
+    Row {
+        name: p.name.clone(),
+        values: p.values.clone(),
+        status: st.label(),
+        cols: st
+            .summary()
+            .map(|s| output::summary_columns(&p.scenario, s))
+            .unwrap_or_default(),
+    }
+}
+
+/// Write `out/sweep.csv` (provenance from `base`, the first run's scenario).
+pub(super) fn write_rows(
+    out: &std::path::Path,
+    base: Option<&Scenario>,
+    grid_paths: &[String],
+    rows: &[Row],
+) -> Result<()> {
     // Union of metric names, in first-seen order.
     let mut metrics: Vec<String> = Vec::new();
-    for row in &cols {
-        for (k, _) in row {
+    for row in rows {
+        for (k, _) in &row.cols {
             // A grid over `seed` already has its column.
             if !metrics.contains(k) && !grid_paths.contains(k) {
                 metrics.push(k.clone());
@@ -305,7 +353,6 @@ fn write_sweep_csv(
     header.extend(grid_paths.iter().cloned());
     header.push("status".into());
     header.extend(metrics.iter().cloned());
-    let base = runs.first().map(|p| &p.scenario);
     let prov = match base {
         Some(s) => format!(
             "# dcfab_version={DCFAB_VERSION} scenario={} seed={} grid={}",
@@ -315,19 +362,20 @@ fn write_sweep_csv(
         ),
         None => format!("# dcfab_version={DCFAB_VERSION}"),
     };
-    let path = args.out.join("sweep.csv");
+    let path = out.join("sweep.csv");
     output::atomic_write(&path, |w| {
         writeln!(w, "{prov}")?;
         let mut c = csv::WriterBuilder::new().has_headers(false).from_writer(w);
         let io = |e: csv::Error| std::io::Error::other(e.to_string());
         c.write_record(&header).map_err(io)?;
-        for ((p, st), row) in runs.iter().zip(statuses).zip(&cols) {
-            let mut rec = vec![p.name.clone()];
-            rec.extend(p.values.iter().cloned());
-            rec.push(st.label());
+        for row in rows {
+            let mut rec = vec![row.name.clone()];
+            rec.extend(row.values.iter().cloned());
+            rec.push(row.status.clone());
             for m in &metrics {
                 rec.push(
-                    row.iter()
+                    row.cols
+                        .iter()
                         .find(|(k, _)| k == m)
                         .map(|(_, v)| v.clone())
                         .unwrap_or_default(),
