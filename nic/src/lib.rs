@@ -34,6 +34,9 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         lb::BUDGET_ROWS[4],
         rtl_models::BudgetRow::of::<transport::DctcpSender<{ transport::HARNESS_WORDS }>>("nic"),
         rtl_models::BudgetRow::of::<transport::SackReceiver<{ transport::HARNESS_WORDS }>>("nic"),
+        rtl_models::BudgetRow::of::<transport::MprdmaDctcpSender<{ transport::HARNESS_WORDS }>>(
+            "nic",
+        ),
         dcsim::BUDGET_ROWS[0],
         dcsim::BUDGET_ROWS[1],
         dcsim::BUDGET_ROWS[2],
