@@ -15,6 +15,12 @@
 //!   skip them, the periodic clear forgets them, an all-bad bitmap still sends.
 //! * `switch_adaptive_routing`: an 8-uplink switch picking the least-loaded up uplink, ties
 //!   round robin, a failed uplink skipped, then random ties.
+//! * `mprdma_dctcp_scripted`: the congestion control the baselines run on
+//!   (`nic::transport::MprdmaDctcpSender`): a 24-packet message over a scripted zero-delay
+//!   loop, four CE-marked packets each taking half an MTU off the window (the first one
+//!   already), per-ACK additive increase, a trimmed packet costing one MTU and retransmitted.
+//!   Signals: `op` ("ack" | "nack"), `psn`, `ecn`, `sent` (PSNs put on the wire after the
+//!   event, retransmissions marked `r`), `cwnd`, `inflight`, `snd_una`, `done`.
 //!
 //! Signals (cycle = NIC or switch clock cycle of the event; events 10 cycles apart):
 //!
@@ -42,6 +48,8 @@ use nic::lb::{
     Bitmap, BitmapConfig, Flowlet, FlowletConfig, LoadBalancer, Mprdma, MprdmaConfig, Mptcp,
     MptcpConfig, Plb, PlbConfig, SubflowPick,
 };
+use nic::transport::{DctcpConfig, MprdmaDctcpSender, SackReceiver};
+use rtl_models::Clocked;
 use rtl_models::Lfsr32;
 use serde_json::json;
 use switch::adaptive_routing::{AdaptiveRouting8, ArConfig, TieBreak};
@@ -56,6 +64,9 @@ const DESC_MPTCP: &str = "Mptcp, 8 subflows on fixed EVs: round robin, then leas
                           flight (subflow window)";
 const DESC_BITMAP: &str = "Bitmap, 8 EVs, clear every 500 cycles: laps, ECN/NACK mark bad, \
                            skips, periodic clear, all-bad send";
+const DESC_MPRDMA_CC: &str = "MprdmaDctcpSender<1>, 24 x 1000 B, init cwnd 8 MTU: CE-marked \
+                              PSNs 2, 3, 4, 10 cut MTU/2 each, unmarked ACKs add MTU^2/cwnd, \
+                              PSN 6 trimmed -> NACK -> -1 MTU -> retransmit, completion";
 const DESC_AR: &str = "AdaptiveRouting8 (64-byte load units): least-loaded up uplink, round \
                        robin ties, failed uplink skipped, random ties";
 
@@ -91,6 +102,11 @@ pub fn scenarios() -> Vec<GoldenScenario> {
             name: "switch_adaptive_routing",
             description: DESC_AR,
             run: switch_adaptive_routing,
+        },
+        GoldenScenario {
+            name: "mprdma_dctcp_scripted",
+            description: DESC_MPRDMA_CC,
+            run: mprdma_dctcp_scripted,
         },
     ]
 }
@@ -487,6 +503,83 @@ fn switch_adaptive_routing() -> Trace {
     rec.finish()
 }
 
+/// PSNs whose first transmission is CE-marked in `mprdma_dctcp_scripted`.
+const CC_MARKED: [u32; 4] = [2, 3, 4, 10];
+/// PSN whose first transmission is trimmed in `mprdma_dctcp_scripted`.
+const CC_TRIMMED: u32 = 6;
+
+fn mprdma_dctcp_scripted() -> Trace {
+    let cfg = DctcpConfig {
+        mtu: 1000,
+        init_cwnd: 8_000,
+        min_cwnd: 1_000,
+        max_cwnd: 1 << 20,
+        rto: 10_000,
+        g_shift: 4,
+        alpha_init: 0,
+    };
+    let mut rec = Recorder::new(
+        "MprdmaDctcpSender",
+        json!({
+            "mtu": cfg.mtu,
+            "init_cwnd": cfg.init_cwnd,
+            "min_cwnd": cfg.min_cwnd,
+            "message_bytes": 24_000,
+            "marked_psns": CC_MARKED,
+            "trimmed_psn": CC_TRIMMED,
+            "loop": "zero delay: one DATA reaches the receiver per event, in send order",
+        }),
+        0,
+        DESC_MPRDMA_CC,
+    );
+    let mut s = MprdmaDctcpSender::<1>::new(cfg, 24_000, 0).expect("valid CC config");
+    let mut rx = SackReceiver::<1>::new();
+    let mut wire: std::collections::VecDeque<(u32, bool)> = Default::default();
+    let mut now = 0u64;
+    let fill = |s: &mut MprdmaDctcpSender<1>,
+                wire: &mut std::collections::VecDeque<(u32, bool)>| {
+        let mut sent = Vec::new();
+        while let Some(p) = s.next_packet() {
+            wire.push_back((p.psn, p.retx));
+            sent.push(format!("{}{}", p.psn, if p.retx { "r" } else { "" }));
+        }
+        sent.join(",")
+    };
+    let sent = fill(&mut s, &mut wire);
+    rec.record(now, "sent", sent);
+    rec.record(now, "cwnd", s.cwnd() as u64);
+    while let Some((psn, retx)) = wire.pop_front() {
+        now += 10;
+        s.advance(10);
+        if psn == CC_TRIMMED && !retx {
+            let n = rx.on_trimmed(psn, 0);
+            s.on_nack(n.psn);
+            rec.record(now, "op", "nack");
+            rec.record(now, "psn", psn as u64);
+        } else {
+            let ecn = CC_MARKED.contains(&psn) && !retx;
+            if let Some(a) = rx.on_data(psn, ecn, 0) {
+                s.on_ack(&a);
+            }
+            rec.record(now, "op", "ack");
+            rec.record(now, "psn", psn as u64);
+            rec.record(now, "ecn", ecn);
+        }
+        let sent = fill(&mut s, &mut wire);
+        if !sent.is_empty() {
+            rec.record(now, "sent", sent);
+        }
+        rec.record(now, "cwnd", s.cwnd() as u64);
+        rec.record(now, "inflight", s.inflight() as u64);
+        rec.record(now, "snd_una", s.regs().snd_una as u64);
+        if s.is_done() {
+            rec.record(now, "done", true);
+            break;
+        }
+    }
+    rec.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,6 +669,44 @@ mod tests {
         assert_eq!(all_bad.iter().filter(|b| **b).count(), 1);
         let skipped = values(&t, "send.skipped");
         assert!(skipped.iter().any(|v| v.as_u64().unwrap() > 0));
+    }
+
+    #[test]
+    fn mprdma_cc_cuts_half_an_mtu_per_mark_and_completes() {
+        let t = mprdma_dctcp_scripted();
+        let cwnd: Vec<u64> = values(&t, "cwnd")
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let ops: Vec<&str> = values(&t, "op")
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let ecn: Vec<bool> = values(&t, "ecn")
+            .iter()
+            .map(|v| v.as_bool().unwrap())
+            .collect();
+        // cwnd[0] is the initial window; cwnd[k + 1] follows event k.
+        assert_eq!(cwnd[0], 8_000);
+        let mut acks = 0;
+        for (k, op) in ops.iter().enumerate() {
+            let (before, after) = (cwnd[k] as i64, cwnd[k + 1] as i64);
+            if *op == "nack" {
+                assert_eq!(after, before - 1_000);
+            } else {
+                if ecn[acks] {
+                    assert_eq!(after, before - 500, "event {k}");
+                } else {
+                    assert!(after > before, "event {k}");
+                }
+                acks += 1;
+            }
+        }
+        assert_eq!(ecn.iter().filter(|e| **e).count(), 4);
+        assert_eq!(values(&t, "done"), vec![&json!(true)]);
+        assert!(values(&t, "sent")
+            .iter()
+            .any(|v| v.as_str().unwrap().contains("6r")));
     }
 
     #[test]
