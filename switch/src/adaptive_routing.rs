@@ -294,7 +294,7 @@ impl<const PORTS: usize> Clocked for AdaptiveRouting<PORTS> {
 impl<const PORTS: usize> StateBudget for AdaptiveRouting<PORTS> {
     const NAME: &'static str = "Adaptive RoCE uplink selector (16-bit load per uplink)";
     const BITS: u32 = Self::STATE_BITS;
-    const UNIT: &'static str = "per switch (8 uplinks)";
+    const UNIT: &'static str = "per switch uplink group";
 }
 const _: () = assert!(
     AdaptiveRouting8::BITS == 139

@@ -66,7 +66,9 @@ pub struct MprdmaConfig {
 }
 
 impl MprdmaConfig {
-    /// MP-RDMA's prototype setting: a 64-packet bitmap (`L = 64`) and `delta = L / 2`.
+    /// A 64-packet receiver bitmap (`L = 64`) and `delta = L / 2`: a path is slow when its
+    /// ACKs lag the newest by half the bitmap (the split of `L` between tolerated lag and
+    /// headroom is this model's choice; both are configuration).
     pub const fn paper(evs_bits: u32) -> Self {
         MprdmaConfig {
             evs_bits,
