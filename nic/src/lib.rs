@@ -4,7 +4,8 @@
 //! `StateBudget`, `RandomSource`). Blocks never know about the DES that drives them.
 //!
 //! * [`lb`]: entropy-value (EV) choosers behind one [`lb::LoadBalancer`] trait: ECMP, OPS,
-//!   REPS (and later UnoLB).
+//!   REPS (and later UnoLB), and the REPS evaluation's baselines (section 4.1): PLB,
+//!   flowlet switching, MPRDMA, MPTCP-like, BitMap.
 //! * [`transport`]: the baseline DCTCP-style window CC sender (out-of-order tolerant, SACK,
 //!   RTO, trimming NACKs) and its SACK receiver.
 #![cfg_attr(not(feature = "std"), no_std)]
@@ -26,8 +27,16 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         reps::BUDGET_ROWS[4],
         rtl_models::BudgetRow::of::<lb::ecmp::Ecmp>("nic"),
         rtl_models::BudgetRow::of::<lb::ops::Ops>("nic"),
+        lb::BUDGET_ROWS[0],
+        lb::BUDGET_ROWS[1],
+        lb::BUDGET_ROWS[2],
+        lb::BUDGET_ROWS[3],
+        lb::BUDGET_ROWS[4],
         rtl_models::BudgetRow::of::<transport::DctcpSender<{ transport::HARNESS_WORDS }>>("nic"),
         rtl_models::BudgetRow::of::<transport::SackReceiver<{ transport::HARNESS_WORDS }>>("nic"),
+        rtl_models::BudgetRow::of::<transport::MprdmaDctcpSender<{ transport::HARNESS_WORDS }>>(
+            "nic",
+        ),
         dcsim::BUDGET_ROWS[0],
         dcsim::BUDGET_ROWS[1],
         dcsim::BUDGET_ROWS[2],

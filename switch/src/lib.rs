@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod adaptive_routing;
 pub mod dcsim;
 pub mod output_port;
 
@@ -14,6 +15,10 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
     const ROWS: &[rtl_models::BudgetRow] = &[
         rtl_models::BudgetRow::of::<dcsim::DefaultDcsimArbiter>("switch"),
         rtl_models::BudgetRow::of::<output_port::OutputPortCtl>("switch"),
+        rtl_models::BudgetRow {
+            block: "Adaptive RoCE uplink selector, 8 uplinks (16-bit load each)",
+            ..rtl_models::BudgetRow::of::<adaptive_routing::AdaptiveRouting8>("switch")
+        },
         rtl_models::BudgetRow {
             block: "Output port, 256 descriptors (ctl + data/header FIFOs + serializer)",
             ..rtl_models::BudgetRow::of::<output_port::OutputPort<256>>("switch")

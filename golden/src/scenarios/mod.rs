@@ -2,6 +2,7 @@
 //! `pub fn scenarios() -> Vec<GoldenScenario>`; [`crate::registry::all`] concatenates them.
 
 pub mod dcsim;
+pub mod lb;
 pub mod reps;
 pub mod rtl;
 pub mod switch;

@@ -277,6 +277,13 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         self.regs.alpha
     }
 
+    /// Overwrite the congestion window (clamped to `min_cwnd..=max_cwnd`): the hook through
+    /// which a variant rule ([`super::mprdma_cc`]) replaces the DCTCP window update. Unused
+    /// by `DctcpSender` itself.
+    pub(crate) fn set_cwnd(&mut self, cwnd: u32) {
+        self.regs.cwnd = cwnd.clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
+    }
+
     /// Payload bytes in flight.
     pub const fn inflight(&self) -> u32 {
         self.regs.inflight

@@ -27,9 +27,11 @@
 //! NIC clock (the harness converts from picoseconds).
 
 pub mod dctcp;
+pub mod mprdma_cc;
 pub mod receiver;
 
 pub use dctcp::{DctcpConfig, DctcpSender, SenderRegs, SenderStats, TimeoutReport, TxPacket};
+pub use mprdma_cc::MprdmaDctcpSender;
 pub use receiver::{ReceiverStats, SackReceiver};
 
 use crate::lb::Ev;
