@@ -55,4 +55,15 @@ mod tests {
         assert!(find(names[0]).is_some());
         assert!(find("no_such_scenario").is_none());
     }
+
+    /// The one determinism test for every registered scenario (all families): two runs from
+    /// scratch give equal traces, and the trace header carries the registry's description.
+    #[test]
+    fn every_scenario_is_deterministic_and_self_describing() {
+        for s in all() {
+            let t = (s.run)();
+            assert_eq!(t, (s.run)(), "{} is not deterministic", s.name);
+            assert_eq!(t.header.description, s.description, "{}", s.name);
+        }
+    }
 }
