@@ -8,12 +8,17 @@
 
 pub mod dcsim;
 pub mod output_port;
+pub mod pfabric;
 
 /// State budgets of every switch block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
     const ROWS: &[rtl_models::BudgetRow] = &[
         rtl_models::BudgetRow::of::<dcsim::DefaultDcsimArbiter>("switch"),
         rtl_models::BudgetRow::of::<output_port::OutputPortCtl>("switch"),
+        rtl_models::BudgetRow {
+            block: "pFabric port, 24 packets (priority buffer + serializer)",
+            ..rtl_models::BudgetRow::of::<pfabric::PfabricPort<24>>("switch")
+        },
         rtl_models::BudgetRow {
             block: "Output port, 256 descriptors (ctl + data/header FIFOs + serializer)",
             ..rtl_models::BudgetRow::of::<output_port::OutputPort<256>>("switch")
