@@ -13,6 +13,7 @@
 
 pub mod dcsim;
 pub mod lb;
+pub mod phost;
 pub mod reps;
 pub mod transport;
 
@@ -33,6 +34,8 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         dcsim::BUDGET_ROWS[2],
         dcsim::BUDGET_ROWS[3],
         dcsim::BUDGET_ROWS[4],
+        phost::BUDGET_ROWS[0],
+        phost::BUDGET_ROWS[1],
     ];
     ROWS
 }
