@@ -13,6 +13,7 @@
 
 pub mod dcsim;
 pub mod lb;
+pub mod pfabric;
 pub mod phost;
 pub mod reps;
 pub mod transport;
@@ -36,6 +37,7 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         dcsim::BUDGET_ROWS[4],
         phost::BUDGET_ROWS[0],
         phost::BUDGET_ROWS[1],
+        rtl_models::BudgetRow::of::<pfabric::PfabricRate>("nic"),
     ];
     ROWS
 }
