@@ -15,7 +15,7 @@ pub struct GoldenScenario {
 }
 
 /// Every registered scenario: `scenarios::<family>::scenarios()` concatenated, in family
-/// order (rtl, reps, dcsim, switch, transport).
+/// order (rtl, reps, dcsim, switch, transport, baselines).
 pub fn all() -> Vec<GoldenScenario> {
     let mut v = Vec::new();
     v.extend(crate::scenarios::rtl::scenarios());
@@ -23,6 +23,7 @@ pub fn all() -> Vec<GoldenScenario> {
     v.extend(crate::scenarios::dcsim::scenarios());
     v.extend(crate::scenarios::switch::scenarios());
     v.extend(crate::scenarios::transport::scenarios());
+    v.extend(crate::scenarios::baselines::scenarios());
     v
 }
 
