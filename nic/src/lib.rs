@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod dcpim;
 pub mod dcsim;
 pub mod lb;
 pub mod pfabric;
@@ -38,6 +39,10 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         phost::BUDGET_ROWS[0],
         phost::BUDGET_ROWS[1],
         rtl_models::BudgetRow::of::<pfabric::PfabricRate>("nic"),
+        rtl_models::BudgetRow {
+            block: "dcPIM matching engine, 128 hosts",
+            ..rtl_models::BudgetRow::of::<dcpim::DcpimMatcher<128>>("nic")
+        },
     ];
     ROWS
 }
