@@ -13,6 +13,10 @@
 //! * `pfabric_rate_probe`: pFabric host rate control (`nic::pfabric::PfabricRate`), window
 //!   8, RTO 10, probe after 5: a send with no ACK times out five times (window 1, then
 //!   probe mode, one probe per RTO), an ACK resumes and the window grows back to the BDP.
+//! * `dcpim_epoch_matching`: dcPIM over 4 hosts (`nic::dcpim::DcpimMatcher`), BDP 4
+//!   packets, 2 rounds per 10-cycle epoch: a 3-packet flow goes out unscheduled, the others
+//!   are matched epoch by epoch (SRPT grants and accepts); matched senders send one packet
+//!   per cycle and the matching follows the shrinking demand.
 //!
 //! Signals (cycle = block clock cycle):
 //!
@@ -35,11 +39,17 @@
 //!   ack                                  bool    ACK in (input; true: all acknowledged)
 //!   timeouts                             int     timeouts fired this cycle
 //!   cwnd, probing                        int, bool  on change
+//!  dcpim_epoch_matching
+//!   flow                                 string  "src->dst size: scheduled|unscheduled"
+//!   match                                string  "src->dst" pairs of the epoch, or "none"
+//!   round_matches                        array   matches made in each round
+//!   demand                               int     scheduled packets left in all, on change
 //! ```
 
 use crate::recorder::Recorder;
 use crate::registry::GoldenScenario;
 use crate::schema::Trace;
+use nic::dcpim::{DcpimConfig, DcpimMatcher, FlowStart};
 use nic::pfabric::{PfabricRate, PfabricRateConfig, SendMode};
 use nic::phost::{PhostReceiver, PhostReceiverConfig, PhostSender, Token, TxPacket};
 use rtl_models::Clocked;
@@ -55,6 +65,10 @@ const DESC_PHOST: &str = "pHost sender and receiver back to back (2-cycle delay,
 const DESC_PFABRIC_RATE: &str = "PfabricRate (window 8, RTO 10, probe after 5): a send with no \
                                  ACK times out five times into probe mode, an ACK resumes and \
                                  the window grows back to the BDP";
+
+const DESC_DCPIM: &str = "DcpimMatcher<4> (BDP 4 packets, 2 rounds per 10-cycle epoch): a \
+                          short flow goes unscheduled, the rest are matched by SRPT grants and \
+                          accepts epoch by epoch while matched senders send a packet per cycle";
 
 /// Baseline golden scenarios.
 pub fn scenarios() -> Vec<GoldenScenario> {
@@ -73,6 +87,11 @@ pub fn scenarios() -> Vec<GoldenScenario> {
             name: "pfabric_rate_probe",
             description: DESC_PFABRIC_RATE,
             run: pfabric_rate_probe,
+        },
+        GoldenScenario {
+            name: "dcpim_epoch_matching",
+            description: DESC_DCPIM,
+            run: dcpim_epoch_matching,
         },
     ]
 }
@@ -279,6 +298,80 @@ fn pfabric_rate_probe() -> Trace {
     rec.finish()
 }
 
+fn dcpim_epoch_matching() -> Trace {
+    const H: usize = 4;
+    let cfg = DcpimConfig {
+        bdp_pkts: 4,
+        rounds: 2,
+        epoch_cycles: 10,
+    };
+    let mut rec = Recorder::new(
+        "DcpimMatcher<4>",
+        json!({"hosts": H, "bdp_pkts": cfg.bdp_pkts, "rounds": cfg.rounds,
+               "epoch_cycles": cfg.epoch_cycles}),
+        0,
+        DESC_DCPIM,
+    );
+    let mut m = DcpimMatcher::<H>::new(cfg).expect("valid dcPIM config");
+    // (cycle, src, dst, size in packets)
+    let flows = [
+        (0u64, 0usize, 1usize, 3u32),
+        (0, 0, 1, 12),
+        (0, 2, 1, 6),
+        (0, 2, 3, 25),
+        (0, 1, 3, 9),
+        (5, 3, 0, 15),
+        (5, 1, 0, 4),
+        (23, 0, 2, 8),
+    ];
+    let total = |m: &DcpimMatcher<H>| -> u64 {
+        (0..H)
+            .flat_map(|s| (0..H).map(move |d| (s, d)))
+            .map(|(s, d)| m.demand(s, d) as u64)
+            .sum()
+    };
+    let mut last_demand = u64::MAX;
+    let mut last_epoch = 0;
+    for c in 0..80u64 {
+        for &(_, s, d, n) in flows.iter().filter(|f| f.0 == c) {
+            let how = match m.on_flow(s, d, n).expect("valid flow") {
+                FlowStart::Unscheduled => "unscheduled",
+                FlowStart::Scheduled => "scheduled",
+            };
+            rec.record(c, "flow", format!("{s}->{d} {n}: {how}"));
+        }
+        // Matched senders send one scheduled packet per cycle to their receiver.
+        for s in 0..H {
+            if let Some(d) = m.matched_dst(s) {
+                m.on_sent(s, d, 1).expect("matched pair in range");
+            }
+        }
+        let dem = total(&m);
+        if dem != last_demand {
+            last_demand = dem;
+            rec.record(c, "demand", dem);
+        }
+        m.tick();
+        if m.epoch() != last_epoch {
+            last_epoch = m.epoch();
+            let pairs: Vec<String> = (0..H)
+                .filter_map(|s| m.matched_dst(s).map(|d| format!("{s}->{d}")))
+                .collect();
+            let text = if pairs.is_empty() {
+                "none".to_string()
+            } else {
+                pairs.join(" ")
+            };
+            rec.record(c, "match", text);
+            let rounds: Vec<u16> = (0..cfg.rounds as usize)
+                .map(|r| m.round_matches(r))
+                .collect();
+            rec.record(c, "round_matches", json!(rounds));
+        }
+    }
+    rec.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +433,32 @@ mod tests {
             .filter(|v| v.as_bool() == Some(true))
             .count();
         assert_eq!(free, 4);
+    }
+
+    #[test]
+    fn dcpim_matches_are_matchings_and_demand_drains() {
+        let t = dcpim_epoch_matching();
+        let flows = values(&t, "flow");
+        assert_eq!(flows[0].as_str(), Some("0->1 3: unscheduled"));
+        for m in values(&t, "match") {
+            let m = m.as_str().unwrap();
+            if m == "none" {
+                continue;
+            }
+            let pairs: Vec<(&str, &str)> =
+                m.split(' ').map(|p| p.split_once("->").unwrap()).collect();
+            let mut srcs: Vec<_> = pairs.iter().map(|p| p.0).collect();
+            let mut dsts: Vec<_> = pairs.iter().map(|p| p.1).collect();
+            srcs.sort();
+            srcs.dedup();
+            dsts.sort();
+            dsts.dedup();
+            assert_eq!((srcs.len(), dsts.len()), (pairs.len(), pairs.len()), "{m}");
+        }
+        assert_eq!(
+            values(&t, "demand").last().and_then(|v| v.as_u64()),
+            Some(0)
+        );
     }
 
     #[test]
