@@ -7,6 +7,8 @@
 //!   REPS (and later UnoLB).
 //! * [`transport`]: the baseline DCTCP-style window CC sender (out-of-order tolerant, SACK,
 //!   RTO, trimming NACKs) and its SACK receiver.
+//! * DCSIM's baselines (DCSIM section 4.1): [`pfabric`] (host rate control), [`phost`]
+//!   (receiver token scheduler and sender), [`dcpim`] (matching in constant rounds per epoch).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
