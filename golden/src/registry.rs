@@ -15,7 +15,7 @@ pub struct GoldenScenario {
 }
 
 /// Every registered scenario: `scenarios::<family>::scenarios()` concatenated, in family
-/// order (rtl, reps, dcsim, switch, transport, lb).
+/// order (rtl, reps, dcsim, switch, transport, lb, baselines).
 pub fn all() -> Vec<GoldenScenario> {
     let mut v = Vec::new();
     v.extend(crate::scenarios::rtl::scenarios());
@@ -24,6 +24,7 @@ pub fn all() -> Vec<GoldenScenario> {
     v.extend(crate::scenarios::switch::scenarios());
     v.extend(crate::scenarios::transport::scenarios());
     v.extend(crate::scenarios::lb::scenarios());
+    v.extend(crate::scenarios::baselines::scenarios());
     v
 }
 
@@ -55,5 +56,16 @@ mod tests {
         }
         assert!(find(names[0]).is_some());
         assert!(find("no_such_scenario").is_none());
+    }
+
+    /// The one determinism test for every registered scenario (all families): two runs from
+    /// scratch give equal traces, and the trace header carries the registry's description.
+    #[test]
+    fn every_scenario_is_deterministic_and_self_describing() {
+        for s in all() {
+            let t = (s.run)();
+            assert_eq!(t, (s.run)(), "{} is not deterministic", s.name);
+            assert_eq!(t.header.description, s.description, "{}", s.name);
+        }
     }
 }

@@ -8,12 +8,17 @@
 //!   flowlet switching, MPRDMA, MPTCP-like, BitMap.
 //! * [`transport`]: the baseline DCTCP-style window CC sender (out-of-order tolerant, SACK,
 //!   RTO, trimming NACKs) and its SACK receiver.
+//! * DCSIM's baselines (DCSIM section 4.1): [`pfabric`] (host rate control), [`phost`]
+//!   (receiver token scheduler and sender), [`dcpim`] (matching in constant rounds per epoch).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod dcpim;
 pub mod dcsim;
 pub mod lb;
+pub mod pfabric;
+pub mod phost;
 pub mod reps;
 pub mod transport;
 
@@ -42,6 +47,13 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         dcsim::BUDGET_ROWS[2],
         dcsim::BUDGET_ROWS[3],
         dcsim::BUDGET_ROWS[4],
+        phost::BUDGET_ROWS[0],
+        phost::BUDGET_ROWS[1],
+        rtl_models::BudgetRow::of::<pfabric::PfabricRate>("nic"),
+        rtl_models::BudgetRow {
+            block: "dcPIM matching engine, 128 hosts",
+            ..rtl_models::BudgetRow::of::<dcpim::DcpimMatcher<128>>("nic")
+        },
     ];
     ROWS
 }

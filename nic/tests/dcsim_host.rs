@@ -304,11 +304,7 @@ proptest! {
         for o in &ops {
             w.apply(o)?;
         }
-        let mut a = w.host.clone();
-        let mut b = w.host.clone();
-        a.advance(n);
-        for _ in 0..n { b.tick(); }
-        prop_assert!(a == b, "advance({n}) differs from {n} ticks");
+        rtl_models::testing::assert_advance_eq_ticks(&w.host, n);
     }
 }
 

@@ -61,6 +61,20 @@ pub const fn bits_for(max: u64) -> u32 {
     u64::BITS - max.leading_zeros()
 }
 
+/// Width in bits of field `$field` of type `$ty` as the model stores it (the size of the
+/// field's type), usable in `const` assertions. Budget asserts compare
+/// [`StateBudget::BITS`] with the fields themselves, so changing a field's type breaks the
+/// build: `const _: () = assert!(Ops::BITS == field_bits!(Ops, mask));`.
+#[macro_export]
+macro_rules! field_bits {
+    ($ty:ty, $field:ident) => {{
+        const fn bits<S, F>(_: fn(&S) -> &F) -> u32 {
+            (::core::mem::size_of::<F>() * 8) as u32
+        }
+        bits::<$ty, _>(|s: &$ty| &s.$field)
+    }};
+}
+
 #[cfg(test)]
 mod bits_for_tests {
     use super::bits_for;
@@ -72,5 +86,18 @@ mod bits_for_tests {
         assert_eq!(bits_for(7), 3);
         assert_eq!(bits_for(8), 4);
         assert_eq!(bits_for(u64::MAX), 64);
+    }
+
+    #[allow(dead_code)]
+    struct Regs {
+        a: u16,
+        b: Option<u64>,
+        c: [u8; 3],
+    }
+    const _: () = assert!(field_bits!(Regs, a) == 16 && field_bits!(Regs, c) == 24);
+
+    #[test]
+    fn field_widths() {
+        assert_eq!(field_bits!(Regs, b), 128);
     }
 }

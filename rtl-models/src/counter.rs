@@ -183,11 +183,7 @@ mod tests {
 
         #[test]
         fn advance_equals_idle_ticks(v in 0u64..1000, n in 0u64..200) {
-            let mut a = SatCounter::<9>::with_value(v);
-            let mut b = a;
-            a.advance(n);
-            for _ in 0..n { b.tick(); }
-            prop_assert_eq!(a, b);
+            crate::testing::assert_advance_eq_ticks(&SatCounter::<9>::with_value(v), n);
         }
     }
 }

@@ -26,6 +26,9 @@ pub mod fixed;
 pub mod lfsr;
 pub mod phantom;
 pub mod red;
+pub mod round_robin;
+#[doc(hidden)]
+pub mod testing;
 pub mod token_bucket;
 
 pub use budget::{BudgetRow, StateBudget};
@@ -38,6 +41,7 @@ pub use fixed::Rate;
 pub use lfsr::{Lfsr32, RandomSource};
 pub use phantom::{PhantomConfig, PhantomQueue};
 pub use red::{RedConfig, RedMarker};
+pub use round_robin::RoundRobinArbiter;
 pub use token_bucket::TokenBucket;
 
 /// State budgets of every rtl-models block, for `dcfab budget`.
@@ -47,6 +51,7 @@ pub fn budgets() -> &'static [BudgetRow] {
         BudgetRow::of::<TokenBucket>("rtl-models"),
         BudgetRow::of::<PhantomQueue>("rtl-models"),
         BudgetRow::of::<RedMarker>("rtl-models"),
+        BudgetRow::of::<RoundRobinArbiter<16>>("rtl-models"),
     ];
     ROWS
 }

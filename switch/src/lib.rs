@@ -9,6 +9,7 @@
 pub mod adaptive_routing;
 pub mod dcsim;
 pub mod output_port;
+pub mod pfabric;
 
 /// State budgets of every switch block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
@@ -18,6 +19,10 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         rtl_models::BudgetRow {
             block: "Adaptive RoCE uplink selector, 8 uplinks (16-bit load each)",
             ..rtl_models::BudgetRow::of::<adaptive_routing::AdaptiveRouting8>("switch")
+        },
+        rtl_models::BudgetRow {
+            block: "pFabric port, 24 packets (priority buffer + serializer)",
+            ..rtl_models::BudgetRow::of::<pfabric::PfabricPort<24>>("switch")
         },
         rtl_models::BudgetRow {
             block: "Output port, 256 descriptors (ctl + data/header FIFOs + serializer)",

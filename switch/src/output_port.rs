@@ -57,6 +57,7 @@
 //!   header FIFO, served before any data packet at the next packet boundary.
 
 use rtl_models::budget::StateBudget;
+use rtl_models::field_bits;
 use rtl_models::{
     Clocked, ConfigError, Cycles, Fifo, Lfsr32, PhantomQueue, RandomSource, RedMarker,
 };
@@ -378,10 +379,17 @@ impl StateBudget for OutputPortCtl {
     const BITS: u32 = 64 + 32 + PhantomQueue::BITS + 3 * 64 + RedMarker::BITS;
     const UNIT: &'static str = "per port";
 }
-// Packed form: occupancy registers, the phantom level and three 64-bit counters.
+// Packed form: the occupancy registers, the phantom level and the three counters, each as
+// wide as the model's field (a wider field breaks the build).
 const _: () = assert!(
     OutputPortCtl::BITS
-        == u64::BITS + u32::BITS + PhantomQueue::BITS + 3 * u64::BITS + RedMarker::BITS
+        == field_bits!(OutputPortCtl, occ_bytes)
+            + field_bits!(OutputPortCtl, occ_pkts)
+            + PhantomQueue::BITS
+            + field_bits!(OutputPortCtl, drops)
+            + field_bits!(OutputPortCtl, trims)
+            + field_bits!(OutputPortCtl, marks)
+            + RedMarker::BITS
 );
 const _: () = assert!(OutputPortCtl::BITS == 352);
 
@@ -652,9 +660,21 @@ impl<const N: usize> StateBudget for OutputPort<N> {
         + 64;
     const UNIT: &'static str = "per port";
 }
-// Packed form of a 256-descriptor port: each FIFO is 256 x (33 + 32) + 8 + 9 + 64 + 32 bits.
+// Packed form of a 256-descriptor port: each FIFO is 256 x (33 + 32) + 8 + 9 + 64 + 32 bits;
+// the busy counter, the LFSR and the header-drop counter are as wide as the model's fields.
 const _: () = assert!(
     OutputPort::<256>::BITS == 352 + 2 * (256 * 65 + 8 + 9 + 64 + 32) + 32 + 66 + 1 + 32 + 64
+);
+const _: () = assert!(
+    OutputPort::<256>::BITS
+        == OutputPortCtl::BITS
+            + 2 * <Fifo<Slot, 256> as StateBudget>::BITS
+            + field_bits!(OutputPort<256>, busy)
+            + PacketDesc::BITS
+            + 1
+            + field_bits!(OutputPort<256>, rng)
+            + field_bits!(OutputPort<256>, header_drops)
+        && PacketDesc::BITS == field_bits!(PacketDesc, id) + field_bits!(PacketDesc, bytes) + 1 + 1
 );
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Golden scenarios, one file per block family. Each exposes
 //! `pub fn scenarios() -> Vec<GoldenScenario>`; [`crate::registry::all`] concatenates them.
 
+pub mod baselines;
 pub mod dcsim;
 pub mod lb;
 pub mod reps;

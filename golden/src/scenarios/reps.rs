@@ -267,7 +267,5 @@ mod tests {
         assert!(values(&t, "word")
             .iter()
             .all(|v| v.as_str().unwrap().len() == 50));
-        // Deterministic.
-        assert_eq!(t, reps_scripted());
     }
 }

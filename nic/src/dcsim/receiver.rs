@@ -316,13 +316,7 @@ mod tests {
                     r.take_ack();
                 }
             }
-            let mut a = r.clone();
-            let mut b = r;
-            a.advance(n);
-            for _ in 0..n {
-                b.tick();
-            }
-            proptest::prop_assert_eq!(a, b);
+            rtl_models::testing::assert_advance_eq_ticks(&r, n);
         }
     }
 

@@ -94,7 +94,12 @@ impl StateBudget for Ecmp {
     const BITS: u32 = 16;
     const UNIT: &'static str = "per connection";
 }
-const _: () = assert!(core::mem::size_of::<[u8; 2]>() * 8 == Ecmp::BITS as usize);
+// Packed form: the EV register is the block's only field and fills the packed bytes.
+const _: () = assert!(
+    Ecmp::BITS == rtl_models::field_bits!(Ecmp, ev)
+        && Ecmp::BITS as usize == 8 * core::mem::size_of::<Ecmp>()
+        && Ecmp::BITS as usize == 8 * Ecmp::with_ev(0).pack().len()
+);
 
 #[cfg(test)]
 mod tests {
@@ -136,11 +141,7 @@ mod tests {
 
         #[test]
         fn advance_equals_idle_ticks(ev in any::<u16>(), n in 0u64..2000) {
-            let mut a = Ecmp::with_ev(ev);
-            let mut b = a;
-            a.advance(n);
-            for _ in 0..n { b.tick(); }
-            prop_assert_eq!(a, b);
+            rtl_models::testing::assert_advance_eq_ticks(&Ecmp::with_ev(ev), n);
         }
     }
 }

@@ -76,7 +76,12 @@ impl StateBudget for Ops {
     const BITS: u32 = 16;
     const UNIT: &'static str = "per connection";
 }
-const _: () = assert!(core::mem::size_of::<[u8; 2]>() * 8 == Ops::BITS as usize);
+// Packed form: the mask register is the block's only field and fills the packed bytes.
+const _: () = assert!(
+    Ops::BITS == rtl_models::field_bits!(Ops, mask)
+        && Ops::BITS as usize == 8 * core::mem::size_of::<Ops>()
+        && Ops::BITS as usize == 8 * Ops::new(1).pack().len()
+);
 
 #[cfg(test)]
 mod tests {
@@ -117,11 +122,7 @@ mod tests {
 
         #[test]
         fn advance_equals_idle_ticks(bits in 1u32..=16, n in 0u64..2000) {
-            let mut a = Ops::new(bits);
-            let mut b = a;
-            a.advance(n);
-            for _ in 0..n { b.tick(); }
-            prop_assert_eq!(a, b);
+            rtl_models::testing::assert_advance_eq_ticks(&Ops::new(bits), n);
         }
     }
 }

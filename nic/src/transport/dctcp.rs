@@ -926,10 +926,7 @@ mod tests {
             let mut a = DctcpSender::<1>::new(cfg(), 20 * MTU as u64, 3).unwrap();
             for _ in 0..n_send { a.next_packet(); a.tick(); }
             for p in 0..acks { a.on_ack(&ack(p, 0, p == 1)); }
-            let mut b = a.clone();
-            a.advance(n);
-            for _ in 0..n { b.tick(); }
-            prop_assert_eq!(a, b);
+            rtl_models::testing::assert_advance_eq_ticks(&a, n);
         }
     }
 }

@@ -1,0 +1,304 @@
+//! pHost receiver: the token scheduler (pHost section 3.2 "receiver", DCSIM section 5).
+//!
+//! ```text
+//!   on_rts(flow, size, free) --> flows[F]: (flow, to_grant, pending, silent, downgraded)
+//!   on_data(flow)            --> pending -= 1, silent = 0
+//!   tick:  per flow: downgraded -= 1, or silent += 1 while tokens are pending;
+//!          silent >= downgrade_timeout: pending tokens back to to_grant, downgraded
+//!          for downgrade_cycles (pHost: an unresponsive sender is downgraded);
+//!          wait -= 1; wait == 0 and the token register free:
+//!          token to argmin to_grant over eligible flows (SRPT), wait = token_interval
+//!   take_token() <-- the token register (one token per token_interval: line rate)
+//! ```
+//!
+//! A flow is eligible when it has packets left to grant and is not downgraded. A flow
+//! leaves the table when nothing is left to grant or pending. Units: cycles, packets.
+
+use rtl_models::budget::StateBudget;
+use rtl_models::{field_bits, Clocked, ConfigError, Cycles};
+
+use super::Token;
+
+/// Receiver timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PhostReceiverConfig {
+    /// Cycles between tokens: one MTU transmission time at line rate (>= 1).
+    pub token_interval: u32,
+    /// Cycles a token stays valid after the cycle it is sent in (pHost: about 1.5 MTU
+    /// times; >= 1).
+    pub token_ttl: u32,
+    /// Cycles without DATA while tokens are pending before the flow is downgraded (>= 1).
+    pub downgrade_timeout: u32,
+    /// Cycles a downgraded flow gets no tokens.
+    pub downgrade_cycles: u32,
+}
+
+impl PhostReceiverConfig {
+    /// Check the configuration; the error names the bad field.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if self.token_interval == 0 {
+            return Err(ConfigError::new(
+                "token_interval",
+                "must be at least 1 cycle",
+            ));
+        }
+        if self.token_ttl == 0 {
+            return Err(ConfigError::new("token_ttl", "must be at least 1 cycle"));
+        }
+        if self.downgrade_timeout == 0 {
+            return Err(ConfigError::new(
+                "downgrade_timeout",
+                "must be at least 1 cycle",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One flow in the receiver's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RxFlow {
+    /// Flow identifier.
+    pub flow: u32,
+    /// Packets not yet granted a token (SRPT key).
+    pub to_grant: u32,
+    /// Tokens sent and not yet answered by DATA.
+    pub pending: u16,
+    /// Cycles since the last DATA while tokens are pending.
+    pub silent: u32,
+    /// Cycles left in the downgraded state (0: not downgraded).
+    pub downgraded: u32,
+}
+
+impl StateBudget for RxFlow {
+    const NAME: &'static str = "pHost receiver flow entry";
+    const BITS: u32 = 32 + 32 + 16 + 32 + 32;
+    const UNIT: &'static str = "per flow";
+}
+const _: () = assert!(
+    RxFlow::BITS
+        == field_bits!(RxFlow, flow)
+            + field_bits!(RxFlow, to_grant)
+            + field_bits!(RxFlow, pending)
+            + field_bits!(RxFlow, silent)
+            + field_bits!(RxFlow, downgraded)
+);
+
+/// Why a flow could not be registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RtsRejected {
+    /// All `F` flow entries are in use (the RTS is dropped; the sender retries).
+    TableFull,
+}
+
+/// The pHost token scheduler of one receiver, for at most `F` concurrent flows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhostReceiver<const F: usize> {
+    cfg: PhostReceiverConfig,
+    flows: [Option<RxFlow>; F],
+    /// Cycles until the next token may be sent.
+    wait: u32,
+    /// The token register (taken by the NIC's control-packet queue).
+    token: Option<Token>,
+    /// Cycle count (token expiry stamps).
+    now: Cycles,
+    /// Downgrades so far.
+    downgrades: u64,
+}
+
+impl<const F: usize> PhostReceiver<F> {
+    /// An idle receiver; the error names the bad configuration field.
+    pub const fn new(cfg: PhostReceiverConfig) -> Result<Self, ConfigError> {
+        if let Err(e) = cfg.validate() {
+            return Err(e);
+        }
+        Ok(PhostReceiver {
+            cfg,
+            flows: [None; F],
+            wait: 0,
+            token: None,
+            now: 0,
+            downgrades: 0,
+        })
+    }
+
+    /// An RTS for `flow` of `size_pkts` packets, of which the first `free_pkts` come on
+    /// free tokens (pHost: the first BDP). A flow already known is left unchanged.
+    pub fn on_rts(&mut self, flow: u32, size_pkts: u32, free_pkts: u32) -> Result<(), RtsRejected> {
+        let to_grant = size_pkts.saturating_sub(free_pkts);
+        if to_grant == 0 || self.find(flow).is_some() {
+            return Ok(());
+        }
+        let slot = self
+            .flows
+            .iter_mut()
+            .find(|f| f.is_none())
+            .ok_or(RtsRejected::TableFull)?;
+        *slot = Some(RxFlow {
+            flow,
+            to_grant,
+            pending: 0,
+            silent: 0,
+            downgraded: 0,
+        });
+        Ok(())
+    }
+
+    /// A DATA of `flow` sent on a token arrived (free-token DATA needs no call).
+    pub fn on_data(&mut self, flow: u32) {
+        if let Some(i) = self.find(flow) {
+            let done = {
+                let Some(f) = self.flows[i].as_mut() else {
+                    return;
+                };
+                f.pending = f.pending.saturating_sub(1);
+                f.silent = 0;
+                f.pending == 0 && f.to_grant == 0
+            };
+            if done {
+                self.flows[i] = None;
+            }
+        }
+    }
+
+    /// The token sent this cycle, if any (taken: a second call gives `None`).
+    pub fn take_token(&mut self) -> Option<Token> {
+        self.token.take()
+    }
+
+    /// The flow table entry of `flow`.
+    pub fn flow(&self, flow: u32) -> Option<RxFlow> {
+        self.find(flow).and_then(|i| self.flows[i])
+    }
+
+    /// Active flows.
+    pub fn active(&self) -> impl Iterator<Item = &RxFlow> {
+        self.flows.iter().flatten()
+    }
+
+    /// Cycle count.
+    pub const fn now(&self) -> Cycles {
+        self.now
+    }
+
+    /// Downgrades so far.
+    pub const fn downgrades(&self) -> u64 {
+        self.downgrades
+    }
+
+    fn find(&self, flow: u32) -> Option<usize> {
+        self.flows
+            .iter()
+            .position(|f| matches!(f, Some(x) if x.flow == flow))
+    }
+
+    /// SRPT: the eligible flow with the fewest packets left to grant (ties: lowest slot).
+    fn srpt(&self) -> Option<usize> {
+        let mut best: Option<(usize, u32)> = None;
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(f) = f {
+                if f.to_grant > 0
+                    && f.downgraded == 0
+                    && !matches!(best, Some((_, b)) if b <= f.to_grant)
+                {
+                    best = Some((i, f.to_grant));
+                }
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// Cycles that can be skipped with no downgrade, no downgrade expiry and no token.
+    fn quiet_cycles(&self) -> u64 {
+        let mut m = u64::MAX;
+        for f in self.flows.iter().flatten() {
+            if f.downgraded > 0 {
+                m = m.min(f.downgraded as u64 - 1);
+            } else if f.pending > 0 {
+                // The timeout fires on the tick where silent + 1 reaches it.
+                m = m.min(self.cfg.downgrade_timeout.saturating_sub(f.silent + 1) as u64);
+            }
+        }
+        if self.token.is_none() && self.srpt().is_some() {
+            m = m.min(self.wait.saturating_sub(1) as u64);
+        }
+        m
+    }
+}
+
+impl<const F: usize> Clocked for PhostReceiver<F> {
+    fn tick(&mut self) {
+        for f in self.flows.iter_mut().flatten() {
+            if f.downgraded > 0 {
+                f.downgraded -= 1;
+            } else if f.pending > 0 {
+                f.silent += 1;
+                if f.silent >= self.cfg.downgrade_timeout {
+                    f.to_grant += f.pending as u32;
+                    f.pending = 0;
+                    f.silent = 0;
+                    f.downgraded = self.cfg.downgrade_cycles;
+                    self.downgrades += 1;
+                }
+            }
+        }
+        self.wait = self.wait.saturating_sub(1);
+        if self.wait == 0 && self.token.is_none() {
+            if let Some(i) = self.srpt() {
+                if let Some(f) = self.flows[i].as_mut() {
+                    f.to_grant -= 1;
+                    f.pending = f.pending.saturating_add(1);
+                    self.token = Some(Token {
+                        flow: f.flow,
+                        expiry: self.now + 1 + self.cfg.token_ttl as u64,
+                    });
+                    self.wait = self.cfg.token_interval;
+                }
+            }
+        }
+        self.now += 1;
+    }
+
+    /// Jumps over stretches with no event (no downgrade, expiry or token), ticks through
+    /// the events: O(events), not O(cycles).
+    fn advance(&mut self, cycles: Cycles) {
+        let mut n = cycles;
+        while n > 0 {
+            let m = self.quiet_cycles().min(n);
+            if m == 0 {
+                self.tick();
+                n -= 1;
+                continue;
+            }
+            for f in self.flows.iter_mut().flatten() {
+                if f.downgraded > 0 {
+                    f.downgraded -= m as u32;
+                } else if f.pending > 0 {
+                    f.silent += m as u32;
+                }
+            }
+            self.wait = self.wait.saturating_sub(m.min(u32::MAX as u64) as u32);
+            self.now += m;
+            n -= m;
+        }
+    }
+}
+
+impl<const F: usize> StateBudget for PhostReceiver<F> {
+    const NAME: &'static str = "pHost receiver token scheduler";
+    /// `F` flow entries with valid bits + token-interval counter + token register (flow,
+    /// expiry, valid) + cycle counter + downgrade counter. Timing is configuration.
+    const BITS: u32 = F as u32 * (RxFlow::BITS + 1) + 32 + (32 + 64 + 1) + 64 + 64;
+    const UNIT: &'static str = "per host";
+}
+const _: () = assert!(
+    PhostReceiver::<32>::BITS
+        == 32 * (RxFlow::BITS + 1)
+            + field_bits!(PhostReceiver<32>, wait)
+            + field_bits!(Token, flow)
+            + field_bits!(Token, expiry)
+            + 1
+            + field_bits!(PhostReceiver<32>, now)
+            + field_bits!(PhostReceiver<32>, downgrades)
+);

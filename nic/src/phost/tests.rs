@@ -1,0 +1,251 @@
+extern crate std;
+
+use super::receiver::RtsRejected;
+use super::*;
+use proptest::prelude::*;
+use rtl_models::testing::assert_advance_eq_ticks;
+use rtl_models::Clocked;
+use std::vec::Vec;
+
+const CFG: PhostReceiverConfig = PhostReceiverConfig {
+    token_interval: 4,
+    token_ttl: 12,
+    downgrade_timeout: 20,
+    downgrade_cycles: 30,
+};
+
+/// Sender and receiver wired back to back: tokens and DATA take `delay` cycles; the sender
+/// sends at most one packet per `token_interval` cycles (line rate). Returns per-flow
+/// packets delivered, and checks the token invariants on the way.
+fn exchange(
+    sizes: &[u32],
+    bdp: u32,
+    delay: u64,
+    cycles: u64,
+) -> (Vec<u32>, PhostReceiver<4>, PhostSender<4, 4>) {
+    let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
+    let mut tx = PhostSender::<4, 4>::new();
+    for (i, &s) in sizes.iter().enumerate() {
+        tx.open(i as u32, s, bdp).unwrap();
+    }
+    let mut delivered = std::vec![0u32; sizes.len()];
+    let mut to_tx: Vec<(u64, Token)> = Vec::new();
+    let mut to_rx: Vec<(u64, TxPacket)> = Vec::new();
+    for c in 0..cycles {
+        while let Some((f, s)) = tx.take_rts() {
+            rx.on_rts(f, s, s.min(bdp)).unwrap();
+        }
+        for (_, t) in to_tx.iter().filter(|(at, _)| *at == c) {
+            tx.on_token(*t);
+        }
+        for (_, p) in to_rx.iter().filter(|(at, _)| *at == c) {
+            delivered[p.flow as usize] += 1;
+            if !p.free {
+                rx.on_data(p.flow);
+            }
+        }
+        if c % CFG.token_interval as u64 == 0 {
+            if let Some(p) = tx.next_packet() {
+                if let Some(e) = p.token_expiry {
+                    assert!(e > tx.now(), "spent a token past its expiry");
+                }
+                to_rx.push((c + 1 + delay, p));
+            }
+        }
+        rx.tick();
+        tx.tick();
+        if let Some(t) = rx.take_token() {
+            to_tx.push((c + 1 + delay, t));
+        }
+        assert!(
+            tx.held().all(|t| t.expiry > tx.now()),
+            "a held token outlived its expiry"
+        );
+    }
+    (delivered, rx, tx)
+}
+
+#[test]
+fn srpt_order_free_tokens_and_completion() {
+    let (delivered, rx, tx) = exchange(&[12, 5], 2, 1, 400);
+    assert_eq!(delivered, std::vec![12, 5]);
+    assert_eq!(rx.active().count(), 0);
+    assert!(tx.flow(0).is_none() && tx.flow(1).is_none());
+    // The short flow is granted first: its 3 tokens come before any of the long flow's.
+    let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
+    rx.on_rts(0, 12, 2).unwrap();
+    rx.on_rts(1, 5, 2).unwrap();
+    rx.on_rts(2, 2, 2).unwrap(); // all free: no entry
+    assert_eq!(rx.active().count(), 2);
+    let mut order = Vec::new();
+    for _ in 0..20 {
+        rx.tick();
+        if let Some(t) = rx.take_token() {
+            order.push(t.flow);
+            rx.on_data(t.flow);
+        }
+    }
+    assert_eq!(order[..4], [1, 1, 1, 0]);
+}
+
+#[test]
+fn unresponsive_sender_is_downgraded() {
+    let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
+    rx.on_rts(7, 3, 0).unwrap();
+    rx.on_rts(8, 10, 0).unwrap();
+    let mut got = Vec::new();
+    let mut run = |rx: &mut PhostReceiver<4>, cycles| {
+        for _ in 0..cycles {
+            rx.tick();
+            if let Some(t) = rx.take_token() {
+                got.push(t.flow);
+                if t.flow == 8 {
+                    rx.on_data(8); // flow 7's sender never answers
+                }
+            }
+        }
+    };
+    run(&mut rx, 40);
+    // Flow 7 (SRPT) gets all 3 of its tokens; unanswered, they time out (cycle 20), its
+    // tokens go back to to_grant and it is downgraded while flow 8 is served.
+    assert_eq!(rx.downgrades(), 1);
+    let f7 = rx.flow(7).unwrap();
+    assert_eq!((f7.pending, f7.to_grant), (0, 3));
+    assert!(f7.downgraded > 0);
+    // After the downgrade (30 cycles) flow 7 is the SRPT choice again.
+    run(&mut rx, 30);
+    let got = got;
+    assert_eq!(got[..3], [7, 7, 7]);
+    let back = got
+        .iter()
+        .skip(3)
+        .position(|&f| f == 7)
+        .expect("flow 7 served again")
+        + 3;
+    assert!(
+        back >= 3 + 4 && got[3..back].iter().all(|&f| f == 8),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn errors_name_fields() {
+    let bad = PhostReceiverConfig {
+        token_interval: 0,
+        ..CFG
+    };
+    assert_eq!(
+        PhostReceiver::<2>::new(bad).unwrap_err().field,
+        "token_interval"
+    );
+    let bad = PhostReceiverConfig {
+        token_ttl: 0,
+        ..CFG
+    };
+    assert_eq!(PhostReceiver::<2>::new(bad).unwrap_err().field, "token_ttl");
+    let bad = PhostReceiverConfig {
+        downgrade_timeout: 0,
+        ..CFG
+    };
+    assert_eq!(
+        PhostReceiver::<2>::new(bad).unwrap_err().field,
+        "downgrade_timeout"
+    );
+    let mut tx = PhostSender::<1, 1>::new();
+    assert_eq!(tx.open(1, 0, 4).unwrap_err().field, "size_pkts");
+    tx.open(1, 3, 4).unwrap();
+    assert_eq!(tx.open(1, 3, 4).unwrap_err().field, "flow");
+    assert_eq!(tx.open(2, 3, 4).unwrap_err().field, "flow");
+    let mut rx = PhostReceiver::<1>::new(CFG).unwrap();
+    rx.on_rts(1, 9, 0).unwrap();
+    assert_eq!(rx.on_rts(2, 9, 0), Err(RtsRejected::TableFull));
+}
+
+#[test]
+fn tokens_expire_at_the_sender() {
+    let mut tx = PhostSender::<2, 2>::new();
+    tx.open(1, 10, 0).unwrap();
+    tx.on_token(Token { flow: 1, expiry: 3 });
+    tx.on_token(Token { flow: 1, expiry: 0 }); // dead on arrival
+    assert_eq!(tx.expired(), 1);
+    tx.advance(3);
+    assert_eq!(tx.held().count(), 0);
+    assert_eq!(tx.expired(), 2);
+    assert_eq!(tx.next_packet(), None);
+}
+
+fn rx_ops() -> impl Strategy<Value = Vec<(u8, u32, u64)>> {
+    proptest::collection::vec((0u8..3, 1u32..12, 0u64..30), 0..30)
+}
+
+/// Drive a receiver through random RTS / DATA / token takes with idle gaps.
+fn drive(ops: &[(u8, u32, u64)]) -> PhostReceiver<4> {
+    let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
+    for &(kind, x, gap) in ops {
+        match kind {
+            0 => {
+                let _ = rx.on_rts(x % 5, x, x % 3);
+            }
+            1 => rx.on_data(x % 5),
+            _ => {
+                rx.take_token();
+            }
+        }
+        rx.advance(gap);
+    }
+    rx
+}
+
+proptest! {
+    /// No token outlives its expiry: the sender never holds or spends an expired token,
+    /// whatever the flow sizes and delays; and every packet is delivered.
+    #[test]
+    fn no_token_outlives_its_expiry(sizes in proptest::collection::vec(1u32..20, 1..4), bdp in 0u32..4,
+                                    delay in 0u64..6) {
+        let (delivered, _, tx) = exchange(&sizes, bdp, delay, 2_000);
+        prop_assert!(tx.held().all(|t| t.expiry > tx.now()));
+        prop_assert_eq!(delivered, sizes);
+    }
+
+    /// Tokens come at most one per token_interval, each to an SRPT-minimal eligible flow.
+    #[test]
+    fn tokens_at_line_rate_in_srpt_order(ops in rx_ops()) {
+        let mut rx = drive(&ops);
+        rx.take_token();
+        let mut last: Option<u64> = None;
+        for _ in 0..200 {
+            let before: Vec<_> = rx.active().copied().collect();
+            rx.tick();
+            if let Some(t) = rx.take_token() {
+                if let Some(l) = last { prop_assert!(rx.now() - l >= CFG.token_interval as u64); }
+                last = Some(rx.now());
+                let f = before.iter().find(|f| f.flow == t.flow).unwrap();
+                // The edge first moves the per-flow timers (a downgrade ends or starts),
+                // then grants: the flows eligible at the grant, from the state before it.
+                let eligible: Vec<u32> = before.iter().filter(|b| {
+                    let grants = b.to_grant > 0;
+                    if b.downgraded > 0 { grants && b.downgraded == 1 }
+                    else { grants && !(b.pending > 0 && b.silent + 1 >= CFG.downgrade_timeout) }
+                }).map(|b| b.to_grant).collect();
+                prop_assert_eq!(Some(&f.to_grant), eligible.iter().min());
+                prop_assert_eq!(t.expiry, rx.now() + CFG.token_ttl as u64);
+            }
+        }
+    }
+
+    /// `advance(n)` equals `n` idle ticks from any reachable receiver state.
+    #[test]
+    fn receiver_advance_equals_idle_ticks(ops in rx_ops(), n in 0u64..300) {
+        assert_advance_eq_ticks(&drive(&ops), n);
+    }
+
+    /// `advance(n)` equals `n` idle ticks for the sender.
+    #[test]
+    fn sender_advance_equals_idle_ticks(toks in proptest::collection::vec((0u32..3, 0u64..50), 0..6), n in 0u64..60) {
+        let mut tx = PhostSender::<4, 4>::new();
+        tx.open(0, 9, 2).unwrap();
+        tx.open(1, 4, 2).unwrap();
+        for (flow, expiry) in toks { tx.on_token(Token { flow, expiry }); }
+        assert_advance_eq_ticks(&tx, n);
+    }
+}
