@@ -211,8 +211,80 @@ fn describe_toml_error(e: &toml::de::Error, text: &str) -> String {
     }
 }
 
+/// The sections of a scenario, each a table.
+const SECTIONS: [&str; 6] = [
+    "topology",
+    "transport",
+    "workload",
+    "output",
+    "skip",
+    "stop",
+];
+
+/// A value's kind and text as the user wrote it, e.g. "an array ([1, 2])".
+fn describe_value(v: &Value) -> String {
+    let kind = match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    };
+    let mut text = v.to_string();
+    if text.len() > 60 {
+        text.truncate(57);
+        text.push_str("...");
+    }
+    format!("{kind} ({text})")
+}
+
+/// Check the shape of the tree before serde reads it: every section is a table and
+/// `failures` is an array of tables, so `topology = [1, 2]` says so instead of serde's
+/// "invalid type: unit variant".
+fn check_shape(table: &Table) -> Result<()> {
+    for name in SECTIONS {
+        if let Some(v) = table.get(name) {
+            if !v.is_table() {
+                return Err(Error::field(
+                    name,
+                    format!(
+                        "got {}; expected a table: a [{name}] section, or {name}.FIELD = VALUE",
+                        describe_value(v)
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(v) = table.get("failures") {
+        let Some(list) = v.as_array() else {
+            return Err(Error::field(
+                "failures",
+                format!(
+                    "got {}; expected an array of tables ([[failures]] sections)",
+                    describe_value(v)
+                ),
+            ));
+        };
+        for (i, entry) in list.iter().enumerate() {
+            if !entry.is_table() {
+                return Err(Error::field(
+                    format!("failures[{i}]"),
+                    format!(
+                        "got {}; expected a table like {{ link = \"tor0.up0\", at_us = 10 }}",
+                        describe_value(entry)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Deserialize a table into a [`Scenario`]; errors name the field (`topology.radix: ...`).
 pub fn scenario_from_table(table: Table) -> Result<Scenario> {
+    check_shape(&table)?;
     // Array entries first, one by one, so an error names the entry (`failures[2].at_us`).
     if let Some(Value::Array(list)) = table.get("failures") {
         for (i, entry) in list.iter().enumerate() {
@@ -412,6 +484,29 @@ mod tests {
         let (f, p) = field(load(Source::BuiltIn, &["failures.3.at_us=1".into()]).unwrap_err());
         assert_eq!(f, "failures");
         assert!(p.contains("0 entries"), "{p}");
+    }
+
+    #[test]
+    fn wrong_shapes_name_the_section() {
+        let (f, p) = field(load(Source::BuiltIn, &["topology=[1, 2]".into()]).unwrap_err());
+        assert_eq!(f, "topology");
+        assert!(
+            p.contains("an array ([1, 2])") && p.contains("table"),
+            "{p}"
+        );
+        let (f, _) = field(load(Source::BuiltIn, &["stop=3".into()]).unwrap_err());
+        assert_eq!(f, "stop");
+        let (f, p) = field(load(Source::BuiltIn, &["failures=5".into()]).unwrap_err());
+        assert_eq!(f, "failures");
+        assert!(p.contains("array of tables"), "{p}");
+        let (f, _) = field(load(Source::BuiltIn, &["failures=[1]".into()]).unwrap_err());
+        assert_eq!(f, "failures[0]");
+        let (f, p) = field(load(Source::BuiltIn, &["topology.buffer=2.5".into()]).unwrap_err());
+        assert_eq!(f, "topology.buffer");
+        assert!(p.contains("got 2.5 (not a whole number of bytes)"), "{p}");
+        let (f, p) = field(load(Source::BuiltIn, &["workload.message=-1".into()]).unwrap_err());
+        assert_eq!(f, "workload.message");
+        assert!(p.contains("got -1 (negative)"), "{p}");
     }
 
     #[test]
