@@ -23,8 +23,8 @@ use crate::validate::{flow_count, host_count};
 use crate::workload::websearch_mean;
 
 /// Events per second of wall time assumed for the one-hour warning (conservative: the
-/// release build does about 1-3 million on one core, see `benches/README.md`).
-pub const EVENTS_PER_S: f64 = 500_000.0;
+/// release build measures 5.5-11 million on one core, `benches/README.md`).
+pub const EVENTS_PER_S: f64 = 2_000_000.0;
 /// Wall time above which a run is warned about, s.
 pub const WARN_WALL_S: f64 = 3600.0;
 /// Memory assumed available when `/proc/meminfo` cannot be read, bytes.
@@ -106,8 +106,12 @@ pub fn fmt_secs(s: f64) -> String {
         format!("{:.1} h", s / 3600.0)
     } else if s >= 60.0 {
         format!("{:.1} min", s / 60.0)
-    } else {
+    } else if s >= 1.0 {
         format!("{s:.1} s")
+    } else if s >= 1e-3 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{:.1} us", s * 1e6)
     }
 }
 
@@ -266,14 +270,14 @@ pub fn parse_meminfo(text: &str) -> Option<u64> {
 /// The one-line summary of an estimate (for warnings and `--dry-run`).
 pub fn describe(e: &Estimate) -> String {
     format!(
-        "{} flows, {:.3e} packets, {} of simulated time, {:.3e} events (~{} at {:.0}k events/s), \
+        "{} flows, {:.3e} packets, {} of simulated time, {:.3e} events (~{} at {:.0}M events/s), \
          ~{} of memory, ~{} of output",
         e.flows,
         e.packets,
         fmt_secs(e.sim_ps / 1e12),
         e.events,
         fmt_secs(e.wall_s),
-        EVENTS_PER_S / 1e3,
+        EVENTS_PER_S / 1e6,
         fmt_bytes(e.memory),
         fmt_bytes(e.output)
     )
@@ -294,7 +298,7 @@ pub fn check(s: &Scenario, available: u64) -> Result<Option<String>> {
                     "at load {} the {} web-search flows arrive over about {} of simulated \
                      time, more than the limit of 1000 s: raise workload.load or lower \
                      workload.flows",
-                    w.load,
+                    crate::units::num(w.load),
                     w.flows,
                     fmt_secs(e.workload_ps / 1e12)
                 ),

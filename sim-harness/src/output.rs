@@ -281,7 +281,8 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&parent).map_err(io_err(&parent))?;
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| out_err(target, format!("cannot create its parent directory: {e}")))?;
     loop {
         let n = N.fetch_add(1, Ordering::SeqCst);
         let dir = parent.join(format!(".{name}.partial-{}-{n}", std::process::id()));
@@ -294,7 +295,12 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
                 return Ok(dir);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(source) => return Err(io_err(&dir)(source)),
+            Err(e) => {
+                return Err(out_err(
+                    target,
+                    format!("cannot create a directory beside it to write into: {e}"),
+                ))
+            }
         }
     }
 }

@@ -344,10 +344,26 @@ fn field_error(e: &toml::de::Error) -> Error {
             }
         }
     }
+    let msg = too_large_integer(msg).unwrap_or_else(|| msg.to_string());
     match parent {
-        Some(p) => Error::field(p, msg.to_string()),
-        None => Error::field("scenario", msg.to_string()),
+        Some(p) => Error::field(p, msg),
+        None => Error::field("scenario", msg),
     }
+}
+
+/// serde's `invalid type: string "18446744073709551616", expected u64` for a number too
+/// large for a TOML integer (a `--set` value that is not TOML becomes a string): say so.
+fn too_large_integer(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("invalid type: string \"")?;
+    let (digits, expected) = rest.split_once("\", expected ")?;
+    let body = digits.strip_prefix('-').unwrap_or(digits);
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(format!(
+        "{digits} is too large for an integer (TOML integers are -9223372036854775808 to \
+         9223372036854775807); expected {expected}"
+    ))
 }
 
 /// Where a scenario comes from.
@@ -484,6 +500,22 @@ mod tests {
         let (f, p) = field(load(Source::BuiltIn, &["failures.3.at_us=1".into()]).unwrap_err());
         assert_eq!(f, "failures");
         assert!(p.contains("0 entries"), "{p}");
+    }
+
+    #[test]
+    fn too_large_integers_say_so() {
+        let (f, p) = field(
+            load(
+                Source::BuiltIn,
+                &["topology.link_delay_ns=18446744073709551616".into()],
+            )
+            .unwrap_err(),
+        );
+        assert_eq!(f, "topology.link_delay_ns");
+        assert!(
+            p.contains("too large for an integer") && p.contains("u64"),
+            "{p}"
+        );
     }
 
     #[test]

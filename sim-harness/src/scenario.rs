@@ -459,8 +459,18 @@ impl serde::de::Visitor<'_> for SizeVisitor {
     }
 
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Size, E> {
+        // `1e6` is a whole number of bytes written as a float: accept it.
+        if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
+            return self.visit_u64(v as u64);
+        }
+        let shown = crate::units::num(v);
+        if v < 0.0 {
+            return Err(E::custom(format!(
+                "got {shown} (negative); expected {SIZE_FORMS}"
+            )));
+        }
         Err(E::custom(format!(
-            "got {v} (not a whole number of bytes); expected {SIZE_FORMS}"
+            "got {shown} (not a whole number of bytes); expected {SIZE_FORMS}"
         )))
     }
 

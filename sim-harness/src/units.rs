@@ -35,6 +35,16 @@ pub const MAX_BDP: f64 = 1e6;
 /// Smallest non-zero sampling interval (`output.queue_sample_us`, `selection_bucket_us`), µs.
 pub const MIN_SAMPLE_US: f64 = 0.001;
 
+/// A number as the user would read it: `1e300`, not 301 digits; `0.5` as is.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-3..1e6).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 fn out_of_range(field: &str, value: impl std::fmt::Display, range: &str) -> Error {
     Error::field(field, format!("{value} is out of range: allowed {range}"))
 }
@@ -44,13 +54,13 @@ pub fn us_to_ps(field: &str, us: f64) -> Result<u64> {
     if !us.is_finite() {
         return Err(Error::field(
             field,
-            format!("must be a finite number of µs, got {us:?}"),
+            format!("must be a finite number of µs, got {}", num(us)),
         ));
     }
     if !(0.0..=MAX_TIME_US).contains(&us) {
         return Err(out_of_range(
             field,
-            format!("{us:?} us"),
+            format!("{} us", num(us)),
             "0 to 1e9 us (1000 s of simulated time)",
         ));
     }
@@ -76,7 +86,7 @@ pub fn check_gbps(field: &str, gbps: f64) -> Result<f64> {
     if !gbps.is_finite() || !(MIN_GBPS..=MAX_GBPS).contains(&gbps) {
         return Err(out_of_range(
             field,
-            format!("{gbps:?} Gb/s"),
+            format!("{} Gb/s", num(gbps)),
             "0.01 to 100000 Gb/s",
         ));
     }
@@ -97,9 +107,10 @@ pub fn gbps_to_ser_q32(field: &str, gbps: f64, max_packet_bytes: u32) -> Result<
         return Err(Error::field(
             field,
             format!(
-                "{gbps:?} Gb/s is too slow for {max_packet_bytes}-byte packets \
+                "{} Gb/s is too slow for {max_packet_bytes}-byte packets \
                  (transport.mtu + transport.header_bytes): at least {:.4} Gb/s \
                  (or smaller packets)",
+                num(gbps),
                 (min * 1e4).ceil() / 1e4
             ),
         ));
@@ -124,7 +135,7 @@ pub fn check_size(field: &str, s: Size) -> Result<Size> {
         Size::Bdp(m) if m.is_finite() && m > 0.0 && m <= MAX_BDP => Ok(s),
         Size::Bdp(m) => Err(out_of_range(
             field,
-            format!("{m:?}bdp"),
+            format!("{}bdp", num(m)),
             "more than 0 and at most 1000000 BDPs",
         )),
     }
@@ -149,7 +160,7 @@ pub fn size_bytes(field: &str, s: Size, bdp_bytes: u64) -> Result<u64> {
 pub fn describe_size(s: Size) -> String {
     match s {
         Size::Bytes(b) => format!("{b} bytes"),
-        Size::Bdp(m) => format!("{m:?}bdp"),
+        Size::Bdp(m) => format!("{}bdp", num(m)),
     }
 }
 
@@ -177,26 +188,34 @@ pub fn parse_size(s: &str) -> std::result::Result<Size, String> {
             "'{s}' is negative; sizes are 1 byte to 1 PB ({FORMS})"
         ));
     }
-    let split = lower
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(lower.len());
-    let (num, unit) = lower.split_at(split);
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size ({FORMS})"))?;
+    // A plain number, also in scientific notation ("1e6"), is bytes.
+    let (v, unit): (f64, &str) = match lower.parse::<f64>() {
+        Ok(v) => (v, ""),
+        Err(_) => {
+            let split = lower
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(lower.len());
+            let (number, unit) = lower.split_at(split);
+            let v = number
+                .parse()
+                .map_err(|_| format!("'{s}' is not a size ({FORMS})"))?;
+            (v, unit)
+        }
+    };
     let mult: f64 = match unit.trim() {
         "" | "b" => 1.0,
         "kb" => 1e3,
         "mb" => 1e6,
         "gb" => 1e9,
         "tb" => 1e12,
+        "pb" => 1e15,
         "kib" | "k" => 1024.0,
         "mib" | "m" => 1024.0 * 1024.0,
         "gib" | "g" => 1024.0 * 1024.0 * 1024.0,
         "tib" | "t" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         u => {
             return Err(format!(
-                "'{s}': unknown unit '{u}' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB or bdp)"
+                "'{s}': unknown unit '{u}' (use B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or bdp)"
             ))
         }
     };
@@ -250,6 +269,10 @@ mod tests {
     fn sizes() {
         assert_eq!(parse_size("8MiB"), Ok(Size::Bytes(8 << 20)));
         assert_eq!(parse_size("1TB"), Ok(Size::Bytes(1_000_000_000_000)));
+        assert_eq!(parse_size("1PB"), Ok(Size::Bytes(MAX_SIZE_BYTES)));
+        assert_eq!(parse_size("1e6"), Ok(Size::Bytes(1_000_000)));
+        assert!(parse_size("1e400").unwrap_err().contains("out of range"));
+        assert!(parse_size("nan").is_err() && parse_size("inf").is_err());
         let e = parse_size("20000000000GB").unwrap_err();
         assert!(e.contains("out of range") && e.contains("1 PB"), "{e}");
         let e = parse_size("-1").unwrap_err();

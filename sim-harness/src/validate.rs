@@ -146,13 +146,23 @@ fn problem_of(e: Error) -> String {
     }
 }
 
+/// A number as the user would read it: `1e308`, not 309 digits; `0.5` as is.
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-3..1e6).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 fn finite(field: &str, v: f64) -> Result<()> {
     if v.is_finite() {
         Ok(())
     } else {
         Err(Error::field(
             field,
-            format!("must be a finite number, got {v:?}"),
+            format!("must be a finite number, got {}", num(v)),
         ))
     }
 }
@@ -162,7 +172,10 @@ fn positive(field: &str, v: f64) -> Result<()> {
     if v > 0.0 {
         Ok(())
     } else {
-        Err(Error::field(field, format!("must be positive, got {v:?}")))
+        Err(Error::field(
+            field,
+            format!("must be positive, got {}", num(v)),
+        ))
     }
 }
 
@@ -173,7 +186,7 @@ fn non_negative(field: &str, v: f64) -> Result<()> {
     } else {
         Err(Error::field(
             field,
-            format!("must not be negative, got {v:?}"),
+            format!("must not be negative, got {}", num(v)),
         ))
     }
 }
@@ -240,7 +253,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             "topology.oversubscription",
             format!(
                 "must be at least 1.0 (downlinks : uplinks), got {}",
-                t.oversubscription
+                num(t.oversubscription)
             ),
         ));
     }
@@ -249,7 +262,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             "topology.oversubscription",
             format!(
                 "{} leaves a radix-{} ToR without an uplink (at most {})",
-                t.oversubscription,
+                num(t.oversubscription),
                 t.radix,
                 t.radix - 1
             ),
@@ -300,7 +313,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
         if !(0.0..=1.0).contains(&v) {
             return Err(Error::field(
                 field,
-                format!("must be a fraction of the buffer, 0 to 1, got {v}"),
+                format!("must be a fraction of the buffer, 0 to 1, got {}", num(v)),
             ));
         }
     }
@@ -310,7 +323,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             "topology.slow_core_fraction",
             format!(
                 "must be in (0, 1] (a fraction of link_gbps), got {}",
-                t.slow_core_fraction
+                num(t.slow_core_fraction)
             ),
         ));
     }
@@ -320,8 +333,9 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             Error::field(
                 "topology.slow_core_fraction",
                 format!(
-                    "{} x topology.link_gbps = {slow} Gb/s for the slowed spines: {}",
-                    t.slow_core_fraction,
+                    "{} x topology.link_gbps = {} Gb/s for the slowed spines: {}",
+                    num(t.slow_core_fraction),
+                    num(slow),
                     problem_of(e)
                 ),
             )
@@ -330,7 +344,11 @@ fn check_topology(s: &Scenario) -> Result<u64> {
     if t.ecn_kmin > t.ecn_kmax {
         return Err(Error::field(
             "topology.ecn_kmin",
-            format!("{} is above topology.ecn_kmax = {}", t.ecn_kmin, t.ecn_kmax),
+            format!(
+                "{} is above topology.ecn_kmax = {}",
+                num(t.ecn_kmin),
+                num(t.ecn_kmax)
+            ),
         ));
     }
     Ok(hosts)
@@ -353,7 +371,7 @@ fn check_transport(t: &Transport) -> Result<()> {
             "transport.rto_us",
             format!(
                 "{} us is out of range: allowed 0.001 to {MAX_RTO_US} us (below 2^31 NIC cycles)",
-                t.rto_us
+                num(t.rto_us)
             ),
         ));
     }
@@ -389,7 +407,7 @@ fn check_dcsim(t: &Transport) -> Result<()> {
             "transport.dcsim_fraction",
             format!(
                 "must be a fraction of RTT_max, 0 to 1, got {}",
-                t.dcsim_fraction
+                num(t.dcsim_fraction)
             ),
         ));
     }
@@ -414,7 +432,7 @@ fn check_dcsim(t: &Transport) -> Result<()> {
             "transport.dcsim_h",
             format!(
                 "{} is out of range: allowed more than 0 and at most 1000",
-                t.dcsim_h
+                num(t.dcsim_h)
             ),
         ));
     }
@@ -464,7 +482,7 @@ fn check_dcsim(t: &Transport) -> Result<()> {
             "transport.dcsim_ack_interval_rtts",
             format!(
                 "{} is out of range: allowed more than 0 and at most 1000 RTTs",
-                t.dcsim_ack_interval_rtts
+                num(t.dcsim_ack_interval_rtts)
             ),
         ));
     }
@@ -479,7 +497,7 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
             "workload.load",
             format!(
                 "must be in (0, 1] (fraction of the host link rate), got {}",
-                w.load
+                num(w.load)
             ),
         ));
     }
@@ -593,8 +611,15 @@ fn check_rest(s: &Scenario) -> Result<()> {
             "transport.reps_freezing_timeout_us",
             format!(
                 "must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {}",
-                s.transport.reps_freezing_timeout_us
+                num(s.transport.reps_freezing_timeout_us)
             ),
+        ));
+    }
+    if s.output.trace {
+        return Err(Error::field(
+            "output.trace",
+            "packet traces of fabric runs are not supported yet: set it to false \
+             (`dcfab trace` exports the block-level golden traces)",
         ));
     }
     finite("skip.theta", s.skip.theta)?;
@@ -603,7 +628,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
             "skip.theta",
             format!(
                 "must be between 0 and 1 (exclusive; a relative rate variation), got {}",
-                s.skip.theta
+                num(s.skip.theta)
             ),
         ));
     }
@@ -774,6 +799,29 @@ mod tests {
                 Box::new(|s| s.transport.reps_freezing_timeout_us = 3e6),
             ),
             ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
+            ("output.trace", Box::new(|s| s.output.trace = true)),
+            (
+                "topology.link_delay_ns",
+                Box::new(|s| s.topology.link_delay_ns = 18_446_744_073_709_552),
+            ),
+            (
+                "topology.switch_latency_ns",
+                Box::new(|s| s.topology.switch_latency_ns = u64::MAX),
+            ),
+            (
+                "topology.link_gbps",
+                Box::new(|s| s.topology.link_gbps = 0.005),
+            ),
+            ("transport.rto_us", Box::new(|s| s.transport.rto_us = 3e6)),
+            (
+                "workload.message",
+                Box::new(|s| s.workload.message = Size::Bytes(u64::MAX)),
+            ),
+            ("stop.max_time_us", Box::new(|s| s.stop.max_time_us = 1e10)),
+            (
+                "output.queue_sample_us",
+                Box::new(|s| s.output.queue_sample_us = 1e-6),
+            ),
         ];
         for (field, mutate) in cases {
             let mut s = Scenario::default();
