@@ -432,3 +432,40 @@ fn validation_tells_the_truth() {
     );
     assert!(line.contains("none of the"), "{line}");
 }
+
+/// Class 5 for sweeps: a second sweep into the same directory replaces the first as a whole
+/// (a run directory of the first sweep that the second lacks does not survive).
+#[test]
+fn a_second_sweep_replaces_the_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("sw");
+    let sweep = |seeds: &str| {
+        let mut args = vec![
+            "sweep",
+            "--quiet",
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        for s in &TINY {
+            args.push("--set");
+            args.push(s);
+        }
+        args.push("--grid");
+        args.push(seeds);
+        dcfab(&args)
+    };
+    let first = sweep("seed=1,2,3");
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(names(&out).len(), 4, "{:?}", names(&out));
+    let second = sweep("seed=7");
+    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(names(&out), ["0-seed=7", "sweep.csv"]);
+    assert_eq!(names(tmp.path()), ["sw"]);
+}
