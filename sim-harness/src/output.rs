@@ -283,6 +283,7 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
     };
     std::fs::create_dir_all(&parent)
         .map_err(|e| out_err(target, format!("cannot create its parent directory: {e}")))?;
+    remove_abandoned(&parent, &name);
     loop {
         let n = N.fetch_add(1, Ordering::SeqCst);
         let dir = parent.join(format!(".{name}.partial-{}-{n}", std::process::id()));
@@ -301,6 +302,36 @@ pub fn staging_dir(target: &Path) -> Result<PathBuf> {
                     format!("cannot create a directory beside it to write into: {e}"),
                 ))
             }
+        }
+    }
+}
+
+/// Remove `.<name>.partial-<pid>-<n>` and `.<name>.old-<pid>-<n>` directories in `parent`
+/// left by a process that no longer runs (killed while writing: SIGKILL, a second SIGTERM).
+/// Only where `/proc` tells which processes run; elsewhere nothing is removed.
+fn remove_abandoned(parent: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&format!(".{name}.")) else {
+            continue;
+        };
+        let Some(tail) = rest
+            .strip_prefix("partial-")
+            .or_else(|| rest.strip_prefix("old-"))
+        else {
+            continue;
+        };
+        let Some(pid) = tail.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -567,6 +598,33 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert_eq!(names, ["run"]);
+    }
+
+    #[test]
+    fn abandoned_staging_directories_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A pid that cannot run (above the kernel's pid_max limit of 2^22).
+        let dead = tmp.path().join(".run.partial-4294967-0");
+        let other = tmp.path().join(".other.partial-4294967-0");
+        std::fs::create_dir_all(&dead).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        write_run(
+            &tmp.path().join("run"),
+            &Scenario::default(),
+            &result(),
+            false,
+        )
+        .unwrap();
+        if Path::new("/proc/self").exists() {
+            assert!(
+                !dead.exists(),
+                "the dead process's staging directory is removed"
+            );
+        }
+        assert!(
+            other.exists(),
+            "another target's directories are left alone"
+        );
     }
 
     #[test]
