@@ -25,6 +25,10 @@ pub const MAX_FLOWS: u64 = 10_000_000;
 pub const MIN_MTU: u32 = 64;
 /// Largest MTU.
 pub const MAX_MTU: u32 = 65_536;
+/// Largest `transport.header_bytes` (the simulator's limit, checked again when it builds).
+pub const MAX_HEADER_BYTES: u32 = 4096;
+/// Largest number of DATA packets in one message (the NICs number packets in 31 bits).
+pub const MAX_MESSAGE_PACKETS: u64 = 1 << 31;
 /// Largest entropy-value width (REPS and the UE header carry 16-bit EVs).
 pub const MAX_EVS_BITS: u32 = 16;
 /// Bound (exclusive) of `transport.reps_freezing_timeout_us`: REPS keeps `exitFreezingMode`
@@ -135,7 +139,7 @@ pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
 /// The largest packet on the wire: a DATA of `mtu + header_bytes` (each capped at its
 /// limit, so an out-of-range MTU is reported on its own field).
 fn largest_packet(t: &Transport) -> u32 {
-    t.mtu.min(MAX_MTU) + t.header_bytes.min(MAX_MTU)
+    t.mtu.min(MAX_MTU) + t.header_bytes.min(MAX_HEADER_BYTES)
 }
 
 /// The problem part of a field error.
@@ -376,11 +380,11 @@ fn check_transport(t: &Transport) -> Result<()> {
         ));
     }
     units::check_size("transport.init_cwnd", t.init_cwnd)?;
-    if !(1..=MAX_MTU).contains(&t.header_bytes) {
+    if !(1..=MAX_HEADER_BYTES).contains(&t.header_bytes) {
         return Err(Error::field(
             "transport.header_bytes",
             format!(
-                "must be between 1 and {MAX_MTU} bytes, got {}",
+                "must be between 1 and {MAX_HEADER_BYTES} bytes, got {}",
                 t.header_bytes
             ),
         ));
@@ -502,6 +506,20 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         ));
     }
     units::check_size("workload.message", w.message)?;
+    if let Size::Bytes(b) = w.message {
+        let mtu = u64::from(s.transport.mtu.max(1));
+        let packets = b.div_ceil(mtu);
+        if packets >= MAX_MESSAGE_PACKETS {
+            return Err(Error::field(
+                "workload.message",
+                format!(
+                    "{b} bytes is {packets} packets of transport.mtu = {mtu} bytes; a message \
+                     has fewer than 2^31 packets (at most {} bytes at this MTU)",
+                    (MAX_MESSAGE_PACKETS - 1) * mtu
+                ),
+            ));
+        }
+    }
     match w.kind {
         WorkloadKind::Incast => {
             if w.degree == 0 {
@@ -800,6 +818,14 @@ mod tests {
             ),
             ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
             ("output.trace", Box::new(|s| s.output.trace = true)),
+            (
+                "transport.header_bytes",
+                Box::new(|s| s.transport.header_bytes = 4097),
+            ),
+            (
+                "workload.message",
+                Box::new(|s| s.workload.message = Size::Bytes(1 << 50)),
+            ),
             (
                 "topology.link_delay_ns",
                 Box::new(|s| s.topology.link_delay_ns = 18_446_744_073_709_552),

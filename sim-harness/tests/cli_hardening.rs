@@ -85,11 +85,11 @@ fn unit_conversions_cannot_overflow() {
     );
     let line = expect_error(&dry(&["topology.link_gbps=0.005"]), "topology.link_gbps");
     assert!(line.contains("0.01 to 100000 Gb/s"), "{line}");
-    // 128 KiB packets at 0.01 Gb/s would overflow the Q32 serialization: refused.
+    // 68 KiB packets at 0.01 Gb/s would overflow the Q32 serialization: refused.
     let line = expect_error(
         &dry(&[
             "transport.mtu=65536",
-            "transport.header_bytes=65536",
+            "transport.header_bytes=4096",
             "topology.link_gbps=0.01",
         ]),
         "topology.link_gbps",
