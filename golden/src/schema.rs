@@ -139,9 +139,11 @@ impl Trace {
 
     /// Names of the signals in order of first appearance.
     pub fn signals(&self) -> Vec<&str> {
+        // A hash set, not a search of the list: linear in the records for any signal count.
+        let mut set = std::collections::HashSet::new();
         let mut seen: Vec<&str> = Vec::new();
         for r in &self.records {
-            if !seen.contains(&r.signal.as_str()) {
+            if set.insert(r.signal.as_str()) {
                 seen.push(&r.signal);
             }
         }

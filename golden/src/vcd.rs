@@ -34,7 +34,7 @@
 
 use crate::schema::Trace;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
 /// Options of [`write_vcd_with`].
@@ -185,10 +185,12 @@ fn change(kind: VarKind, v: &Value, id: &str) -> String {
     }
 }
 
-/// Scope tree of variables: child scopes (in first-appearance order) and variables.
+/// Scope tree of variables: child scopes (in first-appearance order, found by a hash
+/// index so a scope of many children is built in linear time) and variables.
 #[derive(Default)]
 struct Scope {
     children: Vec<(String, Scope)>,
+    index: HashMap<String, usize>,
     vars: Vec<usize>,
 }
 
@@ -197,10 +199,11 @@ impl Scope {
         match path.split_first() {
             None => self.vars.push(var),
             Some((head, rest)) => {
-                let pos = match self.children.iter().position(|(n, _)| n == head) {
-                    Some(p) => p,
+                let pos = match self.index.get(*head) {
+                    Some(&p) => p,
                     None => {
                         self.children.push((head.to_string(), Scope::default()));
+                        self.index.insert(head.to_string(), self.children.len() - 1);
                         self.children.len() - 1
                     }
                 };
@@ -260,20 +263,28 @@ pub fn write_vcd(trace: &Trace, out: &mut impl Write) -> io::Result<()> {
 /// Write `trace` as VCD with `opts` (forced widths).
 pub fn write_vcd_with(trace: &Trace, out: &mut impl Write, opts: &VcdOptions) -> io::Result<()> {
     let h = &trace.header;
-    // Variables in order of first appearance.
-    let names = trace.signals();
+    // One pass over the records: each record's variable index (variables in order of first
+    // appearance, found by hash) and each variable's values, so the export is linear in
+    // records + signals (it used to filter every record once per signal).
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut values: Vec<Vec<&Value>> = Vec::new();
+    let mut rec_var: Vec<usize> = Vec::with_capacity(trace.records.len());
+    for r in &trace.records {
+        let k = *index.entry(r.signal.as_str()).or_insert_with(|| {
+            names.push(r.signal.as_str());
+            values.push(Vec::new());
+            names.len() - 1
+        });
+        values[k].push(&r.value);
+        rec_var.push(k);
+    }
     let vars: Vec<Var> = names
         .iter()
+        .zip(&values)
         .enumerate()
-        .map(|(i, name)| {
-            let kind = classify(
-                trace
-                    .records
-                    .iter()
-                    .filter(|r| r.signal == *name)
-                    .map(|r| &r.value),
-                opts.widths.get(*name).copied(),
-            );
+        .map(|(i, (name, vals))| {
+            let kind = classify(vals.iter().copied(), opts.widths.get(*name).copied());
             Var {
                 name: name.to_string(),
                 leaf: name.rsplit('.').next().unwrap_or(name).to_string(),
@@ -281,11 +292,6 @@ pub fn write_vcd_with(trace: &Trace, out: &mut impl Write, opts: &VcdOptions) ->
                 id: id_code(i),
             }
         })
-        .collect();
-    let index: BTreeMap<&str, usize> = vars
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.name.as_str(), i))
         .collect();
 
     let period_ps = h.config.get("period_ps").and_then(Value::as_u64);
@@ -327,7 +333,7 @@ pub fn write_vcd_with(trace: &Trace, out: &mut impl Write, opts: &VcdOptions) ->
         let cycle = recs.get(i).map_or(0, |r| r.cycle);
         let mut latest: BTreeMap<usize, &Value> = BTreeMap::new();
         while i < recs.len() && recs[i].cycle == cycle {
-            latest.insert(index[recs[i].signal.as_str()], &recs[i].value);
+            latest.insert(rec_var[i], &recs[i].value);
             i += 1;
         }
         writeln!(out, "#{}", cycle.saturating_mul(mult))?;
@@ -378,6 +384,48 @@ mod tests {
         assert!(codes
             .iter()
             .all(|c| c.bytes().all(|b| (33..=126).contains(&b))));
+    }
+
+    /// 200k signals, half of them in 100k sibling scopes: the export is linear (a per-signal
+    /// scan of the records or of a scope's children would take minutes here, not a second).
+    #[test]
+    fn many_signals_export() {
+        use crate::schema::{Record, TraceHeader, SCHEMA_VERSION};
+        let n = 100_000u64;
+        let records = (0..n)
+            .flat_map(|i| {
+                [
+                    Record {
+                        cycle: i / 1000,
+                        signal: format!("s{i}"),
+                        value: json!(i),
+                    },
+                    Record {
+                        cycle: i / 1000,
+                        signal: format!("port{i}.q"),
+                        value: json!(i % 2 == 0),
+                    },
+                ]
+            })
+            .collect();
+        let trace = Trace {
+            header: TraceHeader {
+                schema_version: SCHEMA_VERSION,
+                block: "Big".into(),
+                config: json!({}),
+                seed: 0,
+                description: "many signals".into(),
+            },
+            records,
+        };
+        assert_eq!(trace.signals().len(), 2 * n as usize);
+        let text = to_vcd_string(&trace);
+        assert_eq!(text.matches("$var ").count(), 2 * n as usize);
+        assert_eq!(text.matches("$scope module port").count(), n as usize);
+        assert!(
+            text.contains("$var wire 17 "),
+            "widths come from each signal's own values"
+        );
     }
 
     #[test]

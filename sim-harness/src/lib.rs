@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+pub mod estimate;
 pub mod results;
 pub mod scenario;
 
@@ -23,6 +24,7 @@ pub mod packet;
 pub mod prefetch;
 pub mod run;
 pub mod topology;
+pub mod units;
 pub mod validate;
 pub mod workload;
 pub mod wormhole;

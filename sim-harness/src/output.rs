@@ -13,9 +13,9 @@
 //! Every file records the seed, the scenario name and the dcfab version: `summary.json` in
 //! its fields, each CSV in a first comment line `# dcfab_version=... scenario=... seed=...`
 //! (read with `pandas.read_csv(f, comment="#")`), `scenario.toml` in its header comment and
-//! its `name` / `seed` fields. Every file is written atomically: to a hidden temporary file
-//! in the same directory, flushed to disk, then renamed over the final name, so an
-//! interrupted run never leaves a half-written file.
+//! its `name` / `seed` fields. A run is written into a fresh hidden directory beside its
+//! target, which is then renamed into place as a whole ([`write_run`]): the directory always
+//! holds exactly one run, never a mix of two, and never a half-written file.
 
 use crate::error::{Error, Result};
 use crate::results::{FlowRecord, LinkRecord, QueueSample, RunResult, Summary, Table};
@@ -193,14 +193,205 @@ pub fn scenario_toml(s: &Scenario) -> Result<String> {
     ))
 }
 
-/// Write every output of a run into `dir` (created if missing). Returns the files written.
+/// Files whose presence marks a directory as a dcfab run or sweep (so `--out` may replace it).
+pub const RUN_MARKERS: [&str; 3] = ["summary.json", "scenario.toml", "sweep.csv"];
+
+fn out_err(target: &Path, problem: String) -> Error {
+    Error::Cli {
+        flag: "--out".into(),
+        problem: format!("{}: {problem}", target.display()),
+    }
+}
+
+/// Check that `target` may receive a run: it does not exist, or is an empty directory, or
+/// holds a previous dcfab run or sweep (a file of [`RUN_MARKERS`]). Any other directory
+/// (a home directory, a source tree) is refused rather than replaced.
+pub fn check_replaceable(target: &Path) -> Result<()> {
+    if target.file_name().is_none() {
+        return Err(out_err(
+            target,
+            "must name a directory (not '.', '..' or '/')".into(),
+        ));
+    }
+    let meta = match std::fs::symlink_metadata(target) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => return Err(io_err(target)(source)),
+    };
+    if !meta.is_dir() {
+        return Err(out_err(
+            target,
+            "exists and is not a directory; choose another --out".into(),
+        ));
+    }
+    let mut other = None;
+    for entry in std::fs::read_dir(target).map_err(io_err(target))? {
+        let name = entry
+            .map_err(io_err(target))?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if RUN_MARKERS.contains(&name.as_str()) {
+            return Ok(());
+        }
+        other.get_or_insert(name);
+    }
+    match other {
+        None => Ok(()),
+        Some(name) => Err(out_err(
+            target,
+            format!(
+                "exists and is not a dcfab output directory (it holds '{name}' and no \
+                 summary.json, scenario.toml or sweep.csv); a run replaces its whole \
+                 directory, so choose another --out or empty this one"
+            ),
+        )),
+    }
+}
+
+/// Staging directories of this process not yet committed or removed.
+static STAGING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn forget_staging(dir: &Path) {
+    STAGING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|d| d != dir);
+}
+
+/// Remove every staging directory this process is still writing (for an abort: a second
+/// Ctrl-C), so nothing half-written stays beside the targets.
+pub fn remove_staging_dirs() {
+    for dir in STAGING.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A fresh hidden directory beside `target` (`.<name>.partial-<pid>-<n>`) to write a run
+/// into before [`commit_dir`] moves it into place.
+pub fn staging_dir(target: &Path) -> Result<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let name = target
+        .file_name()
+        .ok_or_else(|| out_err(target, "must name a directory".into()))?
+        .to_string_lossy()
+        .into_owned();
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| out_err(target, format!("cannot create its parent directory: {e}")))?;
+    remove_abandoned(&parent, &name);
+    loop {
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = parent.join(format!(".{name}.partial-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => {
+                STAGING
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(dir.clone());
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(out_err(
+                    target,
+                    format!("cannot create a directory beside it to write into: {e}"),
+                ))
+            }
+        }
+    }
+}
+
+/// Remove `.<name>.partial-<pid>-<n>` and `.<name>.old-<pid>-<n>` directories in `parent`
+/// left by a process that no longer runs (killed while writing: SIGKILL, a second SIGTERM).
+/// Only where `/proc` tells which processes run; elsewhere nothing is removed.
+fn remove_abandoned(parent: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&format!(".{name}.")) else {
+            continue;
+        };
+        let Some(tail) = rest
+            .strip_prefix("partial-")
+            .or_else(|| rest.strip_prefix("old-"))
+        else {
+            continue;
+        };
+        let Some(pid) = tail.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Move the finished `staging` directory to `target`, replacing whatever run was there as a
+/// whole: the old directory is renamed aside, the new one renamed in, the old one removed.
+/// `target` therefore always holds one complete run (between the two renames it is briefly
+/// absent; a kill there leaves the old run as `.<name>.old-<pid>-<n>` beside it).
+pub fn commit_dir(staging: &Path, target: &Path) -> Result<()> {
+    forget_staging(staging);
+    if std::fs::symlink_metadata(target).is_err() {
+        return std::fs::rename(staging, target).map_err(io_err(target));
+    }
+    let old = {
+        let s = staging.to_string_lossy();
+        PathBuf::from(s.replacen(".partial-", ".old-", 1))
+    };
+    std::fs::rename(target, &old).map_err(io_err(target))?;
+    if let Err(source) = std::fs::rename(staging, target) {
+        // Put the previous run back rather than leave nothing.
+        let _ = std::fs::rename(&old, target);
+        return Err(io_err(target)(source));
+    }
+    std::fs::remove_dir_all(&old).map_err(io_err(&old))
+}
+
+/// Write every output of a run to `dir`, replacing any previous run there as a whole: the
+/// files go to a fresh [`staging_dir`] which [`commit_dir`] then moves into place, so `dir`
+/// never mixes two runs and a file this run does not write does not survive from the last
+/// one. Refuses a `dir` that is not a run directory ([`check_replaceable`]). Returns the
+/// files written (their final paths).
 pub fn write_run(
     dir: &Path,
     s: &Scenario,
     r: &RunResult,
     interrupted: bool,
 ) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    check_replaceable(dir)?;
+    let staging = staging_dir(dir)?;
+    let result = write_run_into(&staging, s, r, interrupted).and_then(|files| {
+        commit_dir(&staging, dir)?;
+        Ok(files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| dir.join(n)))
+            .collect())
+    });
+    if result.is_err() {
+        forget_staging(&staging);
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+/// Write every output of a run into the existing directory `dir` (no replacement logic).
+fn write_run_into(
+    dir: &Path,
+    s: &Scenario,
+    r: &RunResult,
+    interrupted: bool,
+) -> Result<Vec<PathBuf>> {
     let prov = provenance(s);
     let mut written = Vec::new();
     let mut put = |name: &str,
@@ -384,6 +575,72 @@ mod tests {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    }
+
+    #[test]
+    fn a_second_run_replaces_the_whole_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("run");
+        let s = Scenario::default();
+        write_run(&dir, &s, &result(), false).unwrap();
+        assert!(dir.join("collectives.csv").exists());
+        let mut r = result();
+        r.tables.clear();
+        let files = write_run(&dir, &s, &r, false).unwrap();
+        assert_eq!(files.len(), 5);
+        assert!(
+            !dir.join("collectives.csv").exists(),
+            "stale table survived"
+        );
+        // Nothing but the run is left beside it.
+        let names: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["run"]);
+    }
+
+    #[test]
+    fn abandoned_staging_directories_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A pid that cannot run (above the kernel's pid_max limit of 2^22).
+        let dead = tmp.path().join(".run.partial-4294967-0");
+        let other = tmp.path().join(".other.partial-4294967-0");
+        std::fs::create_dir_all(&dead).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        write_run(
+            &tmp.path().join("run"),
+            &Scenario::default(),
+            &result(),
+            false,
+        )
+        .unwrap();
+        if Path::new("/proc/self").exists() {
+            assert!(
+                !dead.exists(),
+                "the dead process's staging directory is removed"
+            );
+        }
+        assert!(
+            other.exists(),
+            "another target's directories are left alone"
+        );
+    }
+
+    #[test]
+    fn other_directories_are_not_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("notes.txt"), "mine").unwrap();
+        let e = write_run(tmp.path(), &Scenario::default(), &result(), false).unwrap_err();
+        assert!(
+            e.to_string().contains("not a dcfab output directory"),
+            "{e}"
+        );
+        assert!(tmp.path().join("notes.txt").exists());
+        let file = tmp.path().join("notes.txt");
+        assert!(check_replaceable(&file).is_err());
+        assert!(check_replaceable(Path::new(".")).is_err());
+        assert!(check_replaceable(&tmp.path().join("absent")).is_ok());
     }
 
     #[test]

@@ -211,8 +211,80 @@ fn describe_toml_error(e: &toml::de::Error, text: &str) -> String {
     }
 }
 
+/// The sections of a scenario, each a table.
+const SECTIONS: [&str; 6] = [
+    "topology",
+    "transport",
+    "workload",
+    "output",
+    "skip",
+    "stop",
+];
+
+/// A value's kind and text as the user wrote it, e.g. "an array ([1, 2])".
+fn describe_value(v: &Value) -> String {
+    let kind = match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    };
+    let mut text = v.to_string();
+    if text.len() > 60 {
+        text.truncate(57);
+        text.push_str("...");
+    }
+    format!("{kind} ({text})")
+}
+
+/// Check the shape of the tree before serde reads it: every section is a table and
+/// `failures` is an array of tables, so `topology = [1, 2]` says so instead of serde's
+/// "invalid type: unit variant".
+fn check_shape(table: &Table) -> Result<()> {
+    for name in SECTIONS {
+        if let Some(v) = table.get(name) {
+            if !v.is_table() {
+                return Err(Error::field(
+                    name,
+                    format!(
+                        "got {}; expected a table: a [{name}] section, or {name}.FIELD = VALUE",
+                        describe_value(v)
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(v) = table.get("failures") {
+        let Some(list) = v.as_array() else {
+            return Err(Error::field(
+                "failures",
+                format!(
+                    "got {}; expected an array of tables ([[failures]] sections)",
+                    describe_value(v)
+                ),
+            ));
+        };
+        for (i, entry) in list.iter().enumerate() {
+            if !entry.is_table() {
+                return Err(Error::field(
+                    format!("failures[{i}]"),
+                    format!(
+                        "got {}; expected a table like {{ link = \"tor0.up0\", at_us = 10 }}",
+                        describe_value(entry)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Deserialize a table into a [`Scenario`]; errors name the field (`topology.radix: ...`).
 pub fn scenario_from_table(table: Table) -> Result<Scenario> {
+    check_shape(&table)?;
     // Array entries first, one by one, so an error names the entry (`failures[2].at_us`).
     if let Some(Value::Array(list)) = table.get("failures") {
         for (i, entry) in list.iter().enumerate() {
@@ -272,10 +344,26 @@ fn field_error(e: &toml::de::Error) -> Error {
             }
         }
     }
+    let msg = too_large_integer(msg).unwrap_or_else(|| msg.to_string());
     match parent {
-        Some(p) => Error::field(p, msg.to_string()),
-        None => Error::field("scenario", msg.to_string()),
+        Some(p) => Error::field(p, msg),
+        None => Error::field("scenario", msg),
     }
+}
+
+/// serde's `invalid type: string "18446744073709551616", expected u64` for a number too
+/// large for a TOML integer (a `--set` value that is not TOML becomes a string): say so.
+fn too_large_integer(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("invalid type: string \"")?;
+    let (digits, expected) = rest.split_once("\", expected ")?;
+    let body = digits.strip_prefix('-').unwrap_or(digits);
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(format!(
+        "{digits} is too large for an integer (TOML integers are -9223372036854775808 to \
+         9223372036854775807); expected {expected}"
+    ))
 }
 
 /// Where a scenario comes from.
@@ -412,6 +500,45 @@ mod tests {
         let (f, p) = field(load(Source::BuiltIn, &["failures.3.at_us=1".into()]).unwrap_err());
         assert_eq!(f, "failures");
         assert!(p.contains("0 entries"), "{p}");
+    }
+
+    #[test]
+    fn too_large_integers_say_so() {
+        let (f, p) = field(
+            load(
+                Source::BuiltIn,
+                &["topology.link_delay_ns=18446744073709551616".into()],
+            )
+            .unwrap_err(),
+        );
+        assert_eq!(f, "topology.link_delay_ns");
+        assert!(
+            p.contains("too large for an integer") && p.contains("u64"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn wrong_shapes_name_the_section() {
+        let (f, p) = field(load(Source::BuiltIn, &["topology=[1, 2]".into()]).unwrap_err());
+        assert_eq!(f, "topology");
+        assert!(
+            p.contains("an array ([1, 2])") && p.contains("table"),
+            "{p}"
+        );
+        let (f, _) = field(load(Source::BuiltIn, &["stop=3".into()]).unwrap_err());
+        assert_eq!(f, "stop");
+        let (f, p) = field(load(Source::BuiltIn, &["failures=5".into()]).unwrap_err());
+        assert_eq!(f, "failures");
+        assert!(p.contains("array of tables"), "{p}");
+        let (f, _) = field(load(Source::BuiltIn, &["failures=[1]".into()]).unwrap_err());
+        assert_eq!(f, "failures[0]");
+        let (f, p) = field(load(Source::BuiltIn, &["topology.buffer=2.5".into()]).unwrap_err());
+        assert_eq!(f, "topology.buffer");
+        assert!(p.contains("got 2.5 (not a whole number of bytes)"), "{p}");
+        let (f, p) = field(load(Source::BuiltIn, &["workload.message=-1".into()]).unwrap_err());
+        assert_eq!(f, "workload.message");
+        assert!(p.contains("got -1 (negative)"), "{p}");
     }
 
     #[test]

@@ -17,12 +17,14 @@ pub struct RunControl<'a> {
 
 /// Run one scenario to completion (or to `stop.max_time_us`, or until interrupted).
 ///
-/// Validates the scenario, builds the fabric ([`crate::topology`]), the workload
+/// Validates the scenario, checks its estimated cost ([`crate::estimate::check`]), builds the fabric ([`crate::topology`]), the workload
 /// ([`crate::workload`]) and the engine ([`crate::engine::Sim`]), runs the event loop and
 /// returns every metric. Same scenario (same seed): bit-identical results, except the
 /// wall-clock fields (`wall_s`, `events_per_s`, `data_packets_per_s`).
 pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     crate::validate::validate(s)?;
+    // Refuse what cannot fit in memory (the CLI prints the long-run warning itself).
+    crate::estimate::check(s, crate::estimate::available_memory())?;
     let mut sim = crate::engine::Sim::build(s)?;
     sim.run(ctl);
     Ok(sim.results(s))

@@ -394,46 +394,9 @@ pub enum Size {
 }
 
 impl Size {
-    /// Parse "8MiB", "500KB", "9000", "1bdp", "2.5 BDP".
+    /// Parse "8MiB", "500KB", "9000", "1bdp", "2.5 BDP" (see [`crate::units::parse_size`]).
     pub fn parse(s: &str) -> Result<Size, String> {
-        let t = s.trim();
-        let lower = t.to_ascii_lowercase();
-        if let Some(n) = lower.strip_suffix("bdp") {
-            let v: f64 = n
-                .trim()
-                .parse()
-                .map_err(|_| format!("'{s}' is not a number of BDPs (e.g. \"1bdp\")"))?;
-            if !(v.is_finite() && v > 0.0) {
-                return Err(format!("'{s}' must be a positive number of BDPs"));
-            }
-            return Ok(Size::Bdp(v));
-        }
-        let split = lower
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(lower.len());
-        let (num, unit) = lower.split_at(split);
-        let v: f64 = num
-            .parse()
-            .map_err(|_| format!("'{s}' is not a size (e.g. \"8MiB\", \"500KB\", 4096)"))?;
-        let mult: f64 = match unit.trim() {
-            "" | "b" => 1.0,
-            "kb" => 1e3,
-            "mb" => 1e6,
-            "gb" => 1e9,
-            "kib" | "k" => 1024.0,
-            "mib" | "m" => 1024.0 * 1024.0,
-            "gib" | "g" => 1024.0 * 1024.0 * 1024.0,
-            u => {
-                return Err(format!(
-                    "'{s}': unknown unit '{u}' (use B, KB, MB, GB, KiB, MiB, GiB or bdp)"
-                ))
-            }
-        };
-        let bytes = v * mult;
-        if !(bytes.is_finite() && (1.0..1.8e19).contains(&bytes)) {
-            return Err(format!("'{s}' must be at least 1 byte"));
-        }
-        Ok(Size::Bytes(bytes.round() as u64))
+        crate::units::parse_size(s)
     }
 
     /// Bytes, given the BDP in bytes for BDP-relative sizes.
@@ -456,17 +419,63 @@ impl Serialize for Size {
 
 impl<'de> Deserialize<'de> for Size {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(u64),
-            Str(String),
+        d.deserialize_any(SizeVisitor)
+    }
+}
+
+/// Reads a size from an integer or a string, with messages in the user's terms (a float,
+/// a negative number, a bool, a table or an array each say what a size looks like).
+struct SizeVisitor;
+
+const SIZE_FORMS: &str = "a size: a whole number of bytes (4096) or a string like \"8MiB\", \
+                          \"500KB\", \"2.5bdp\"; 1 byte to 1 PB";
+
+impl serde::de::Visitor<'_> for SizeVisitor {
+    type Value = Size;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(SIZE_FORMS)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, b: u64) -> Result<Size, E> {
+        if b == 0 {
+            return Err(E::custom(format!("got 0; expected {SIZE_FORMS}")));
         }
-        match Raw::deserialize(d)? {
-            Raw::Int(0) => Err(serde::de::Error::custom("size must be at least 1 byte")),
-            Raw::Int(b) => Ok(Size::Bytes(b)),
-            Raw::Str(s) => Size::parse(&s).map_err(serde::de::Error::custom),
+        if b > crate::units::MAX_SIZE_BYTES {
+            return Err(E::custom(format!(
+                "{b} bytes is out of range: at most 1 PB (1000000000000000 bytes)"
+            )));
         }
+        Ok(Size::Bytes(b))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Size, E> {
+        match u64::try_from(v) {
+            Ok(b) => self.visit_u64(b),
+            Err(_) => Err(E::custom(format!(
+                "got {v} (negative); expected {SIZE_FORMS}"
+            ))),
+        }
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Size, E> {
+        // `1e6` is a whole number of bytes written as a float: accept it.
+        if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= u64::MAX as f64 {
+            return self.visit_u64(v as u64);
+        }
+        let shown = crate::units::num(v);
+        if v < 0.0 {
+            return Err(E::custom(format!(
+                "got {shown} (negative); expected {SIZE_FORMS}"
+            )));
+        }
+        Err(E::custom(format!(
+            "got {shown} (not a whole number of bytes); expected {SIZE_FORMS}"
+        )))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Size, E> {
+        crate::units::parse_size(s).map_err(E::custom)
     }
 }
 

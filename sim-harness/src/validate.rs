@@ -13,6 +13,7 @@
 
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, Size, TopologyKind, Transport, WorkloadKind};
+use crate::units;
 
 /// Largest switch radix accepted.
 pub const MAX_RADIX: u32 = 256;
@@ -24,17 +25,24 @@ pub const MAX_FLOWS: u64 = 10_000_000;
 pub const MIN_MTU: u32 = 64;
 /// Largest MTU.
 pub const MAX_MTU: u32 = 65_536;
+/// Largest `transport.header_bytes` (the simulator's limit, checked again when it builds).
+pub const MAX_HEADER_BYTES: u32 = 4096;
+/// Largest number of DATA packets in one message (the NICs number packets in 31 bits).
+pub const MAX_MESSAGE_PACKETS: u64 = 1 << 31;
 /// Largest entropy-value width (REPS and the UE header carry 16-bit EVs).
 pub const MAX_EVS_BITS: u32 = 16;
 /// Bound (exclusive) of `transport.reps_freezing_timeout_us`: REPS keeps `exitFreezingMode`
 /// as a 32-bit wrap-around stamp of the 1 GHz NIC clock, so the timeout is below 2^31 cycles.
 pub const MAX_FREEZING_TIMEOUT_US: f64 = 2_147_483.648;
+/// Largest `transport.rto_us`: the NICs hold the RTO in cycles of the 1 GHz clock, below 2^31.
+pub const MAX_RTO_US: f64 = 2_000_000.0;
 
 /// Check a scenario before a run. Returns the first problem found.
 pub fn validate(s: &Scenario) -> Result<()> {
     check_name(&s.name)?;
     let hosts = check_topology(s)?;
     check_transport(&s.transport)?;
+    units::check_size("topology.buffer", s.topology.buffer)?;
     if let Size::Bytes(b) = s.topology.buffer {
         let packet = u64::from(s.transport.mtu) + u64::from(s.transport.header_bytes);
         if b < packet {
@@ -128,13 +136,37 @@ pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
     }
 }
 
+/// The largest packet on the wire: a DATA of `mtu + header_bytes` (each capped at its
+/// limit, so an out-of-range MTU is reported on its own field).
+fn largest_packet(t: &Transport) -> u32 {
+    t.mtu.min(MAX_MTU) + t.header_bytes.min(MAX_HEADER_BYTES)
+}
+
+/// The problem part of a field error.
+fn problem_of(e: Error) -> String {
+    match e {
+        Error::Field { problem, .. } => problem,
+        other => other.to_string(),
+    }
+}
+
+/// A number as the user would read it: `1e308`, not 309 digits; `0.5` as is.
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-3..1e6).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 fn finite(field: &str, v: f64) -> Result<()> {
     if v.is_finite() {
         Ok(())
     } else {
         Err(Error::field(
             field,
-            format!("must be a finite number, got {v}"),
+            format!("must be a finite number, got {}", num(v)),
         ))
     }
 }
@@ -144,7 +176,10 @@ fn positive(field: &str, v: f64) -> Result<()> {
     if v > 0.0 {
         Ok(())
     } else {
-        Err(Error::field(field, format!("must be positive, got {v}")))
+        Err(Error::field(
+            field,
+            format!("must be positive, got {}", num(v)),
+        ))
     }
 }
 
@@ -155,7 +190,7 @@ fn non_negative(field: &str, v: f64) -> Result<()> {
     } else {
         Err(Error::field(
             field,
-            format!("must not be negative, got {v}"),
+            format!("must not be negative, got {}", num(v)),
         ))
     }
 }
@@ -222,7 +257,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             "topology.oversubscription",
             format!(
                 "must be at least 1.0 (downlinks : uplinks), got {}",
-                t.oversubscription
+                num(t.oversubscription)
             ),
         ));
     }
@@ -231,7 +266,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             "topology.oversubscription",
             format!(
                 "{} leaves a radix-{} ToR without an uplink (at most {})",
-                t.oversubscription,
+                num(t.oversubscription),
                 t.radix,
                 t.radix - 1
             ),
@@ -263,18 +298,17 @@ fn check_topology(s: &Scenario) -> Result<u64> {
         ));
     }
     positive("topology.link_gbps", t.link_gbps)?;
-    if t.link_gbps > 1e6 {
-        return Err(Error::field(
-            "topology.link_gbps",
-            format!("{} Gb/s is not a link rate (at most 1000000)", t.link_gbps),
-        ));
-    }
+    // Every rate must serialize the largest packet in Q32 ps without overflowing u64.
+    let packet = largest_packet(&s.transport);
+    units::gbps_to_ser_q32("topology.link_gbps", t.link_gbps, packet)?;
     if t.link_delay_ns == 0 {
         return Err(Error::field(
             "topology.link_delay_ns",
             "must be positive, got 0",
         ));
     }
+    units::ns_to_ps("topology.link_delay_ns", t.link_delay_ns)?;
+    units::ns_to_ps("topology.switch_latency_ns", t.switch_latency_ns)?;
     for (field, v) in [
         ("topology.ecn_kmin", t.ecn_kmin),
         ("topology.ecn_kmax", t.ecn_kmax),
@@ -283,7 +317,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
         if !(0.0..=1.0).contains(&v) {
             return Err(Error::field(
                 field,
-                format!("must be a fraction of the buffer, 0 to 1, got {v}"),
+                format!("must be a fraction of the buffer, 0 to 1, got {}", num(v)),
             ));
         }
     }
@@ -293,14 +327,32 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             "topology.slow_core_fraction",
             format!(
                 "must be in (0, 1] (a fraction of link_gbps), got {}",
-                t.slow_core_fraction
+                num(t.slow_core_fraction)
             ),
         ));
+    }
+    if t.core_links == crate::scenario::CoreLinks::OddOnly {
+        let slow = t.link_gbps * t.slow_core_fraction;
+        units::gbps_to_ser_q32("topology.slow_core_fraction", slow, packet).map_err(|e| {
+            Error::field(
+                "topology.slow_core_fraction",
+                format!(
+                    "{} x topology.link_gbps = {} Gb/s for the slowed spines: {}",
+                    num(t.slow_core_fraction),
+                    num(slow),
+                    problem_of(e)
+                ),
+            )
+        })?;
     }
     if t.ecn_kmin > t.ecn_kmax {
         return Err(Error::field(
             "topology.ecn_kmin",
-            format!("{} is above topology.ecn_kmax = {}", t.ecn_kmin, t.ecn_kmax),
+            format!(
+                "{} is above topology.ecn_kmax = {}",
+                num(t.ecn_kmin),
+                num(t.ecn_kmax)
+            ),
         ));
     }
     Ok(hosts)
@@ -317,11 +369,22 @@ fn check_transport(t: &Transport) -> Result<()> {
         ));
     }
     positive("transport.rto_us", t.rto_us)?;
-    if !(1..=MAX_MTU).contains(&t.header_bytes) {
+    // The NICs hold the RTO in 32-bit cycles of the 1 GHz clock (below 2^31).
+    if !(0.001..=MAX_RTO_US).contains(&t.rto_us) {
+        return Err(Error::field(
+            "transport.rto_us",
+            format!(
+                "{} us is out of range: allowed 0.001 to {MAX_RTO_US} us (below 2^31 NIC cycles)",
+                num(t.rto_us)
+            ),
+        ));
+    }
+    units::check_size("transport.init_cwnd", t.init_cwnd)?;
+    if !(1..=MAX_HEADER_BYTES).contains(&t.header_bytes) {
         return Err(Error::field(
             "transport.header_bytes",
             format!(
-                "must be between 1 and {MAX_MTU} bytes, got {}",
+                "must be between 1 and {MAX_HEADER_BYTES} bytes, got {}",
                 t.header_bytes
             ),
         ));
@@ -348,7 +411,7 @@ fn check_dcsim(t: &Transport) -> Result<()> {
             "transport.dcsim_fraction",
             format!(
                 "must be a fraction of RTT_max, 0 to 1, got {}",
-                t.dcsim_fraction
+                num(t.dcsim_fraction)
             ),
         ));
     }
@@ -368,6 +431,27 @@ fn check_dcsim(t: &Transport) -> Result<()> {
         ));
     }
     positive("transport.dcsim_h", t.dcsim_h)?;
+    if t.dcsim_h > 1000.0 {
+        return Err(Error::field(
+            "transport.dcsim_h",
+            format!(
+                "{} is out of range: allowed more than 0 and at most 1000",
+                num(t.dcsim_h)
+            ),
+        ));
+    }
+    if t.dcsim_small_bytes > MAX_MTU {
+        return Err(Error::field(
+            "transport.dcsim_small_bytes",
+            format!(
+                "{} bytes is out of range: allowed 1 to {MAX_MTU} bytes",
+                t.dcsim_small_bytes
+            ),
+        ));
+    }
+    if let Some(b) = t.dcsim_data_buffer {
+        units::check_size("transport.dcsim_data_buffer", b)?;
+    }
     if t.dcsim_bucket_depth == 0 {
         return Err(Error::field(
             "transport.dcsim_bucket_depth",
@@ -384,16 +468,28 @@ fn check_dcsim(t: &Transport) -> Result<()> {
             "cannot be used together with transport.dcsim_data_buffer (set one of them)",
         ));
     }
-    if t.dcsim_ack_every == 0 {
+    if t.dcsim_ack_every == 0 || t.dcsim_ack_every > u32::from(u16::MAX) {
         return Err(Error::field(
             "transport.dcsim_ack_every",
-            "must be at least 1 DATA per DATA-ACK, got 0",
+            format!(
+                "{} is out of range: allowed 1 to 65535 DATAs per DATA-ACK",
+                t.dcsim_ack_every
+            ),
         ));
     }
     positive(
         "transport.dcsim_ack_interval_rtts",
         t.dcsim_ack_interval_rtts,
     )?;
+    if t.dcsim_ack_interval_rtts > 1000.0 {
+        return Err(Error::field(
+            "transport.dcsim_ack_interval_rtts",
+            format!(
+                "{} is out of range: allowed more than 0 and at most 1000 RTTs",
+                num(t.dcsim_ack_interval_rtts)
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -405,9 +501,24 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
             "workload.load",
             format!(
                 "must be in (0, 1] (fraction of the host link rate), got {}",
-                w.load
+                num(w.load)
             ),
         ));
+    }
+    units::check_size("workload.message", w.message)?;
+    if let Size::Bytes(b) = w.message {
+        let mtu = u64::from(s.transport.mtu.max(1));
+        let packets = b.div_ceil(mtu);
+        if packets >= MAX_MESSAGE_PACKETS {
+            return Err(Error::field(
+                "workload.message",
+                format!(
+                    "{b} bytes is {packets} packets of transport.mtu = {mtu} bytes; a message \
+                     has fewer than 2^31 packets (at most {} bytes at this MTU)",
+                    (MAX_MESSAGE_PACKETS - 1) * mtu
+                ),
+            ));
+        }
     }
     match w.kind {
         WorkloadKind::Incast => {
@@ -478,20 +589,36 @@ fn check_failures(s: &Scenario) -> Result<()> {
             ));
         }
         non_negative(&p("at_us"), f.at_us)?;
+        units::us_to_ps(&p("at_us"), f.at_us)?;
         if let Some(d) = f.for_us {
             positive(&p("for_us"), d)?;
+            units::us_to_ps(&p("for_us"), d)?;
         }
         if let Some(g) = f.gbps {
             positive(&p("gbps"), g)?;
+            units::gbps_to_ser_q32(&p("gbps"), g, largest_packet(&s.transport))?;
         }
     }
     Ok(())
 }
 
 fn check_rest(s: &Scenario) -> Result<()> {
-    non_negative("output.queue_sample_us", s.output.queue_sample_us)?;
-    non_negative("output.selection_bucket_us", s.output.selection_bucket_us)?;
-    non_negative("output.selection_bucket_us", s.output.selection_bucket_us)?;
+    for (field, v) in [
+        ("output.queue_sample_us", s.output.queue_sample_us),
+        ("output.selection_bucket_us", s.output.selection_bucket_us),
+    ] {
+        non_negative(field, v)?;
+        units::us_to_ps(field, v)?;
+        if v > 0.0 && v < units::MIN_SAMPLE_US {
+            return Err(Error::field(
+                field,
+                format!(
+                    "{v:?} us is out of range: allowed 0 (off) or {} to 1e9 us",
+                    units::MIN_SAMPLE_US
+                ),
+            ));
+        }
+    }
     non_negative(
         "transport.reps_freezing_timeout_us",
         s.transport.reps_freezing_timeout_us,
@@ -502,8 +629,15 @@ fn check_rest(s: &Scenario) -> Result<()> {
             "transport.reps_freezing_timeout_us",
             format!(
                 "must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {}",
-                s.transport.reps_freezing_timeout_us
+                num(s.transport.reps_freezing_timeout_us)
             ),
+        ));
+    }
+    if s.output.trace {
+        return Err(Error::field(
+            "output.trace",
+            "packet traces of fabric runs are not supported yet: set it to false \
+             (`dcfab trace` exports the block-level golden traces)",
         ));
     }
     finite("skip.theta", s.skip.theta)?;
@@ -512,7 +646,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
             "skip.theta",
             format!(
                 "must be between 0 and 1 (exclusive; a relative rate variation), got {}",
-                s.skip.theta
+                num(s.skip.theta)
             ),
         ));
     }
@@ -523,6 +657,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
         ));
     }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
+    units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
     Ok(())
 }
 
@@ -682,6 +817,37 @@ mod tests {
                 Box::new(|s| s.transport.reps_freezing_timeout_us = 3e6),
             ),
             ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
+            ("output.trace", Box::new(|s| s.output.trace = true)),
+            (
+                "transport.header_bytes",
+                Box::new(|s| s.transport.header_bytes = 4097),
+            ),
+            (
+                "workload.message",
+                Box::new(|s| s.workload.message = Size::Bytes(1 << 50)),
+            ),
+            (
+                "topology.link_delay_ns",
+                Box::new(|s| s.topology.link_delay_ns = 18_446_744_073_709_552),
+            ),
+            (
+                "topology.switch_latency_ns",
+                Box::new(|s| s.topology.switch_latency_ns = u64::MAX),
+            ),
+            (
+                "topology.link_gbps",
+                Box::new(|s| s.topology.link_gbps = 0.005),
+            ),
+            ("transport.rto_us", Box::new(|s| s.transport.rto_us = 3e6)),
+            (
+                "workload.message",
+                Box::new(|s| s.workload.message = Size::Bytes(u64::MAX)),
+            ),
+            ("stop.max_time_us", Box::new(|s| s.stop.max_time_us = 1e10)),
+            (
+                "output.queue_sample_us",
+                Box::new(|s| s.output.queue_sample_us = 1e-6),
+            ),
         ];
         for (field, mutate) in cases {
             let mut s = Scenario::default();

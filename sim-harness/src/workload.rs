@@ -169,9 +169,23 @@ pub fn generate(
             let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * websearch_mean());
             let mut t = 0.0f64; // seconds
             let mut v = Vec::with_capacity(w.flows as usize);
+            // The last start time must stay within the simulator's clock: a tiny load
+            // would push it past u64 ps (validation refuses it first, see
+            // `crate::estimate::check`; this is the loop's own guard).
+            let limit_s = crate::units::MAX_TIME_US * 1e-6;
             for _ in 0..w.flows {
                 let u: f64 = rng.gen();
                 t += -(1.0 - u).ln() / lambda;
+                if t.is_nan() || t > limit_s {
+                    return Err(Error::field(
+                        "workload.load",
+                        format!(
+                            "at load {} the web-search arrivals pass {limit_s} s of simulated \
+                             time; raise workload.load or lower workload.flows",
+                            w.load
+                        ),
+                    ));
+                }
                 let src = rng.gen_range(0..hosts);
                 let mut dst = rng.gen_range(0..hosts - 1);
                 if dst >= src {

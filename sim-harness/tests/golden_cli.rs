@@ -18,10 +18,15 @@ fn text(b: &[u8]) -> String {
 fn verify_exit_codes_follow_matches() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().to_str().unwrap();
-    // Empty directory: every trace is missing -> exit 1.
+    // Empty directory: not a trace directory at all -> exit 1 naming --dir (issue 9: not
+    // "15 golden traces differ").
     let out = dcfab(&["golden", "verify", "--dir", dir]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).contains("MISMATCH"));
+    assert!(
+        text(&out.stderr).starts_with("error: --dir: "),
+        "{}",
+        text(&out.stderr)
+    );
 
     // Bless writes every trace; verify then passes.
     let out = dcfab(&["golden", "bless", "--dir", dir]);
@@ -48,6 +53,17 @@ fn verify_exit_codes_follow_matches() {
         "{stdout}"
     );
     assert!(stdout.contains("line 3: expected"), "{stdout}");
+
+    // A missing trace is reported as missing, not as a difference.
+    std::fs::remove_file(&victim).unwrap();
+    let out = dcfab(&["golden", "verify", "--dir", dir]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains(&format!("MISSING   {}", names[0])));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("1 golden trace(s) missing") && !err.contains("differ"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -7,28 +7,51 @@ use sim_harness::{Error, Result};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
-/// Set by the first Ctrl-C; runs poll it through `RunControl::stop`.
-pub static STOP: AtomicBool = AtomicBool::new(false);
+/// Set by the first Ctrl-C or SIGTERM; runs poll it through `RunControl::stop`.
+pub static STOP: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+/// Set by SIGTERM (the exit code is then 143 instead of Ctrl-C's 130).
+static TERM: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+/// The stop flag runs poll.
+pub fn stop_flag() -> &'static AtomicBool {
+    &STOP
+}
 
-/// Install the Ctrl-C handler: the first Ctrl-C asks runs to stop (their results are still
-/// written), a second one exits at once (files already renamed in place stay whole).
+/// Install the Ctrl-C and SIGTERM handlers: the first Ctrl-C or SIGTERM asks runs to stop
+/// (their results are still written, exit 130 or 143), a second one exits at once (an output
+/// directory is only ever replaced as a whole, so the previous run stays intact).
 pub fn install_ctrl_c() {
     // Fails only if a handler is already installed; then the existing one stays.
     let _ = ctrlc::set_handler(|| {
         if STOP.swap(true, Ordering::SeqCst) {
             eprintln!("\ninterrupted again: exiting without writing");
-            std::process::exit(130);
+            sim_harness::output::remove_staging_dirs();
+            std::process::exit(if TERM.load(Ordering::SeqCst) {
+                143
+            } else {
+                130
+            });
         }
         eprintln!("\ninterrupt: stopping; results computed so far will be written (Ctrl-C again to abort)");
     });
+    use signal_hook::consts::SIGTERM;
+    // A second SIGTERM (or one after Ctrl-C) exits at once; the first only sets the flags.
+    // Registration order matters: the shutdown check runs before the flag is set.
+    let _ = signal_hook::flag::register_conditional_shutdown(SIGTERM, 143, Arc::clone(&STOP));
+    let _ = signal_hook::flag::register(SIGTERM, Arc::clone(&TERM));
+    let _ = signal_hook::flag::register(SIGTERM, Arc::clone(&STOP));
 }
 
-/// Whether Ctrl-C has asked to stop.
+/// Whether Ctrl-C or SIGTERM has asked to stop.
 pub fn stopped() -> bool {
     STOP.load(Ordering::SeqCst)
+}
+
+/// Whether SIGTERM has asked to stop.
+pub fn terminated() -> bool {
+    TERM.load(Ordering::SeqCst)
 }
 
 /// True when the `CI` environment variable is set (to anything but "", "0" or "false").

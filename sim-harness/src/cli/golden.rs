@@ -50,12 +50,56 @@ pub fn execute(args: Args) -> Result<Outcome> {
     }
 }
 
+/// A trace directory `verify` can read: an existing directory holding at least one
+/// registered scenario's trace (`--dir /nonexistent` is a wrong path, not 15 mismatches).
+fn check_trace_dir(dir: &Path) -> Result<()> {
+    let bad = |problem: String| Error::Cli {
+        flag: "--dir".into(),
+        problem: format!("{}: {problem}", dir.display()),
+    };
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad(
+                "does not exist (the checked-in traces are in golden/traces/; \
+                 `dcfab golden bless --dir DIR` writes a new set)"
+                    .into(),
+            ))
+        }
+        Err(source) => {
+            return Err(Error::Io {
+                path: dir.to_path_buf(),
+                source,
+            })
+        }
+        Ok(m) if !m.is_dir() => return Err(bad("is not a directory".into())),
+        Ok(_) => {}
+    }
+    let any = golden::registry::names()
+        .iter()
+        .any(|n| golden::trace_path(dir, n).is_file());
+    if !any {
+        return Err(bad(format!(
+            "holds none of the {} golden traces (<name>.jsonl); is it the right directory?",
+            golden::registry::names().len()
+        )));
+    }
+    Ok(())
+}
+
 fn verify(dir: &Path) -> Result<Outcome> {
+    check_trace_dir(dir)?;
     let outcomes = golden::verify_all(dir);
     let mut failed = 0;
+    let mut missing = 0;
     for o in &outcomes {
         if o.matched {
             println!("ok        {}", o.name);
+        } else if !golden::trace_path(dir, &o.name).is_file() {
+            missing += 1;
+            println!("MISSING   {}", o.name);
+            if let Some(d) = &o.first_difference {
+                println!("          {d}");
+            }
         } else {
             failed += 1;
             println!("MISMATCH  {}", o.name);
@@ -78,8 +122,16 @@ fn verify(dir: &Path) -> Result<Outcome> {
         outcomes.len(),
         dir.display()
     );
-    if failed > 0 {
-        eprintln!("error: {failed} golden trace(s) differ; run `dcfab golden bless` if the change is intended");
+    if failed > 0 || missing > 0 {
+        if missing > 0 {
+            eprintln!(
+                "error: {missing} golden trace(s) missing from {}; run `dcfab golden bless` to write them",
+                dir.display()
+            );
+        }
+        if failed > 0 {
+            eprintln!("error: {failed} golden trace(s) differ; run `dcfab golden bless` if the change is intended");
+        }
         Ok(Outcome::Failed)
     } else {
         Ok(Outcome::Done)

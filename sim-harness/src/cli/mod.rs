@@ -7,7 +7,7 @@
 //!
 //! Errors are printed as one line `error: <field or file or flag>: <problem>` on stderr.
 //! Exit codes: 0 success, 1 error (bad input or a failed run), 2 bad command line (clap),
-//! 130 interrupted by Ctrl-C (results computed so far are written).
+//! 130 interrupted by Ctrl-C, 143 by SIGTERM (results computed so far are written).
 
 use clap::{Parser, Subcommand};
 use sim_harness::Result;
@@ -90,7 +90,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse_from(slurm::route_collect(std::env::args_os().collect()));
     match cli.command.execute() {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
-        Ok(Outcome::Interrupted) => ExitCode::from(130),
+        Ok(Outcome::Interrupted) => ExitCode::from(if common::terminated() { 143 } else { 130 }),
         Ok(Outcome::Failed) => ExitCode::from(1),
         Err(e) => {
             eprintln!("error: {e}");

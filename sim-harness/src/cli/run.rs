@@ -3,8 +3,8 @@
 use super::common::{self, fmt_ps, fmt_rate, LazyBar};
 use super::Outcome;
 use sim_harness::output::{self, DCFAB_VERSION};
-use sim_harness::overrides;
 use sim_harness::results::{Progress, RunResult};
+use sim_harness::{estimate, overrides};
 use sim_harness::{simulate, Result, RunControl, Scenario};
 use std::path::{Path, PathBuf};
 
@@ -48,6 +48,10 @@ pub fn execute(args: Args) -> Result<Outcome> {
         args.no_skip,
     )?;
     let scenario = overrides::resolve(loaded.table, &loaded.overrides)?;
+    // The same cost verdict for --dry-run and a run: refuse what cannot fit, warn on long runs.
+    if let Some(warning) = estimate::check(&scenario, estimate::available_memory())? {
+        eprintln!("warning: {warning}");
+    }
     if args.dry_run {
         print!("{}", output::scenario_toml(&scenario)?);
         return Ok(Outcome::Done);
@@ -66,7 +70,7 @@ pub fn execute(args: Args) -> Result<Outcome> {
     };
     let ctl = RunControl {
         progress: Some(&report),
-        stop: Some(&common::STOP),
+        stop: Some(common::stop_flag()),
     };
     let result = simulate(&scenario, &ctl);
     bar.finish();

@@ -5,6 +5,7 @@
 use super::common::{self, fmt_ps, LazyBar};
 use super::Outcome;
 use rayon::prelude::*;
+use sim_harness::estimate;
 use sim_harness::output::{self, DCFAB_VERSION};
 use sim_harness::overrides::{self, Override};
 use sim_harness::results::Summary;
@@ -56,7 +57,10 @@ pub struct Args {
 /// One `--grid`.
 #[derive(Debug)]
 struct Grid {
+    /// Canonical path (`failures.0.at_us`).
     path: String,
+    /// The path as the user wrote it.
+    spelled: String,
     values: Vec<Override>,
 }
 
@@ -71,6 +75,8 @@ fn parse_grid(arg: &str) -> Result<Grid> {
         ))
     })?;
     let path = path.trim();
+    // The canonical spelling: `failures[0].at_us` and `failures.0.at_us` are one path.
+    let path = &overrides::parse_path(path, "--grid")?.join(".");
     let raw: Vec<&str> = vals.split(',').map(str::trim).collect();
     if raw.iter().any(|v| v.is_empty()) {
         return Err(bad(format!("'{arg}' has an empty value")));
@@ -81,8 +87,73 @@ fn parse_grid(arg: &str) -> Result<Grid> {
         .collect::<Result<Vec<_>>>()?;
     Ok(Grid {
         path: path.to_string(),
+        spelled: arg
+            .split_once('=')
+            .map_or("", |(p, _)| p.trim())
+            .to_string(),
         values,
     })
+}
+
+/// Largest number of runs in one sweep.
+pub const MAX_RUNS: usize = 100_000;
+
+/// Whether grid path `a` covers `b` (equal, or `b` is inside `a`: `failures` covers
+/// `failures.0.at_us`), on canonical (dot-joined) paths.
+fn covers(a: &str, b: &str) -> bool {
+    b == a || b.strip_prefix(a).is_some_and(|r| r.starts_with('.'))
+}
+
+/// Refuse a field given by two grids (under any spelling), or a grid inside another's field.
+fn check_distinct(grids: &[Grid]) -> Result<()> {
+    for (i, g) in grids.iter().enumerate() {
+        for h in &grids[..i] {
+            if g.path == h.path {
+                return Err(Error::Cli {
+                    flag: "--grid".into(),
+                    problem: format!(
+                        "'{}' is given twice (as '{}' and '{}'); give each field one grid",
+                        g.path, h.spelled, g.spelled
+                    ),
+                });
+            }
+            if covers(&h.path, &g.path) || covers(&g.path, &h.path) {
+                return Err(Error::Cli {
+                    flag: "--grid".into(),
+                    problem: format!(
+                        "'{}' and '{}' overlap (one sets part of the other); grid each field once",
+                        h.spelled, g.spelled
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Number of runs: the product of the grid sizes, checked and at most [`MAX_RUNS`].
+fn run_count(grids: &[Grid]) -> Result<usize> {
+    let too_many = || Error::Cli {
+        flag: "--grid".into(),
+        problem: format!(
+            "the grids make {} runs; at most {MAX_RUNS}",
+            grids
+                .iter()
+                .map(|g| g.values.len().to_string())
+                .collect::<Vec<_>>()
+                .join(" x ")
+        ),
+    };
+    grids
+        .iter()
+        .try_fold(1usize, |n, g| n.checked_mul(g.values.len()))
+        .filter(|&n| n <= MAX_RUNS)
+        .ok_or_else(too_many)
+}
+
+/// The cap of `--jobs`: 4 runs per CPU, at most 256 (runs beyond the CPUs only compete).
+pub fn max_jobs(cpus: usize) -> usize {
+    cpus.saturating_mul(4).clamp(1, 256)
 }
 
 /// One run of the sweep.
@@ -128,21 +199,9 @@ pub(super) fn plan(args: &Args) -> Result<Vec<Planned>> {
         .iter()
         .map(|g| parse_grid(g))
         .collect::<Result<Vec<_>>>()?;
-    for (i, g) in grids.iter().enumerate() {
-        if grids[..i].iter().any(|h| h.path == g.path) {
-            return Err(Error::Cli {
-                flag: "--grid".into(),
-                problem: format!("'{}' is given twice", g.path),
-            });
-        }
-    }
-    let total: usize = grids.iter().map(|g| g.values.len()).product();
-    if total > 100_000 {
-        return Err(Error::Cli {
-            flag: "--grid".into(),
-            problem: format!("the grids make {total} runs; at most 100000"),
-        });
-    }
+    check_distinct(&grids)?;
+    let total = run_count(&grids)?;
+    let available = estimate::available_memory();
     let mut runs = Vec::with_capacity(total);
     for index in 0..total {
         // Mixed-radix digits, first grid most significant.
@@ -164,8 +223,11 @@ pub(super) fn plan(args: &Args) -> Result<Vec<Planned>> {
         let name = dir_name(index, total, &labels);
         let mut list = loaded.overrides.clone();
         list.extend(chosen.iter().map(|o| (*o).clone()));
-        let scenario = overrides::resolve(loaded.table.clone(), &list)
-            .map_err(|e| common::with_context(e, &format!("in sweep run {name}")))?;
+        let ctx = |e| common::with_context(e, &format!("in sweep run {name}"));
+        let scenario = overrides::resolve(loaded.table.clone(), &list).map_err(ctx)?;
+        if let Some(w) = estimate::check(&scenario, available).map_err(ctx)? {
+            eprintln!("warning: sweep run {name}: {w}");
+        }
         runs.push(Planned {
             name,
             values: chosen.iter().map(|o| o.raw.clone()).collect(),
@@ -206,7 +268,7 @@ pub(super) fn run_one(p: &Planned, out: &std::path::Path) -> Status {
     }
     let ctl = RunControl {
         progress: None,
-        stop: Some(&common::STOP),
+        stop: Some(common::stop_flag()),
     };
     let result = simulate(&p.scenario, &ctl).and_then(|r| {
         let interrupted = common::stopped();
@@ -225,11 +287,25 @@ pub(super) fn run_one(p: &Planned, out: &std::path::Path) -> Status {
 
 /// Plan, run in parallel, write sweep.csv, print a table.
 pub fn execute(args: Args) -> Result<Outcome> {
-    if args.jobs == Some(0) {
-        return Err(Error::Cli {
-            flag: "--jobs".into(),
-            problem: "must be at least 1".into(),
-        });
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cap = max_jobs(cpus);
+    match args.jobs {
+        Some(0) => {
+            return Err(Error::Cli {
+                flag: "--jobs".into(),
+                problem: format!("must be at least 1 (and at most {cap})"),
+            })
+        }
+        Some(j) if j > cap => {
+            return Err(Error::Cli {
+                flag: "--jobs".into(),
+                problem: format!(
+                    "{j} is more than the limit of {cap} (4 per CPU, {cpus} CPUs, at most 256): \
+                     more runs at a time than that only compete for the CPUs and memory"
+                ),
+            })
+        }
+        _ => {}
     }
     if let Some(outcome) = super::slurm::intercept(&args)? {
         return Ok(outcome);
@@ -240,13 +316,12 @@ pub fn execute(args: Args) -> Result<Outcome> {
         .iter()
         .filter_map(|g| g.split_once('=').map(|(p, _)| p.trim().to_string()))
         .collect();
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    std::fs::create_dir_all(&args.out).map_err(|source| Error::Io {
-        path: args.out.clone(),
-        source,
-    })?;
+    let jobs = args.jobs.unwrap_or(cpus).min(runs.len().max(1));
+    // The whole sweep is written into a staging directory and moved into place at the end,
+    // so `--out` never mixes two sweeps (a run of the last sweep that this one lacks does
+    // not survive).
+    output::check_replaceable(&args.out)?;
+    let staging = output::staging_dir(&args.out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -262,7 +337,7 @@ pub fn execute(args: Args) -> Result<Outcome> {
     let statuses: Vec<Status> = pool.install(|| {
         runs.par_iter()
             .map(|p| {
-                let st = run_one(p, &args.out);
+                let st = run_one(p, &staging);
                 let n = done.fetch_add(1, Ordering::SeqCst) + 1;
                 bar.update(n, total, || format!("last: {}", p.name));
                 st
@@ -271,7 +346,12 @@ pub fn execute(args: Args) -> Result<Outcome> {
     });
     bar.finish();
 
-    write_sweep_csv(&args, &grid_paths, &runs, &statuses)?;
+    let written = write_sweep_csv(&staging, &grid_paths, &runs, &statuses)
+        .and_then(|()| output::commit_dir(&staging, &args.out));
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    written?;
     if args.plot.plot {
         super::plot::after_sweep(&args.out, &args.plot.metrics, args.quiet)?;
     }
@@ -293,7 +373,7 @@ pub fn execute(args: Args) -> Result<Outcome> {
 }
 
 fn write_sweep_csv(
-    args: &Args,
+    dir: &std::path::Path,
     grid_paths: &[String],
     runs: &[Planned],
     statuses: &[Status],
@@ -304,7 +384,7 @@ fn write_sweep_csv(
         .map(|(p, st)| row_of(p, st))
         .collect();
     write_rows(
-        &args.out,
+        dir,
         runs.first().map(|p| &p.scenario),
         grid_paths,
         &rows,
