@@ -7,6 +7,8 @@
 //!   REPS (and later UnoLB).
 //! * [`transport`]: the baseline DCTCP-style window CC sender (out-of-order tolerant, SACK,
 //!   RTO, trimming NACKs) and its SACK receiver.
+//! * [`uno`]: Uno's UnoCC, UnoLB and UnoRC blocks (the Reed-Solomon codec behind the `ec`
+//!   feature, which needs `alloc`).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,6 +17,7 @@ pub mod dcsim;
 pub mod lb;
 pub mod reps;
 pub mod transport;
+pub mod uno;
 
 /// State budgets of every NIC block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
@@ -33,6 +36,19 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         dcsim::BUDGET_ROWS[2],
         dcsim::BUDGET_ROWS[3],
         dcsim::BUDGET_ROWS[4],
+        rtl_models::BudgetRow::of::<uno::UnoCc>("nic"),
+        rtl_models::BudgetRow {
+            block: "UnoLB, 8 subflows (Uno Alg. 2)",
+            ..rtl_models::BudgetRow::of::<uno::UnoLb<8>>("nic")
+        },
+        rtl_models::BudgetRow {
+            block: "UnoRC sender, 4 queued NACKs (Uno 4.2)",
+            ..rtl_models::BudgetRow::of::<uno::RcSender<4>>("nic")
+        },
+        rtl_models::BudgetRow {
+            block: "UnoRC receiver, 8 blocks in flight (Uno 4.2)",
+            ..rtl_models::BudgetRow::of::<uno::RcReceiver<8>>("nic")
+        },
     ];
     ROWS
 }
