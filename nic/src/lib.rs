@@ -49,6 +49,8 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
             block: "UnoRC receiver, 8 blocks in flight (Uno 4.2)",
             ..rtl_models::BudgetRow::of::<uno::RcReceiver<8>>("nic")
         },
+        rtl_models::BudgetRow::of::<uno::mprdma::MprdmaCc>("nic"),
+        rtl_models::BudgetRow::of::<uno::gemini::GeminiCc>("nic"),
     ];
     ROWS
 }

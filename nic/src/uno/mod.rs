@@ -16,13 +16,18 @@
 //!            +-----------------------------------------------------------------------+
 //! ```
 //!
+//! Baselines of Uno's evaluation (5.1), block level: [`mprdma::MprdmaCc`] (MPRDMA-style ECN
+//! window CC, the intra-DC half of MPRDMA+BBR) and [`gemini::GeminiCc`].
+//!
 //! The phantom queue that produces UnoCC's ECN marks is a switch block
 //! (`switch::output_port::PhantomPortConfig`).
 
 pub mod cc;
 #[cfg(feature = "ec")]
 pub mod ec;
+pub mod gemini;
 pub mod lb;
+pub mod mprdma;
 pub mod rc;
 
 pub use cc::{UnoCc, UnoCcConfig, UnoCcState, UnoCcWord};
