@@ -51,6 +51,7 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         },
         rtl_models::BudgetRow::of::<uno::mprdma::MprdmaCc>("nic"),
         rtl_models::BudgetRow::of::<uno::gemini::GeminiCc>("nic"),
+        rtl_models::BudgetRow::of::<uno::bbr::Bbr>("nic"),
     ];
     ROWS
 }

@@ -17,11 +17,13 @@
 //! ```
 //!
 //! Baselines of Uno's evaluation (5.1), block level: [`mprdma::MprdmaCc`] (MPRDMA-style ECN
-//! window CC, the intra-DC half of MPRDMA+BBR) and [`gemini::GeminiCc`].
+//! window CC, the intra-DC half of MPRDMA+BBR), [`bbr::Bbr`] (BBRv1, its inter-DC half) and
+//! [`gemini::GeminiCc`].
 //!
 //! The phantom queue that produces UnoCC's ECN marks is a switch block
 //! (`switch::output_port::PhantomPortConfig`).
 
+pub mod bbr;
 pub mod cc;
 #[cfg(feature = "ec")]
 pub mod ec;
