@@ -95,6 +95,51 @@
 // Compare it with [`dcfab_abi_version`] at start-up.
 #define DCFAB_ABI_VERSION 1
 
+// Bytes of the packed UnoCC word.
+#define DCFAB_UNOCC_WORD_BYTES 42
+
+// Bits of the UnoCC word in use.
+#define DCFAB_UNOCC_WORD_BITS 330
+
+// 32-bit words of the SystemVerilog form (`svBitVecVal[11]`, `bit [335:0]`).
+#define DCFAB_UNOCC_WORD336_WORDS 11
+
+// `dcfab_unocc_on_ack` flag: additive increase (Alg. 1 line 3).
+#define DCFAB_UNOCC_AI 1
+
+// `dcfab_unocc_on_ack` flag: an epoch ended.
+#define DCFAB_UNOCC_EPOCH 2
+
+// `dcfab_unocc_on_ack` flag: multiplicative decrease (line 14).
+#define DCFAB_UNOCC_MD 4
+
+// `dcfab_unocc_on_ack` flag: the MD was gentle (line 10).
+#define DCFAB_UNOCC_GENTLE 8
+
+// `dcfab_unocc_on_ack` flag: Quick Adapt fired (line 20).
+#define DCFAB_UNOCC_QA 16
+
+// `dcfab_uport_arrive` verdict: admitted, not marked.
+#define DCFAB_UPORT_ENQUEUE 0
+
+// `dcfab_uport_arrive` verdict: admitted and ECN-marked.
+#define DCFAB_UPORT_MARK 1
+
+// `dcfab_uport_arrive` verdict: trimmed (header forwarded).
+#define DCFAB_UPORT_TRIM 2
+
+// `dcfab_uport_arrive` verdict: dropped.
+#define DCFAB_UPORT_DROP 3
+
+// Port marking choice: physical queue.
+#define DCFAB_MARK_ON_PHYSICAL 0
+
+// Port marking choice: phantom queue (Uno).
+#define DCFAB_MARK_ON_PHANTOM 1
+
+// Port marking choice: either queue.
+#define DCFAB_MARK_ON_BOTH 2
+
 // Opaque handle of a DCSIM port arbiter.
 typedef struct DcfabDcsimArbiter DcfabDcsimArbiter;
 
@@ -109,6 +154,12 @@ typedef struct DcfabReps DcfabReps;
 
 // Opaque handle of a token bucket (never dereferenced; see `dcfab_tb_new`).
 typedef struct DcfabTokenBucket DcfabTokenBucket;
+
+// Opaque handle of a UnoCC flow.
+typedef struct DcfabUnoCc DcfabUnoCc;
+
+// Opaque handle of a Uno phantom-marking port.
+typedef struct DcfabUnoPort DcfabUnoPort;
 
 // Configuration of a DCSIM port arbiter (`dcfab_dcsim_config_default` gives the paper's).
 typedef struct {
@@ -175,6 +226,64 @@ typedef struct {
     // 1: start full; 0: start empty.
     uint8_t start_full;
 } DcfabTokenBucketConfig;
+
+// Configuration of a UnoCC flow (`dcfab_unocc_config_uno` fills Uno's defaults).
+typedef struct {
+    // MTU, bytes (> 0).
+    uint32_t mtu_bytes;
+    // The flow's path BDP, bytes (1 ..= 2^32 - 1).
+    uint64_t bdp_bytes;
+    // AI factor alpha, Q32.8 bytes.
+    uint64_t alpha_q8;
+    // QA ratio beta, Q1.15 (<= 32768).
+    uint32_t beta_q15;
+    // MD constant K, bytes.
+    uint64_t k_bytes;
+    // Gentle factor, Q1.15 (<= 32768).
+    uint32_t gentle_q15;
+    // EWMA gain of E is 2^-ewma_shift (1..=15).
+    uint32_t ewma_shift;
+    // The flow's base RTT, cycles.
+    uint64_t base_rtt;
+    // Epoch period (intra-DC RTT), cycles.
+    uint64_t epoch_period;
+    // Relative delay threshold, cycles.
+    uint64_t delay_thresh;
+    // Initial window, bytes.
+    uint64_t init_cwnd_bytes;
+    // Largest window, bytes.
+    uint64_t max_cwnd_bytes;
+    // Line rate, bytes per cycle, Q32.32.
+    uint64_t line_rate_q32;
+} DcfabUnoCcConfig;
+
+// Configuration of a Uno phantom-marking port.
+typedef struct {
+    // Physical buffer, bytes (> 0).
+    uint64_t buffer_bytes;
+    // 1: RED on the physical queue with `phys_kmin` / `phys_kmax`; 0: none.
+    uint8_t phys_ecn;
+    // Physical RED thresholds, bytes.
+    uint64_t phys_kmin;
+    // Physical RED upper threshold, bytes.
+    uint64_t phys_kmax;
+    // Phantom drain, bytes per cycle, Q32.32 (Uno: 0.9 x line).
+    uint64_t drain_q32;
+    // Phantom cap, bytes.
+    uint64_t cap_bytes;
+    // Phantom RED thresholds, bytes (Uno: 25 % / 75 % of the cap).
+    uint64_t phantom_kmin;
+    // Phantom RED upper threshold, bytes.
+    uint64_t phantom_kmax;
+    // `DCFAB_MARK_ON_PHYSICAL` / `_PHANTOM` / `_BOTH`.
+    uint32_t mark_on;
+    // 1: trim instead of drop.
+    uint8_t trimming;
+    // Trimmed header size, bytes.
+    uint32_t header_bytes;
+    // RED LFSR seed (0 is replaced by 1).
+    uint32_t seed;
+} DcfabUnoPortConfig;
 
 #ifdef __cplusplus
 extern "C" {
@@ -603,6 +712,153 @@ int32_t dcfab_tb_tokens_q32(DcfabTokenBucket *h, uint64_t *out_q32);
 // # Safety
 // `out_cycles` must be NULL or valid for one `uint64_t` write.
 int32_t dcfab_tb_cycles_until(DcfabTokenBucket *h, uint32_t n, uint64_t *out_cycles);
+
+// Uno's defaults (Table 2) for a flow: alpha = 0.001 BDP, beta = 0.5, K = BDP_intra / 7,
+// gentle 0.3, E gain 1/16, epoch = intra-DC RTT, cwnd from one BDP up to two.
+//
+// # Safety
+// `out_cfg` must be NULL or valid for one `DcfabUnoCcConfig` write.
+int32_t dcfab_unocc_config_uno(uint32_t mtu_bytes,
+                               uint64_t bdp_bytes,
+                               uint64_t bdp_intra_bytes,
+                               uint64_t base_rtt,
+                               uint64_t intra_rtt,
+                               uint64_t line_rate_q32,
+                               DcfabUnoCcConfig *out_cfg);
+
+// A new UnoCC flow at cycle 0; NULL on a bad config (see `dcfab_last_error`).
+//
+// # Safety
+// `cfg` must be NULL or point to a valid `DcfabUnoCcConfig`.
+DcfabUnoCc *dcfab_unocc_new(const DcfabUnoCcConfig *cfg);
+
+// `dcfab_unocc_new` with Uno's defaults from the arguments of `dcfab_unocc_config_uno`
+// (for SystemVerilog DPI-C).
+DcfabUnoCc *dcfab_unocc_new_uno(uint32_t mtu_bytes,
+                                uint64_t bdp_bytes,
+                                uint64_t bdp_intra_bytes,
+                                uint64_t base_rtt,
+                                uint64_t intra_rtt,
+                                uint64_t line_rate_q32);
+
+// Free a UnoCC flow.
+int32_t dcfab_unocc_free(DcfabUnoCc *h);
+
+// Clock edge: `now` + 1.
+int32_t dcfab_unocc_tick(DcfabUnoCc *h);
+
+// `cycles` idle cycles (equal to `cycles` ticks).
+int32_t dcfab_unocc_advance(DcfabUnoCc *h, uint64_t cycles);
+
+// The NIC cycle count.
+//
+// # Safety
+// `out_now` must be NULL or valid for one `uint64_t` write.
+int32_t dcfab_unocc_now(DcfabUnoCc *h, uint64_t *out_now);
+
+// An ACK of `acked_bytes` at `now`, ECN-marked if `ecn` (0/1), with RTT sample `rtt`
+// cycles (at most `now`). `*out_flags` = OR of `DCFAB_UNOCC_AI` ... `_QA`.
+//
+// # Safety
+// `out_flags` must be NULL or valid for one `uint32_t` write.
+int32_t dcfab_unocc_on_ack(DcfabUnoCc *h,
+                           uint32_t acked_bytes,
+                           uint8_t ecn,
+                           uint64_t rtt,
+                           uint32_t *out_flags);
+
+// A NACK at `now` (counts as a marked packet that saw a physical queue).
+int32_t dcfab_unocc_on_nack(DcfabUnoCc *h);
+
+// A retransmission timeout at `now` (the window halves).
+int32_t dcfab_unocc_on_timeout(DcfabUnoCc *h);
+
+// A packet of `bytes` leaves at `now` (the pacer moves on).
+int32_t dcfab_unocc_on_send(DcfabUnoCc *h, uint32_t bytes);
+
+// Window (bytes), pacing rate (bytes per cycle, Q32.32) and next pacer slot (cycle).
+//
+// # Safety
+// Every output pointer must be NULL or valid for one `uint64_t` write.
+int32_t dcfab_unocc_cwnd(DcfabUnoCc *h,
+                         uint64_t *out_cwnd,
+                         uint64_t *out_rate_q32,
+                         uint64_t *out_next_send);
+
+// Whether a packet may leave now with `inflight_bytes` unacknowledged (0/1).
+//
+// # Safety
+// `out_can` must be NULL or valid for one `uint8_t` write.
+int32_t dcfab_unocc_can_send(DcfabUnoCc *h, uint64_t inflight_bytes, uint8_t *out_can);
+
+// The 42-byte packed word.
+//
+// # Safety
+// `out_word` must be NULL or valid for 42 byte writes.
+int32_t dcfab_unocc_get_word(DcfabUnoCc *h, uint8_t *out_word);
+
+// Replace the state by a 42-byte word (its 6 padding bits must be zero).
+//
+// # Safety
+// `word` must be NULL or valid for 42 byte reads.
+int32_t dcfab_unocc_set_word(DcfabUnoCc *h, const uint8_t *word);
+
+// The word as eleven little-endian 32-bit words (SystemVerilog `bit [335:0]`).
+//
+// # Safety
+// `out_words` must be NULL or valid for 11 `uint32_t` writes.
+int32_t dcfab_unocc_get_word336(DcfabUnoCc *h, uint32_t *out_words);
+
+// A new port (empty, cycle 0); NULL on a bad config.
+//
+// # Safety
+// `cfg` must be NULL or point to a valid `DcfabUnoPortConfig`.
+DcfabUnoPort *dcfab_uport_new(const DcfabUnoPortConfig *cfg);
+
+// `dcfab_uport_new` with Uno's phantom defaults (drain 0.9 x `line_q32`, RED at 25 % /
+// 75 % of `cap_bytes`, no physical RED, no trimming) and the marking choice (for DPI-C).
+DcfabUnoPort *dcfab_uport_new_uno(uint64_t buffer_bytes,
+                                  uint64_t line_q32,
+                                  uint64_t cap_bytes,
+                                  uint32_t mark_on,
+                                  uint32_t seed);
+
+// Free a port.
+int32_t dcfab_uport_free(DcfabUnoPort *h);
+
+// Per-cycle input: a packet of `bytes` arrives; `*out_verdict` = `DCFAB_UPORT_*`.
+//
+// # Safety
+// `out_verdict` must be NULL or valid for one `uint32_t` write.
+int32_t dcfab_uport_arrive(DcfabUnoPort *h, uint32_t bytes, uint32_t *out_verdict);
+
+// Per-cycle input: an admitted packet of `bytes` left the physical queue.
+int32_t dcfab_uport_depart(DcfabUnoPort *h, uint32_t bytes);
+
+// Clock edge: the phantom queue drains one cycle's worth.
+int32_t dcfab_uport_tick(DcfabUnoPort *h);
+
+// `cycles` idle cycles (equal to `cycles` ticks).
+int32_t dcfab_uport_advance(DcfabUnoPort *h, uint64_t cycles);
+
+// Physical occupancy (bytes), phantom occupancy (whole bytes) and the drop / trim / mark
+// counters.
+//
+// # Safety
+// Every output pointer must be NULL or valid for one `uint64_t` write.
+int32_t dcfab_uport_state(DcfabUnoPort *h,
+                          uint64_t *out_queue_bytes,
+                          uint64_t *out_phantom_bytes,
+                          uint64_t *out_drops,
+                          uint64_t *out_trims,
+                          uint64_t *out_marks);
+
+// Replace the state by the eleven-word form (SystemVerilog `bit [335:0]`); padding bits
+// 330..336 must be zero.
+//
+// # Safety
+// `words` must be NULL or valid for 11 `uint32_t` reads.
+int32_t dcfab_unocc_set_word336(DcfabUnoCc *h, const uint32_t *words);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -86,6 +86,8 @@ blocks! {
     RedMarker(crate::red::Red) = "RED/ECN marker";
     DcsimArbiter(switch::dcsim::DefaultDcsimArbiter) = "DCSIM port arbiter";
     Reps(crate::reps::RepsBlock) = "REPS load balancer";
+    UnoCc(nic::uno::UnoCc) = "UnoCC flow";
+    UnoPort(crate::uno::UnoPortBlock) = "Uno phantom-marking port";
 }
 
 struct Slot {

@@ -45,6 +45,22 @@ package dcfab_dpi;
   localparam int unsigned DCFAB_REPS_WORD_BYTES = 25;
   localparam int unsigned DCFAB_REPS_WORD_BITS = 193;
   localparam int unsigned DCFAB_REPS_WORD193_WORDS = 7;
+  // Uno: UnoCC on_ack flags, word sizes; phantom-port verdicts and marking choices
+  localparam int unsigned DCFAB_UNOCC_AI     = 1;
+  localparam int unsigned DCFAB_UNOCC_EPOCH  = 2;
+  localparam int unsigned DCFAB_UNOCC_MD     = 4;
+  localparam int unsigned DCFAB_UNOCC_GENTLE = 8;
+  localparam int unsigned DCFAB_UNOCC_QA     = 16;
+  localparam int unsigned DCFAB_UNOCC_WORD_BYTES = 42;
+  localparam int unsigned DCFAB_UNOCC_WORD_BITS = 330;
+  localparam int unsigned DCFAB_UNOCC_WORD336_WORDS = 11;
+  localparam int unsigned DCFAB_UPORT_ENQUEUE = 0;
+  localparam int unsigned DCFAB_UPORT_MARK    = 1;
+  localparam int unsigned DCFAB_UPORT_TRIM    = 2;
+  localparam int unsigned DCFAB_UPORT_DROP    = 3;
+  localparam int unsigned DCFAB_MARK_ON_PHYSICAL = 0;
+  localparam int unsigned DCFAB_MARK_ON_PHANTOM  = 1;
+  localparam int unsigned DCFAB_MARK_ON_BOTH     = 2;
   /* verilator lint_on UNUSEDPARAM */
 
   // ---- library -----------------------------------------------------------------------
@@ -209,5 +225,54 @@ package dcfab_dpi;
                                                output longint unsigned out_failures_ignored);
   import "DPI-C" function int dcfab_reps_lfsr_state(input chandle h,
                                                     output int unsigned out_state);
+
+  // ---- Uno: UnoCC flow word (dcfab_unocc_*), the word crosses as bit [335:0] ----------
+  // (dcfab_unocc_get_word / dcfab_unocc_set_word move it as 42 C bytes: C only.)
+  import "DPI-C" function chandle dcfab_unocc_new_uno(input int unsigned mtu_bytes,
+                                                      input longint unsigned bdp_bytes,
+                                                      input longint unsigned bdp_intra_bytes,
+                                                      input longint unsigned base_rtt,
+                                                      input longint unsigned intra_rtt,
+                                                      input longint unsigned line_rate_q32);
+  import "DPI-C" function int dcfab_unocc_free(input chandle h);
+  import "DPI-C" function int dcfab_unocc_tick(input chandle h);
+  import "DPI-C" function int dcfab_unocc_advance(input chandle h, input longint unsigned cycles);
+  import "DPI-C" function int dcfab_unocc_now(input chandle h, output longint unsigned out_now);
+  import "DPI-C" function int dcfab_unocc_on_ack(input chandle h, input int unsigned acked_bytes,
+                                                 input bit ecn, input longint unsigned rtt,
+                                                 output int unsigned out_flags);
+  import "DPI-C" function int dcfab_unocc_on_nack(input chandle h);
+  import "DPI-C" function int dcfab_unocc_on_timeout(input chandle h);
+  import "DPI-C" function int dcfab_unocc_on_send(input chandle h, input int unsigned bytes);
+  import "DPI-C" function int dcfab_unocc_cwnd(input chandle h,
+                                               output longint unsigned out_cwnd,
+                                               output longint unsigned out_rate_q32,
+                                               output longint unsigned out_next_send);
+  import "DPI-C" function int dcfab_unocc_can_send(input chandle h,
+                                                   input longint unsigned inflight_bytes,
+                                                   output bit out_can);
+  import "DPI-C" function int dcfab_unocc_get_word336(input chandle h,
+                                                      output bit [335:0] out_words);
+  import "DPI-C" function int dcfab_unocc_set_word336(input chandle h,
+                                                      input bit [335:0] words);
+
+  // ---- Uno: phantom-marking port (dcfab_uport_*) ---------------------------------------
+  import "DPI-C" function chandle dcfab_uport_new_uno(input longint unsigned buffer_bytes,
+                                                      input longint unsigned line_q32,
+                                                      input longint unsigned cap_bytes,
+                                                      input int unsigned mark_on,
+                                                      input int unsigned seed);
+  import "DPI-C" function int dcfab_uport_free(input chandle h);
+  import "DPI-C" function int dcfab_uport_arrive(input chandle h, input int unsigned bytes,
+                                                 output int unsigned out_verdict);
+  import "DPI-C" function int dcfab_uport_depart(input chandle h, input int unsigned bytes);
+  import "DPI-C" function int dcfab_uport_tick(input chandle h);
+  import "DPI-C" function int dcfab_uport_advance(input chandle h, input longint unsigned cycles);
+  import "DPI-C" function int dcfab_uport_state(input chandle h,
+                                                output longint unsigned out_queue_bytes,
+                                                output longint unsigned out_phantom_bytes,
+                                                output longint unsigned out_drops,
+                                                output longint unsigned out_trims,
+                                                output longint unsigned out_marks);
 
 endpackage

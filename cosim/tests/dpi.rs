@@ -268,7 +268,12 @@ fn dpi_imports_match_the_header() {
     }
     // Functions DPI-C cannot express: C structs, and the 25-byte REPS word as a C byte
     // array (its DPI form is dcfab_reps_{get,set}_word193 with bit [192:0]).
-    const C_ONLY: [&str; 2] = ["dcfab_reps_get_word", "dcfab_reps_set_word"];
+    const C_ONLY: [&str; 4] = [
+        "dcfab_reps_get_word",
+        "dcfab_reps_set_word",
+        "dcfab_unocc_get_word",
+        "dcfab_unocc_set_word",
+    ];
     for (name, c) in &cfns {
         let c_only =
             c.params.iter().any(|p| p.contains("Config *")) || C_ONLY.contains(&name.as_str());

@@ -10,6 +10,8 @@
 //!   RTO, trimming NACKs) and its SACK receiver.
 //! * DCSIM's baselines (DCSIM section 4.1): [`pfabric`] (host rate control), [`phost`]
 //!   (receiver token scheduler and sender), [`dcpim`] (matching in constant rounds per epoch).
+//! * [`uno`]: Uno's UnoCC, UnoLB and UnoRC blocks (the Reed-Solomon codec behind the `ec`
+//!   feature, which needs `alloc`).
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -21,6 +23,7 @@ pub mod pfabric;
 pub mod phost;
 pub mod reps;
 pub mod transport;
+pub mod uno;
 
 /// State budgets of every NIC block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
@@ -54,6 +57,22 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
             block: "dcPIM matching engine, 128 hosts",
             ..rtl_models::BudgetRow::of::<dcpim::DcpimMatcher<128>>("nic")
         },
+        rtl_models::BudgetRow::of::<uno::UnoCc>("nic"),
+        rtl_models::BudgetRow {
+            block: "UnoLB, 8 subflows (Uno Alg. 2)",
+            ..rtl_models::BudgetRow::of::<uno::UnoLb<8>>("nic")
+        },
+        rtl_models::BudgetRow {
+            block: "UnoRC sender, 4 queued NACKs (Uno 4.2)",
+            ..rtl_models::BudgetRow::of::<uno::RcSender<4>>("nic")
+        },
+        rtl_models::BudgetRow {
+            block: "UnoRC receiver, 8 blocks in flight (Uno 4.2)",
+            ..rtl_models::BudgetRow::of::<uno::RcReceiver<8>>("nic")
+        },
+        rtl_models::BudgetRow::of::<uno::mprdma::MprdmaCc>("nic"),
+        rtl_models::BudgetRow::of::<uno::gemini::GeminiCc>("nic"),
+        rtl_models::BudgetRow::of::<uno::bbr::Bbr>("nic"),
     ];
     ROWS
 }

@@ -48,9 +48,12 @@
 //! Semantics:
 //!
 //! * The ECN decision is taken on the occupancy seen by the arriving packet (before it is
-//!   added), like htsim's ECN queue. It uses the phantom occupancy when a phantom queue is
-//!   configured, else the real data-queue occupancy. The phantom queue grows only with packets
-//!   admitted to the physical queue (Uno 4.1.3).
+//!   added), like htsim's ECN queue. Without a phantom queue it uses the real data-queue
+//!   occupancy and [`PortConfig::ecn`]; with one, [`MarkOn`] chooses the physical queue, the
+//!   phantom queue (its own thresholds, [`PhantomPortConfig::ecn`]; Uno's default) or both.
+//! * The phantom queue grows by every packet offered to the port, in full: a dropped or
+//!   trimmed packet counts its whole size (Uno 4.1.3). Its drain is computed on demand
+//!   (synced to the arrival's cycle), never by a drain event.
 //! * The data-queue occupancy includes every admitted packet until it *starts* transmission
 //!   ([`OutputPortCtl::on_departure`] is called at dequeue).
 //! * A trimmed header is not counted in the data queue; in [`OutputPort`] it waits in the
@@ -68,6 +71,66 @@ pub use rtl_models::{PhantomConfig, RedConfig};
 /// `"phantom.drain"`, ...).
 pub type PortConfigError = ConfigError;
 
+/// Which queue's occupancy drives a phantom-equipped port's ECN marks (Uno 4.1.3, 5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum MarkOn {
+    /// The physical data queue, with [`PortConfig::ecn`] (the phantom queue is only
+    /// observed).
+    Physical,
+    /// The phantom queue, with [`PhantomPortConfig::ecn`] (Uno's choice; the default).
+    #[default]
+    Phantom,
+    /// Either: marked when the physical marker or the phantom marker says so (the physical
+    /// decision is drawn first).
+    Both,
+}
+
+/// A port's phantom queue (Uno 4.1.3): the counter, its own RED/ECN thresholds and the
+/// marking choice.
+///
+/// Uno 5.1: "packets are never ECN marked as long as the [...] queue occupancy is less than
+/// the minimum ECN threshold (*MinECNThresh*) and always marked when the occupancy is more
+/// than the maximum ECN threshold (*MaxECNThresh*). Otherwise, the probability of marking
+/// packets increases linearly. MinECNThresh and MaxECNThresh are set to 25% and 75% of
+/// queue capacity [...] The phantom queues drain at 90% of the line rate."
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PhantomPortConfig {
+    /// The counter: drain rate (bytes per cycle) and cap (bytes).
+    pub queue: PhantomConfig,
+    /// RED thresholds on the phantom occupancy (MinECNThresh / MaxECNThresh).
+    pub ecn: RedConfig,
+    /// Which queue(s) drive the marks.
+    pub mark_on: MarkOn,
+}
+
+impl PhantomPortConfig {
+    /// Uno's defaults (Table 2, 5.1): drain at 0.9 x `line` (bytes per cycle), capped at
+    /// `cap_bytes`, RED between 25 % and 75 % of `cap_bytes`, marks on the phantom queue.
+    /// `None` when 0.9 x `line` does not fit Q32.32.
+    pub const fn uno(line: rtl_models::Rate, cap_bytes: u64) -> Option<Self> {
+        Self::with_drain_fraction(line, 9, 10, cap_bytes)
+    }
+
+    /// As [`PhantomPortConfig::uno`] with the drain at `num / den` of `line`.
+    pub const fn with_drain_fraction(
+        line: rtl_models::Rate,
+        num: u64,
+        den: u64,
+        cap_bytes: u64,
+    ) -> Option<Self> {
+        match line.scale(num, den) {
+            Some(drain) => Some(PhantomPortConfig {
+                queue: PhantomConfig { drain, cap_bytes },
+                ecn: RedConfig::percent_of(cap_bytes, 25, 75),
+                mark_on: MarkOn::Phantom,
+            }),
+            None => None,
+        }
+    }
+}
+
 /// Configuration of one output port.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -75,10 +138,11 @@ pub struct PortConfig {
     /// Data buffer in bytes: an arrival that would take the queue above it is tail-dropped
     /// (or trimmed). REPS 4.1: one BDP.
     pub buffer_bytes: u64,
-    /// RED/ECN marking thresholds; `None` disables marking.
+    /// RED/ECN thresholds on the *physical* data queue; `None` disables physical marking.
     pub ecn: Option<RedConfig>,
-    /// Phantom queue; when present its occupancy (not the real queue's) drives ECN.
-    pub phantom: Option<PhantomConfig>,
+    /// Phantom queue with its own RED thresholds and the choice of which queue(s) drive the
+    /// ECN marks ([`MarkOn`]); `None`: no phantom queue, marks on the physical queue.
+    pub phantom: Option<PhantomPortConfig>,
     /// Trim instead of drop: forward only the header, at high priority.
     pub trimming: bool,
     /// Size of a trimmed packet (header only), bytes. Must be above zero when trimming.
@@ -117,31 +181,28 @@ impl PortConfig {
             ));
         }
         if let Some(p) = &self.phantom {
-            if let Err(e) = p.validate() {
+            if let Err(e) = p.queue.validate() {
                 return Err(ConfigError::new(prefix_phantom(e.field), e.problem));
+            }
+            if let Err(e) = p.ecn.validate() {
+                return Err(ConfigError::new(prefix_phantom_ecn(e.field), e.problem));
+            }
+            if p.ecn.kmin_bytes > p.queue.cap_bytes {
+                return Err(ConfigError::new(
+                    "phantom.ecn.kmin_bytes",
+                    "above phantom.queue.cap_bytes: the port could never mark",
+                ));
             }
         }
         if let Some(red) = &self.ecn {
             if let Err(e) = red.validate() {
                 return Err(ConfigError::new(prefix_ecn(e.field), e.problem));
             }
-            match &self.phantom {
-                Some(p) => {
-                    if red.kmin_bytes > p.cap_bytes {
-                        return Err(ConfigError::new(
-                            "ecn.kmin_bytes",
-                            "above phantom.cap_bytes: the port could never mark",
-                        ));
-                    }
-                }
-                None => {
-                    if red.kmin_bytes > self.buffer_bytes {
-                        return Err(ConfigError::new(
-                            "ecn.kmin_bytes",
-                            "above buffer_bytes: the port could never mark",
-                        ));
-                    }
-                }
+            if red.kmin_bytes > self.buffer_bytes {
+                return Err(ConfigError::new(
+                    "ecn.kmin_bytes",
+                    "above buffer_bytes: the port could never mark",
+                ));
             }
         }
         Ok(())
@@ -158,8 +219,16 @@ const fn prefix_ecn(field: &'static str) -> &'static str {
 
 const fn prefix_phantom(field: &'static str) -> &'static str {
     match field.as_bytes() {
-        b"drain" => "phantom.drain",
-        _ => "phantom.cap_bytes",
+        b"drain" => "phantom.queue.drain",
+        _ => "phantom.queue.cap_bytes",
+    }
+}
+
+const fn prefix_phantom_ecn(field: &'static str) -> &'static str {
+    match field.as_bytes() {
+        b"kmin_bytes" => "phantom.ecn.kmin_bytes",
+        b"kmax_bytes" => "phantom.ecn.kmax_bytes",
+        _ => "phantom.ecn.pmax_q32",
     }
 }
 
@@ -178,12 +247,20 @@ pub enum Admit {
     Drop,
 }
 
+/// The phantom queue of a port with its marker and marking choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PhantomEcn {
+    queue: PhantomQueue,
+    red: RedMarker,
+    mark_on: MarkOn,
+}
+
 /// Admission and marking control of one output port (no packet storage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OutputPortCtl {
     buffer_bytes: u64,
     red: Option<RedMarker>,
-    phantom: Option<PhantomQueue>,
+    phantom: Option<PhantomEcn>,
     trimming: bool,
     header_bytes: u32,
     occ_bytes: u64,
@@ -207,9 +284,13 @@ impl OutputPortCtl {
             None => None,
         };
         let phantom = match cfg.phantom {
-            Some(p) => match PhantomQueue::from_config(p) {
-                Ok(q) => Some(q),
-                Err(e) => return Err(e),
+            Some(p) => match (PhantomQueue::from_config(p.queue), RedMarker::new(p.ecn)) {
+                (Ok(queue), Ok(red)) => Some(PhantomEcn {
+                    queue,
+                    red,
+                    mark_on: p.mark_on,
+                }),
+                (Err(e), _) | (_, Err(e)) => return Err(e),
             },
             None => None,
         };
@@ -236,7 +317,11 @@ impl OutputPortCtl {
                 None => None,
             },
             phantom: match &self.phantom {
-                Some(p) => Some(p.config()),
+                Some(p) => Some(PhantomPortConfig {
+                    queue: p.queue.config(),
+                    ecn: p.red.config(),
+                    mark_on: p.mark_on,
+                }),
                 None => None,
             },
             trimming: self.trimming,
@@ -245,27 +330,38 @@ impl OutputPortCtl {
     }
 
     /// A packet of `bytes` arrives at cycle `now`: tail drop / trim when it does not fit
-    /// `buffer_bytes`, else admit it, with the ECN decision taken on the phantom occupancy
-    /// (synced to `now`) or the real occupancy seen on arrival. Draws from `rng` only when
-    /// the occupancy is in the RED ramp.
+    /// `buffer_bytes`, else admit it. The phantom queue (if any, synced to `now`) grows by
+    /// the full `bytes` whatever the verdict (Uno 4.1.3: every packet offered to the queue,
+    /// a dropped or trimmed one included). The ECN decision is taken on the occupancy seen
+    /// on arrival, before this packet: the physical queue's without a phantom queue, else as
+    /// [`MarkOn`] chooses. Draws from `rng` only when an occupancy is in its RED ramp.
     #[inline]
     pub fn on_arrival<R: RandomSource>(&mut self, now: Cycles, bytes: u32, rng: &mut R) -> Admit {
         let after = self.occ_bytes.saturating_add(bytes as u64);
         if after > self.buffer_bytes {
-            return self.reject();
+            return self.reject_at(now, bytes);
         }
-        let level = match &mut self.phantom {
-            Some(p) => {
-                p.sync_to(now);
-                let l = p.occupancy();
-                p.on_enqueue(bytes);
-                l
-            }
-            None => self.occ_bytes,
-        };
-        let ecn_mark = match &self.red {
-            Some(m) => m.should_mark(level, rng),
+        let physical = self.occ_bytes;
+        let phys_mark = |red: &Option<RedMarker>, rng: &mut R| match red {
+            Some(m) => m.should_mark(physical, rng),
             None => false,
+        };
+        let ecn_mark = match &mut self.phantom {
+            None => phys_mark(&self.red, rng),
+            Some(p) => {
+                p.queue.sync_to(now);
+                let level = p.queue.occupancy();
+                p.queue.on_enqueue(bytes);
+                match p.mark_on {
+                    MarkOn::Physical => phys_mark(&self.red, rng),
+                    MarkOn::Phantom => p.red.should_mark(level, rng),
+                    MarkOn::Both => {
+                        let a = phys_mark(&self.red, rng);
+                        let b = p.red.should_mark(level, rng);
+                        a | b
+                    }
+                }
+            }
         };
         self.marks += ecn_mark as u64;
         self.occ_bytes = after;
@@ -273,8 +369,21 @@ impl OutputPortCtl {
         Admit::Enqueue { ecn_mark }
     }
 
+    /// The caller has no room for a packet of `bytes` arriving at cycle `now` for its own
+    /// reason (descriptor slots full): the phantom queue still counts it in full, then as
+    /// [`OutputPortCtl::reject`].
+    #[inline]
+    pub fn reject_at(&mut self, now: Cycles, bytes: u32) -> Admit {
+        if let Some(p) = &mut self.phantom {
+            p.queue.sync_to(now);
+            p.queue.on_enqueue(bytes);
+        }
+        self.reject()
+    }
+
     /// The caller has no room for the packet for its own reason (descriptor slots full):
     /// counted and answered exactly like a tail drop ([`Admit::Trim`] with trimming on).
+    /// Does not touch the phantom queue (see [`OutputPortCtl::reject_at`]).
     #[inline]
     pub fn reject(&mut self) -> Admit {
         if self.trimming {
@@ -312,8 +421,8 @@ impl OutputPortCtl {
     pub fn phantom_bytes(&mut self, now: Cycles) -> Option<u64> {
         match &mut self.phantom {
             Some(p) => {
-                p.sync_to(now);
-                Some(p.occupancy())
+                p.queue.sync_to(now);
+                Some(p.queue.occupancy())
             }
             None => None,
         }
@@ -321,7 +430,18 @@ impl OutputPortCtl {
 
     /// The phantom queue, if configured (not synced: see [`PhantomQueue::now`]).
     pub const fn phantom(&self) -> Option<&PhantomQueue> {
-        self.phantom.as_ref()
+        match &self.phantom {
+            Some(p) => Some(&p.queue),
+            None => None,
+        }
+    }
+
+    /// The marking choice: [`MarkOn::Physical`] without a phantom queue.
+    pub const fn mark_on(&self) -> MarkOn {
+        match &self.phantom {
+            Some(p) => p.mark_on,
+            None => MarkOn::Physical,
+        }
     }
 
     /// Bytes of the header a trimmed packet of `bytes` keeps: `min(header_bytes, bytes)`.
@@ -361,14 +481,14 @@ impl Clocked for OutputPortCtl {
     #[inline]
     fn tick(&mut self) {
         if let Some(p) = &mut self.phantom {
-            p.tick();
+            p.queue.tick();
         }
     }
 
     #[inline]
     fn advance(&mut self, cycles: Cycles) {
         if let Some(p) = &mut self.phantom {
-            p.advance(cycles);
+            p.queue.advance(cycles);
         }
     }
 }
@@ -500,7 +620,7 @@ impl<const N: usize> OutputPort<N> {
             );
         }
         let admit = if self.data.is_full() {
-            self.ctl.reject()
+            self.ctl.reject_at(self.now, desc.bytes)
         } else {
             self.ctl.on_arrival(self.now, desc.bytes, &mut self.rng)
         };

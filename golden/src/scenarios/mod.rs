@@ -8,3 +8,4 @@ pub mod reps;
 pub mod rtl;
 pub mod switch;
 pub mod transport;
+pub mod uno;

@@ -33,7 +33,7 @@ use crate::registry::GoldenScenario;
 use crate::schema::Trace;
 use rtl_models::{Clocked, PhantomConfig, Rate, RedConfig};
 use serde_json::json;
-use switch::output_port::{Admit, OutputPort, PacketDesc, PortConfig};
+use switch::output_port::{Admit, MarkOn, OutputPort, PacketDesc, PhantomPortConfig, PortConfig};
 
 const DESC_TAIL: &str = "OutputPort<16>, W = 64 B/cycle, 4096 B buffer, RED 25%/75% on the \
                          real queue: a 512 B/cycle burst marks then tail-drops, then \
@@ -252,10 +252,13 @@ fn output_port_phantom_ecn() -> Trace {
         .scale(9, 10)
         .expect("0.9 x 64 fits Q32.32");
     let cfg = PortConfig {
-        ecn: Some(RedConfig::percent_of(PHANTOM_CAP_BYTES, 25, 75)),
-        phantom: Some(PhantomConfig {
-            drain,
-            cap_bytes: PHANTOM_CAP_BYTES,
+        phantom: Some(PhantomPortConfig {
+            queue: PhantomConfig {
+                drain,
+                cap_bytes: PHANTOM_CAP_BYTES,
+            },
+            ecn: RedConfig::percent_of(PHANTOM_CAP_BYTES, 25, 75),
+            mark_on: MarkOn::Phantom,
         }),
         ..PortConfig::tail_drop(BUFFER_BYTES)
     };
@@ -273,16 +276,29 @@ fn output_port_phantom_ecn() -> Trace {
     b.rec.finish()
 }
 
+/// The port's configuration as recorded in a trace header. "ecn" is the marker in effect:
+/// the physical one, or for a port marking on its phantom queue only, the phantom's (the
+/// header these traces were first recorded with); "mark_on" appears only for a phantom port
+/// that marks on the physical queue or on both.
 fn port_config_json(cfg: &PortConfig, n: usize) -> serde_json::Value {
-    json!({
+    let ecn = match cfg.phantom {
+        Some(p) if p.mark_on == MarkOn::Phantom => Some(p.ecn),
+        _ => cfg.ecn,
+    };
+    let mut v = json!({
         "buffer_bytes": cfg.buffer_bytes,
-        "ecn": cfg.ecn.map(|r| serde_json::to_value(r).expect("config serialises")),
-        "phantom": cfg.phantom.map(|p| serde_json::to_value(p).expect("config serialises")),
+        "ecn": ecn.map(|r| serde_json::to_value(r).expect("config serialises")),
+        "phantom": cfg.phantom.map(|p| serde_json::to_value(p.queue).expect("config serialises")),
         "trimming": cfg.trimming,
         "header_bytes": cfg.header_bytes,
         "descriptors": n,
         "line_bytes_per_cycle": W,
-    })
+    });
+    if let Some(p) = cfg.phantom.filter(|p| p.mark_on != MarkOn::Phantom) {
+        v["mark_on"] = json!(format!("{:?}", p.mark_on));
+        v["phantom_ecn"] = serde_json::to_value(p.ecn).expect("config serialises");
+    }
+    v
 }
 
 #[cfg(test)]

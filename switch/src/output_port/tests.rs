@@ -85,9 +85,13 @@ fn red_marks_on_real_queue() {
 fn phantom_queue_drives_marks_while_real_queue_is_empty() {
     // A flow at exactly line rate (1000 B every 20 cycles at 50 B/cycle): the real queue
     // never builds, the phantom queue (45 B/cycle) grows by 100 B per packet.
-    let phantom = PhantomConfig {
-        drain: Rate::from_int(LINE).scale(9, 10).unwrap(),
-        cap_bytes: 1 << 20,
+    let phantom = PhantomPortConfig {
+        queue: PhantomConfig {
+            drain: Rate::from_int(LINE).scale(9, 10).unwrap(),
+            cap_bytes: 1 << 20,
+        },
+        ecn: RedConfig::step(10_000),
+        mark_on: MarkOn::Phantom,
     };
     let cfg = PortConfig {
         ecn: Some(RedConfig::step(10_000)),
@@ -172,50 +176,51 @@ fn config_errors_name_fields() {
         }),
         "ecn.kmin_bytes"
     );
-    let ph = PhantomConfig {
-        drain: Rate::ZERO,
-        cap_bytes: 10,
+    let ph = |drain: Rate, cap_bytes: u64, ecn: RedConfig| PhantomPortConfig {
+        queue: PhantomConfig { drain, cap_bytes },
+        ecn,
+        mark_on: MarkOn::Phantom,
     };
+    let step = RedConfig::step(5);
     assert_eq!(
         field(PortConfig {
-            phantom: Some(ph),
+            phantom: Some(ph(Rate::ZERO, 10, step)),
             ..base
         }),
-        "phantom.drain"
+        "phantom.queue.drain"
     );
-    let ph = PhantomConfig {
-        drain: Rate::from_int(1),
-        cap_bytes: 0,
-    };
     assert_eq!(
         field(PortConfig {
-            phantom: Some(ph),
+            phantom: Some(ph(Rate::from_int(1), 0, step)),
             ..base
         }),
-        "phantom.cap_bytes"
+        "phantom.queue.cap_bytes"
     );
-    let ph = PhantomConfig {
-        drain: Rate::from_int(1),
-        cap_bytes: 10_000,
-    };
     assert_eq!(
         field(PortConfig {
-            phantom: Some(ph),
+            phantom: Some(ph(Rate::from_int(1), 10, RedConfig::step(11))),
             ..base
         }),
-        "ecn.kmin_bytes"
+        "phantom.ecn.kmin_bytes"
     );
-    // With a big phantom queue, thresholds above the physical buffer are fine.
-    let ph = PhantomConfig {
-        drain: Rate::from_int(1),
-        cap_bytes: 10_000_000,
-    };
+    assert_eq!(
+        field(PortConfig {
+            phantom: Some(ph(Rate::from_int(1), 10, RedConfig::linear(5, 4))),
+            ..base
+        }),
+        "phantom.ecn.kmax_bytes"
+    );
+    // With a big phantom queue, phantom thresholds above the physical buffer are fine.
     let big = PortConfig {
-        phantom: Some(ph),
-        ecn: Some(RedConfig::linear(200_000, 900_000)),
+        phantom: Some(ph(
+            Rate::from_int(1),
+            10_000_000,
+            RedConfig::linear(200_000, 900_000),
+        )),
         ..base
     };
     assert!(OutputPortCtl::new(big).is_ok());
+    assert_eq!(OutputPortCtl::new(big).unwrap().config(), big);
     assert_eq!(
         OutputPort::<4>::new(base, 0, 1).unwrap_err().field,
         "line_bytes_per_cycle"
@@ -303,9 +308,13 @@ fn port_cfg(trimming: bool, phantom: bool) -> PortConfig {
     PortConfig {
         buffer_bytes: 12_000,
         ecn: Some(RedConfig::linear(2_000, 8_000)),
-        phantom: phantom.then(|| PhantomConfig {
-            drain: Rate::from_int(LINE).scale(9, 10).unwrap(),
-            cap_bytes: 100_000,
+        phantom: phantom.then(|| PhantomPortConfig {
+            queue: PhantomConfig {
+                drain: Rate::from_int(LINE).scale(9, 10).unwrap(),
+                cap_bytes: 100_000,
+            },
+            ecn: RedConfig::linear(2_000, 8_000),
+            mark_on: MarkOn::Phantom,
         }),
         trimming,
         header_bytes: 64,
@@ -385,5 +394,154 @@ proptest! {
         let mut a = rtl_models::testing::assert_advance_eq_ticks(&a, n);
         // Lazy syncing gives the same phantom level as clocking.
         prop_assert_eq!(a.phantom_bytes(n), c.phantom_bytes(n));
+    }
+}
+
+/// Uno 4.1.3 / 5.1 port: phantom capped at 100 kB draining 0.9 x 50 B/cycle, RED at
+/// 25 % / 75 % of the cap; physical RED at a 10 kB step on a 20 kB buffer.
+fn uno_cfg(mark_on: MarkOn, trimming: bool) -> PortConfig {
+    let mut ph = PhantomPortConfig::uno(Rate::from_int(LINE), 100_000).unwrap();
+    ph.mark_on = mark_on;
+    PortConfig {
+        ecn: Some(RedConfig::step(10_000)),
+        phantom: Some(ph),
+        trimming,
+        ..PortConfig::tail_drop(20_000)
+    }
+}
+
+#[test]
+fn uno_defaults_are_the_papers() {
+    let ph = PhantomPortConfig::uno(Rate::from_int(LINE), 100_000).unwrap();
+    assert_eq!(ph.queue.drain, Rate::from_int(45)); // 0.9 x 50 B/cycle
+    assert_eq!((ph.ecn.kmin_bytes, ph.ecn.kmax_bytes), (25_000, 75_000));
+    assert_eq!(ph.mark_on, MarkOn::Phantom);
+    assert_eq!(MarkOn::default(), MarkOn::Phantom);
+    let c = OutputPortCtl::new(uno_cfg(MarkOn::Both, false)).unwrap();
+    assert_eq!(c.mark_on(), MarkOn::Both);
+    let plain = OutputPortCtl::new(PortConfig::reps_baseline(1000)).unwrap();
+    assert_eq!(plain.mark_on(), MarkOn::Physical);
+}
+
+#[test]
+fn dropped_and_trimmed_packets_count_in_full_in_the_phantom() {
+    for trimming in [false, true] {
+        let mut rng = Lfsr32::new(3);
+        let mut c = OutputPortCtl::new(uno_cfg(MarkOn::Phantom, trimming)).unwrap();
+        // Five 4 kB packets in one cycle: 4 fit the 20 kB buffer... 20_480 > 20_000: 4 fit.
+        let mut rejected = 0;
+        for _ in 0..5 {
+            if !matches!(c.on_arrival(7, 4096, &mut rng), Admit::Enqueue { .. }) {
+                rejected += 1;
+            }
+        }
+        assert_eq!(rejected, 1);
+        assert_eq!(c.occupancy_bytes(), 4 * 4096);
+        assert_eq!(c.phantom_bytes(7), Some(5 * 4096), "trimming {trimming}");
+        assert_eq!(c.drops() + c.trims(), 1);
+        // reject_at (descriptor slots full) counts too; plain reject does not.
+        c.reject_at(7, 1000);
+        assert_eq!(c.phantom_bytes(7), Some(5 * 4096 + 1000));
+        c.reject();
+        assert_eq!(c.phantom_bytes(7), Some(5 * 4096 + 1000));
+    }
+}
+
+#[test]
+fn phantom_is_capped_and_drains_on_demand() {
+    let mut rng = Lfsr32::new(3);
+    let mut c = OutputPortCtl::new(uno_cfg(MarkOn::Phantom, false)).unwrap();
+    for _ in 0..40 {
+        c.on_arrival(0, 4096, &mut rng);
+        c.on_departure(4096);
+    }
+    assert_eq!(c.phantom_bytes(0), Some(100_000)); // capped, 163_840 offered
+    assert_eq!(c.phantom_bytes(1000), Some(100_000 - 45_000));
+    assert_eq!(c.phantom_bytes(10_000), Some(0));
+}
+
+/// Marks of `mark_on` for a scripted arrival pattern: a burst that builds the physical
+/// queue past its step (10 kB) while the phantom is still low, then line-rate arrivals that
+/// leave the physical queue empty while the phantom climbs past 75 % of its cap.
+fn marks_with(mark_on: MarkOn) -> (u64, u64) {
+    let mut rng = Lfsr32::new(99);
+    let mut c = OutputPortCtl::new(uno_cfg(mark_on, false)).unwrap();
+    let mut burst_marks = 0;
+    for _ in 0..4 {
+        if let Admit::Enqueue { ecn_mark: true } = c.on_arrival(0, 4000, &mut rng) {
+            burst_marks += 1;
+        }
+    }
+    for _ in 0..4 {
+        c.on_departure(4000);
+    }
+    let mut steady_marks = 0;
+    for i in 1..2000u64 {
+        // 4000 B every 80 cycles = line rate; the phantom gains 400 B per packet.
+        if let Admit::Enqueue { ecn_mark: true } = c.on_arrival(i * 80, 4000, &mut rng) {
+            steady_marks += 1;
+        }
+        c.on_departure(4000);
+    }
+    (burst_marks, steady_marks)
+}
+
+#[test]
+fn mark_on_physical_phantom_or_both() {
+    let (pb, ps) = marks_with(MarkOn::Physical);
+    let (hb, hs) = marks_with(MarkOn::Phantom);
+    let (bb, bs) = marks_with(MarkOn::Both);
+    // The burst: the physical queue is at 12 kB >= 10 kB for the 4th packet only.
+    assert_eq!((pb, hb, bb), (1, 0, 1));
+    // Line rate: physical never marks; the phantom (capped 100 kB, 400 B per packet) is at
+    // or above 75 kB from packet ~187 on, and in the ramp from ~62.
+    assert_eq!(ps, 0);
+    assert!(hs > 1999 - 187 && hs < 1999 - 62, "{hs}");
+    assert_eq!(bs, hs);
+}
+
+#[test]
+fn default_port_without_phantom_marks_on_physical_queue_as_before() {
+    // The same arrivals as `red_marks_on_real_queue`, through reps_baseline-style config:
+    // no phantom means exactly today's physical marking.
+    let mut rng = Lfsr32::new(9);
+    let mut c = OutputPortCtl::new(PortConfig {
+        ecn: Some(RedConfig::step(20_000)),
+        phantom: None,
+        ..PortConfig::tail_drop(100_000)
+    })
+    .unwrap();
+    let v: Vec<bool> = (0..10u64)
+        .map(|i| {
+            matches!(
+                c.on_arrival(i, 4000, &mut rng),
+                Admit::Enqueue { ecn_mark: true }
+            )
+        })
+        .collect();
+    assert_eq!(
+        v,
+        [false, false, false, false, false, true, true, true, true, true]
+    );
+}
+
+proptest! {
+    #[test]
+    fn phantom_ctl_advance_equals_idle_ticks(mark_on in prop_oneof![Just(MarkOn::Physical), Just(MarkOn::Phantom), Just(MarkOn::Both)],
+                                     arrivals in proptest::collection::vec((1u32..9000, 0u64..300), 0..20),
+                                     n in 0u64..3000, seed: u32) {
+        let mut a = OutputPortCtl::new(uno_cfg(mark_on, true)).unwrap();
+        let mut rng = Lfsr32::new(seed);
+        let mut now = 0;
+        for (bytes, gap) in arrivals {
+            now += gap;
+            a.advance(gap);
+            a.on_arrival(now, bytes, &mut rng);
+        }
+        let mut b = a;
+        a.advance(n);
+        for _ in 0..n { b.tick(); }
+        prop_assert_eq!(a, b);
+        prop_assert!(a.phantom().unwrap().occupancy() <= 100_000);
     }
 }

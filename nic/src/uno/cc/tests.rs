@@ -1,0 +1,369 @@
+use super::*;
+use proptest::prelude::*;
+
+/// 100 Gb/s at 1 GHz: 12.5 B/cycle. Intra-DC RTT 14 us = 14_000 cycles, BDP 175_000 B.
+const INTRA_RTT: Cycles = 14_000;
+const BDP_INTRA: u64 = 175_000;
+const MTU: u32 = 4096;
+
+fn line() -> Rate {
+    Rate::from_ratio(25, 2).unwrap()
+}
+
+fn intra() -> UnoCcConfig {
+    UnoCcConfig::uno(MTU, BDP_INTRA, BDP_INTRA, INTRA_RTT, INTRA_RTT, line())
+}
+
+/// Inter-DC: RTT 2 ms, BDP 25 MB; epochs still on the intra-DC RTT.
+fn inter() -> UnoCcConfig {
+    UnoCcConfig::uno(MTU, 25_000_000, BDP_INTRA, 2_000_000, INTRA_RTT, line())
+}
+
+#[test]
+fn table2_defaults() {
+    let c = intra();
+    assert_eq!(c.alpha_q8 >> 8, 175); // 0.001 x BDP
+    assert_eq!(c.beta_q15, Q15_ONE / 2);
+    assert_eq!(c.k_bytes, 25_000); // BDP_intra / 7
+    assert_eq!(c.md_gain_q15(), Q15_ONE / 2); // 4K / (K + BDP) = 100k / 200k
+    assert_eq!(inter().k_bytes, 25_000);
+    assert_eq!(inter().epoch_period, INTRA_RTT);
+    // Inter-DC: 4 x 25k / 25.025M.
+    assert_eq!(
+        inter().md_gain_q15(),
+        (100_000u64 * 32768 / 25_025_000) as u32
+    );
+}
+
+#[test]
+fn ai_adds_alpha_per_window_of_unmarked_acks() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    let o = cc.on_ack(100, MTU, false, 100);
+    assert!(o.ai && !o.md && !o.qa);
+    // 175 x 4096 / 175_000 = 4.096 B -> Q8 floor.
+    assert_eq!(cc.state().cwnd_q8.value(), (175_000 << 8) + 1048);
+    // One window of ACKs adds about alpha.
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    for i in 0..(BDP_INTRA / MTU as u64) {
+        cc.on_ack(i, MTU, false, 10);
+    }
+    let grown = cc.cwnd() - BDP_INTRA;
+    assert!((160..=175).contains(&grown), "{grown}");
+    // Marked ACKs never add.
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    assert!(!cc.on_ack(5, MTU, true, 10).ai);
+    assert_eq!(cc.cwnd(), BDP_INTRA);
+}
+
+/// One epoch's ACKs (all marked, with or without queueing delay) starting at `t0`; returns
+/// the outcome of the ACK that ends it.
+fn marked_epoch(cc: &mut UnoCc, t0: Cycles, delay: Cycles) -> AckOutcome {
+    let rtt = INTRA_RTT + delay;
+    let mut last = AckOutcome::default();
+    // Packets sent every 300 cycles (about line rate: no Quick Adapt), ACKed one RTT later.
+    for k in 0..=200 {
+        let sent = t0 + k * 300;
+        last = cc.on_ack(sent + rtt, MTU, true, rtt);
+        if last.epoch_end {
+            return last;
+        }
+    }
+    last
+}
+
+#[test]
+fn md_on_congested_epoch_physical_queue() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    // The first ACK (packet sent at 0, 10 us of queueing) starts the epoch at its arrival
+    // time (T_epoch = 24_000); the ACK of the first packet sent from 24_000 on ends it.
+    let o = marked_epoch(&mut cc, 0, 10_000);
+    assert_eq!(cc.now(), 48_000);
+    assert!(o.epoch_end && o.md && !o.gentle);
+    // E = 1/16 (all marked), MD_ECN = E x 0.5 = 1/32: cwnd x 31/32 (up to the fixed point).
+    assert_eq!(cc.state().ecn_ewma_q15, (Q15_ONE / 16) as u16);
+    assert_eq!(cc.md_ecn_q15(), Q15_ONE / 32);
+    assert_eq!(cc.cwnd(), BDP_INTRA * 31 / 32);
+    assert_eq!(cc.state().md_scale_q15, Q15_ONE as u16);
+    assert_eq!(cc.state().t_epoch.value(), 24_000 + INTRA_RTT);
+}
+
+#[test]
+fn gentle_md_when_marked_without_delay() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    let o = marked_epoch(&mut cc, 0, 0);
+    assert!(o.md && o.gentle);
+    assert_eq!(cc.state().md_scale_q15, 9830); // 0.3
+                                               // Reduction = 1/32 x 0.3 = 0.009375: cwnd 175_000 -> ~173_359.
+    let expect = BDP_INTRA as f64 * (1.0 - (1024.0 * 9830.0 / 32768.0) / 32768.0);
+    assert!((cc.cwnd() as f64 - expect).abs() < 2.0, "{}", cc.cwnd());
+    // A second gentle epoch: MD_scale = 0.3 x 0.3.
+    let t = cc.state().t_epoch.value();
+    let o = marked_epoch(&mut cc, t, 0);
+    assert!(o.gentle);
+    assert_eq!(cc.state().md_scale_q15, ((9830u32 * 9830) >> 15) as u16);
+    // Then a physical-queue epoch resets it to 1.
+    let t = cc.state().t_epoch.value();
+    let o = marked_epoch(&mut cc, t, 5_000);
+    assert!(o.md && !o.gentle);
+    assert_eq!(cc.state().md_scale_q15, Q15_ONE as u16);
+}
+
+#[test]
+fn unmarked_epoch_decays_e_without_md() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    cc.on_ack(INTRA_RTT, MTU, true, INTRA_RTT + 1);
+    marked_epoch(&mut cc, INTRA_RTT, 1);
+    let e = cc.state().ecn_ewma_q15;
+    let w = cc.cwnd();
+    let t = cc.state().t_epoch.value();
+    let mut end = None;
+    for k in 0..20 {
+        let o = cc.on_ack(t + k * 1000 + INTRA_RTT, MTU, false, INTRA_RTT);
+        if o.epoch_end {
+            end = Some(o);
+            break;
+        }
+    }
+    let o = end.unwrap();
+    assert!(!o.md);
+    assert_eq!(cc.state().ecn_ewma_q15, e - e / 16);
+    assert!(cc.cwnd() > w);
+}
+
+#[test]
+fn inter_dc_flow_ends_epochs_at_intra_dc_granularity() {
+    let mut cc = UnoCc::new(inter(), 0).unwrap();
+    let rtt = 2_000_000;
+    // Packets sent every 1000 cycles, all ACKed one inter-DC RTT later.
+    let mut ends = 0;
+    for k in 0..=140u64 {
+        if cc.on_ack(k * 1000 + rtt, MTU, false, rtt).epoch_end {
+            ends += 1;
+        }
+    }
+    // T_epoch starts at the first ACK (2_000_000); the packets sent in [0, 140_000] are
+    // all older: no epoch ends, the stamp is not reached yet.
+    assert_eq!(ends, 0);
+    for k in 2000..=2140u64 {
+        if cc.on_ack(k * 1000 + rtt, MTU, false, rtt).epoch_end {
+            ends += 1;
+        }
+    }
+    // Send times 2_000_000 ..= 2_140_000 cross 11 epoch stamps 14_000 apart (incl. first).
+    assert_eq!(ends, 11);
+}
+
+#[test]
+fn quick_adapt_then_one_rtt_without_qa_or_md() {
+    // Inter-DC flow: RTT 2 ms (the QA period and the hold), epochs every 14 us.
+    let rtt = 2_000_000;
+    let mut cc = UnoCc::new(inter(), 0).unwrap();
+    // First ACK at 2 ms: the QA window ends at 4 ms. Only 6 x 4096 B arrive in it.
+    for k in 0..5 {
+        assert!(!cc.on_ack(rtt + k * 1000, MTU, false, rtt).qa);
+    }
+    let o = cc.on_ack(2 * rtt, MTU, false, rtt);
+    assert!(o.qa);
+    assert_eq!(cc.cwnd(), 6 * MTU as u64);
+    assert_eq!(cc.state().hold_until.value(), 3 * rtt);
+    assert_eq!(cc.state().qa_end.value(), 4 * rtt);
+    // Marked epochs (with queueing delay) during the held RTT apply no MD, and QA does not
+    // count the held RTT's ACKs.
+    let w = cc.cwnd();
+    let mut ends = 0;
+    let mut t = 2 * rtt;
+    while t + 300 < 3 * rtt {
+        t += 300;
+        let o = cc.on_ack(t, MTU, true, rtt + 5000);
+        ends += o.epoch_end as u32;
+        assert!(!o.md && !o.qa, "{t}");
+    }
+    assert!(ends > 100, "{ends}");
+    assert_eq!(cc.cwnd(), w);
+    assert_eq!(cc.state().qa_acked, 0);
+    // After the hold: the next congested epoch reduces.
+    let mut md = false;
+    while !md {
+        t += 300;
+        md = cc.on_ack(t, MTU, true, rtt + 5000).md;
+    }
+    assert!(cc.cwnd() < w);
+}
+
+#[test]
+fn no_quick_adapt_when_acks_keep_up() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    // A full window (175_000 B) per RTT: 43 x 4096 = 176_128 >= beta x cwnd.
+    for k in 0..=43u64 {
+        let o = cc.on_ack(INTRA_RTT + k * 325, MTU, false, INTRA_RTT);
+        assert!(!o.qa);
+    }
+    assert!(cc.cwnd() > BDP_INTRA);
+}
+
+#[test]
+fn pacing_and_can_send() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    // cwnd / RTT = 12.5 B/cycle = line rate.
+    assert_eq!(cc.pacing_rate(), line());
+    assert!(cc.can_send(0));
+    assert!(!cc.can_send(BDP_INTRA - 4000));
+    cc.on_send(0, MTU);
+    // 4096 / 12.5 = 327.68 -> 328 cycles.
+    assert_eq!(cc.next_send(), 328);
+    assert!(!cc.can_send(MTU as u64));
+    cc.advance(328);
+    assert!(cc.can_send(MTU as u64));
+    // A halved window halves the rate.
+    cc.on_timeout(328);
+    assert_eq!(cc.cwnd(), BDP_INTRA / 2);
+    cc.on_send(328, MTU);
+    assert_eq!(cc.next_send(), 328 + 656);
+}
+
+#[test]
+fn nack_counts_as_physical_congestion() {
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    cc.on_ack(INTRA_RTT, MTU, false, INTRA_RTT);
+    cc.on_nack(INTRA_RTT + 10);
+    assert_eq!(cc.state().epoch_marked, 1);
+    assert!(cc.state().epoch_delay);
+    let o = cc.on_ack(3 * INTRA_RTT, MTU, false, INTRA_RTT);
+    assert!(o.epoch_end && o.md && !o.gentle);
+}
+
+#[test]
+fn config_errors_name_fields() {
+    let f = |c: UnoCcConfig| UnoCc::new(c, 0).unwrap_err().field;
+    let c = intra();
+    assert_eq!(f(UnoCcConfig { mtu_bytes: 0, ..c }), "mtu_bytes");
+    assert_eq!(f(UnoCcConfig { bdp_bytes: 0, ..c }), "bdp_bytes");
+    assert_eq!(
+        f(UnoCcConfig {
+            beta_q15: Q15_ONE + 1,
+            ..c
+        }),
+        "beta_q15"
+    );
+    assert_eq!(f(UnoCcConfig { k_bytes: 0, ..c }), "k_bytes");
+    assert_eq!(f(UnoCcConfig { ewma_shift: 0, ..c }), "ewma_shift");
+    assert_eq!(f(UnoCcConfig { base_rtt: 0, ..c }), "base_rtt");
+    assert_eq!(
+        f(UnoCcConfig {
+            epoch_period: 0,
+            ..c
+        }),
+        "epoch_period"
+    );
+    assert_eq!(
+        f(UnoCcConfig {
+            max_cwnd_bytes: 10,
+            ..c
+        }),
+        "max_cwnd_bytes"
+    );
+    assert_eq!(
+        f(UnoCcConfig {
+            init_cwnd_bytes: 10,
+            ..c
+        }),
+        "init_cwnd_bytes"
+    );
+    assert_eq!(
+        f(UnoCcConfig {
+            line_rate: Rate::ZERO,
+            ..c
+        }),
+        "line_rate"
+    );
+    assert_eq!(
+        f(UnoCcConfig {
+            gentle_q15: Q15_ONE + 1,
+            ..c
+        }),
+        "gentle_q15"
+    );
+}
+
+#[test]
+fn budget_names_the_word() {
+    assert_eq!(UnoCc::BITS, 330);
+    assert_eq!(core::mem::size_of::<UnoCcWord>(), 42);
+}
+
+#[derive(Debug, Clone)]
+enum Ev {
+    Ack { gap: u64, ecn: bool, extra: u64 },
+    Nack { gap: u64 },
+    Timeout { gap: u64 },
+    Send { gap: u64 },
+}
+
+fn ev() -> impl Strategy<Value = Ev> {
+    prop_oneof![
+        6 => (0u64..3000, any::<bool>(), 0u64..20_000).prop_map(|(gap, ecn, extra)| Ev::Ack { gap, ecn, extra }),
+        1 => (0u64..3000).prop_map(|gap| Ev::Nack { gap }),
+        1 => (0u64..3000).prop_map(|gap| Ev::Timeout { gap }),
+        2 => (0u64..3000).prop_map(|gap| Ev::Send { gap }),
+    ]
+}
+
+fn run(cc: &mut UnoCc, evs: &[Ev]) {
+    for e in evs {
+        match *e {
+            Ev::Ack { gap, ecn, extra } => {
+                let t = cc.now() + gap;
+                cc.on_ack(t, MTU, ecn, INTRA_RTT + extra);
+            }
+            Ev::Nack { gap } => cc.on_nack(cc.now() + gap),
+            Ev::Timeout { gap } => cc.on_timeout(cc.now() + gap),
+            Ev::Send { gap } => cc.on_send(cc.now() + gap, MTU),
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn pack_unpack_round_trip(evs in proptest::collection::vec(ev(), 0..60)) {
+        let mut cc = UnoCc::new(intra(), 0).unwrap();
+        run(&mut cc, &evs);
+        let st = *cc.state();
+        prop_assert_eq!(UnoCcState::unpack(st.pack()), st);
+        // Every word is a state and re-packs to itself.
+        let w = UnoCcWord::from_bytes(st.pack().into_bytes());
+        prop_assert_eq!(UnoCcState::unpack(w).pack(), w);
+    }
+
+    #[test]
+    fn arbitrary_words_round_trip(bytes in proptest::array::uniform32(any::<u8>()), tail in proptest::array::uniform10(any::<u8>())) {
+        let mut b = [0u8; 42];
+        b[..32].copy_from_slice(&bytes);
+        b[32..].copy_from_slice(&tail);
+        b[41] &= 0x03; // the 6 padding bits are zero
+        let w = UnoCcWord::from_bytes(b);
+        prop_assert_eq!(UnoCcState::unpack(w).pack().into_bytes(), b);
+    }
+
+    #[test]
+    fn advance_equals_idle_ticks(evs in proptest::collection::vec(ev(), 0..40), n in 0u64..5000,
+                                 after in proptest::collection::vec(ev(), 0..10)) {
+        let mut a = UnoCc::new(inter(), 0).unwrap();
+        run(&mut a, &evs);
+        let mut b = a;
+        a.advance(n);
+        for _ in 0..n { b.tick(); }
+        prop_assert_eq!(a, b);
+        run(&mut a, &after);
+        run(&mut b, &after);
+        prop_assert_eq!(a, b);
+    }
+
+    #[test]
+    fn cwnd_stays_in_bounds(evs in proptest::collection::vec(ev(), 0..200)) {
+        let mut cc = UnoCc::new(intra(), 0).unwrap();
+        run(&mut cc, &evs);
+        prop_assert!(cc.cwnd() >= MTU as u64 && cc.cwnd() <= 2 * BDP_INTRA);
+        prop_assert!(cc.state().md_scale_q15 as u32 <= Q15_ONE);
+        prop_assert!(cc.state().ecn_ewma_q15 as u32 <= Q15_ONE);
+    }
+}
