@@ -27,6 +27,7 @@ pub mod lfsr;
 pub mod phantom;
 pub mod red;
 pub mod token_bucket;
+pub mod zeropod_cell;
 
 pub use budget::{BudgetRow, StateBudget};
 pub use clock::{Clock, Cycles};
@@ -47,6 +48,15 @@ pub fn budgets() -> &'static [BudgetRow] {
         BudgetRow::of::<TokenBucket>("rtl-models"),
         BudgetRow::of::<PhantomQueue>("rtl-models"),
         BudgetRow::of::<RedMarker>("rtl-models"),
+        zeropod_cell::BUDGET_ROWS[0],
+        zeropod_cell::BUDGET_ROWS[1],
+        zeropod_cell::BUDGET_ROWS[2],
+        zeropod_cell::BUDGET_ROWS[3],
+        zeropod_cell::BUDGET_ROWS[4],
+        zeropod_cell::BUDGET_ROWS[5],
+        zeropod_cell::BUDGET_ROWS[6],
+        zeropod_cell::BUDGET_ROWS[7],
+        zeropod_cell::BUDGET_ROWS[8],
     ];
     ROWS
 }
