@@ -19,7 +19,9 @@ pub mod control;
 pub mod data;
 pub mod route;
 
-pub use control::{ControlCell, MiceEntry, RtsArrival, RtsRepr, SchdRepr, TrafficKind};
+pub use control::{
+    ControlCell, MiceEntry, RtsArrival, RtsRepr, SchdRepr, TrafficKind, RTS_ARRIVALS, TOP_K,
+};
 pub use data::{DataHeader, DataHeaderRepr};
 pub use route::{Route, MAX_HOPS};
 
