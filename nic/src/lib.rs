@@ -15,6 +15,7 @@ pub mod dcsim;
 pub mod lb;
 pub mod reps;
 pub mod transport;
+pub mod zeropod;
 
 /// State budgets of every NIC block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
@@ -33,6 +34,8 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         dcsim::BUDGET_ROWS[2],
         dcsim::BUDGET_ROWS[3],
         dcsim::BUDGET_ROWS[4],
+        zeropod::BUDGET_ROWS[0],
+        zeropod::BUDGET_ROWS[1],
     ];
     ROWS
 }

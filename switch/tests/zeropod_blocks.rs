@@ -1,7 +1,7 @@
 //! Zeropod switch blocks: tick/advance equivalence (proptest), and Eq. 6 of the paper at block
-#![allow(clippy::needless_range_loop)]
 //! level: a k = 32 pod built from `BufferlessSwitch` ToRs and Aggs carrying only optimistic
 //! (unscheduled) intra-pod cells delivers a fraction P = exp(2G(2/m - 3)) of them.
+#![allow(clippy::needless_range_loop)]
 
 use std::collections::VecDeque;
 
