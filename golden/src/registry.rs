@@ -23,6 +23,7 @@ pub fn all() -> Vec<GoldenScenario> {
     v.extend(crate::scenarios::dcsim::scenarios());
     v.extend(crate::scenarios::switch::scenarios());
     v.extend(crate::scenarios::transport::scenarios());
+    v.extend(crate::scenarios::zeropod::scenarios());
     v
 }
 

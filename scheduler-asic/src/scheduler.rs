@@ -352,6 +352,17 @@ where
         Ok(self.grants())
     }
 
+    /// Sizes of the phase lists as they stand: `[Req, G1, G2, Accept]` of the iteration in
+    /// flight (or the last one), for traces and test benches.
+    pub fn phase_counts(&self) -> [usize; 4] {
+        [
+            self.g1.requests().len(),
+            self.g1.grants().len(),
+            self.g2.grants().len(),
+            self.acc.grants().len(),
+        ]
+    }
+
     /// Grants of the last completed round.
     pub fn grants(&self) -> &[Grant] {
         self.done.as_slice()

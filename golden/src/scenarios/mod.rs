@@ -6,3 +6,4 @@ pub mod reps;
 pub mod rtl;
 pub mod switch;
 pub mod transport;
+pub mod zeropod;

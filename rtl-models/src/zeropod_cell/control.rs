@@ -100,6 +100,16 @@ pub struct MiceEntry {
     pub size: u3,
 }
 
+impl MiceEntry {
+    /// An entry for destination slot `dst` (< 512) of size class `size` (< 8).
+    pub fn new(dst: u16, size: u8) -> Result<Self, CellError> {
+        Ok(MiceEntry {
+            dst: u9::try_new(dst).map_err(|_| err("mice.dst", "destination slot above 511"))?,
+            size: u3::try_new(size).map_err(|_| err("mice.size", "size class above 7"))?,
+        })
+    }
+}
+
 /// The logical RTS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RtsRepr {

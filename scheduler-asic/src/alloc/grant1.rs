@@ -47,6 +47,10 @@ impl<const Q: usize> Grant1Allocator<Q> {
             ports.occupy(g);
         }
     }
+    /// The requests `Req` of this iteration.
+    pub fn requests(&self) -> &[Grant] {
+        self.requests.as_slice()
+    }
     /// The grants `G1`.
     pub fn grants(&self) -> &[Grant] {
         self.grants.as_slice()
