@@ -86,6 +86,7 @@ blocks! {
     RedMarker(crate::red::Red) = "RED/ECN marker";
     DcsimArbiter(switch::dcsim::DefaultDcsimArbiter) = "DCSIM port arbiter";
     Reps(crate::reps::RepsBlock) = "REPS load balancer";
+    ZpSched(scheduler_asic::K8Scheduler) = "Zeropod scheduler (k = 8)";
 }
 
 struct Slot {

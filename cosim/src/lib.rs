@@ -38,6 +38,7 @@ pub mod red;
 pub mod reps;
 pub mod status;
 pub mod token_bucket;
+pub mod zeropod;
 
 pub use dcsim::*;
 pub use phantom::*;
@@ -45,6 +46,7 @@ pub use red::*;
 pub use reps::*;
 pub use status::*;
 pub use token_bucket::*;
+pub use zeropod::*;
 
 /// Number of live blocks (of every kind); useful to check a testbench frees what it makes.
 #[no_mangle]

@@ -307,6 +307,11 @@ where
         self.failed = failed;
     }
 
+    /// The failed-link mask set by [`IterativeScheduler::set_failed_links`].
+    pub fn failed_links(&self) -> PortStates<M> {
+        self.failed
+    }
+
     /// True while a round is in flight.
     pub fn busy(&self) -> bool {
         self.phase != Phase::Idle
