@@ -639,8 +639,8 @@ int32_t dcfab_zp_sched_free(DcfabZpSched *h);
 // Per-cycle input: a packed RTS cell (`bit [319:0]`). `DCFAB_ERR_ARG` if malformed.
 //
 // # Safety
-// `cell` must be NULL or point to 10 readable `uint32_t`.
-int32_t dcfab_zp_sched_rts(DcfabZpSched *h, const uint32_t *cell);
+// `rts_cell` must be NULL or point to 10 readable `uint32_t`.
+int32_t dcfab_zp_sched_rts(DcfabZpSched *h, const uint32_t *rts_cell);
 
 // Per-cycle input, flat form of a one-arrival RTS: `cells` newly arrived at `src` (a host
 // of this pod, or Core `src` if `from_core`) for global host `dst`.
@@ -717,14 +717,14 @@ int32_t dcfab_zp_sched_schd(DcfabZpSched *h, uint32_t i, uint32_t *out_cell);
 // `out_ok` must be NULL or valid for one write.
 int32_t dcfab_zp_sched_check(DcfabZpSched *h, uint8_t *out_ok);
 
-// Pack a data-cell header into `bit [319:0]`: scheduled flag, PIAS priority (0..=7), route
+// Pack a data-cell header into `bit [319:0]`: scheduled flag, PIAS priority `prio` (0..=7), route
 // (`hops` 0..=5, pointer `ptr` <= hops, `ports` 6 bits per hop), src, dst, flow (16 bits),
 // sequence number, payload length (0..=512).
 //
 // # Safety
 // `out_cell` must be NULL or valid for 10 `uint32_t` writes.
 int32_t dcfab_zp_header_pack(uint8_t scheduled,
-                             uint32_t priority,
+                             uint32_t prio,
                              uint32_t hops,
                              uint32_t ptr,
                              uint32_t ports,
@@ -738,9 +738,9 @@ int32_t dcfab_zp_header_pack(uint8_t scheduled,
 // Unpack a data-cell header (`bit [319:0]`); `DCFAB_ERR_ARG` naming the field if malformed.
 //
 // # Safety
-// `cell` must be NULL or point to 10 readable `uint32_t`; every output pointer NULL or
+// `header_cell` must be NULL or point to 10 readable `uint32_t`; every output pointer NULL or
 // valid for one write.
-int32_t dcfab_zp_header_unpack(const uint32_t *cell,
+int32_t dcfab_zp_header_unpack(const uint32_t *header_cell,
                                uint8_t *out_scheduled,
                                uint32_t *out_priority,
                                uint32_t *out_hops,

@@ -139,15 +139,15 @@ pub extern "C" fn dcfab_zp_sched_free(h: *mut DcfabZpSched) -> i32 {
 /// Per-cycle input: a packed RTS cell (`bit [319:0]`). `DCFAB_ERR_ARG` if malformed.
 ///
 /// # Safety
-/// `cell` must be NULL or point to 10 readable `uint32_t`.
+/// `rts_cell` must be NULL or point to 10 readable `uint32_t`.
 #[no_mangle]
-pub unsafe extern "C" fn dcfab_zp_sched_rts(h: *mut DcfabZpSched, cell: *const u32) -> i32 {
+pub unsafe extern "C" fn dcfab_zp_sched_rts(h: *mut DcfabZpSched, rts_cell: *const u32) -> i32 {
     on("dcfab_zp_sched_rts", h, |s: &mut K8Scheduler| {
         // SAFETY: forwarded caller contract (10 words).
-        let w = unsafe { input(cell as *const [u32; 10], "cell") }?;
+        let w = unsafe { input(rts_cell as *const [u32; 10], "rts_cell") }?;
         let b = cell_bytes(w);
         let r = RtsRepr::parse(&ControlCell::new_unchecked(&b[..]))
-            .map_err(|e| Error::arg("cell", e))?;
+            .map_err(|e| Error::arg("rts_cell", e))?;
         s.on_rts(&r);
         Ok(())
     })
@@ -405,7 +405,7 @@ pub unsafe extern "C" fn dcfab_zp_sched_check(h: *mut DcfabZpSched, out_ok: *mut
     })
 }
 
-/// Pack a data-cell header into `bit [319:0]`: scheduled flag, PIAS priority (0..=7), route
+/// Pack a data-cell header into `bit [319:0]`: scheduled flag, PIAS priority `prio` (0..=7), route
 /// (`hops` 0..=5, pointer `ptr` <= hops, `ports` 6 bits per hop), src, dst, flow (16 bits),
 /// sequence number, payload length (0..=512).
 ///
@@ -415,7 +415,7 @@ pub unsafe extern "C" fn dcfab_zp_sched_check(h: *mut DcfabZpSched, out_ok: *mut
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn dcfab_zp_header_pack(
     scheduled: u8,
-    priority: u32,
+    prio: u32,
     hops: u32,
     ptr: u32,
     ports: u32,
@@ -439,8 +439,8 @@ pub unsafe extern "C" fn dcfab_zp_header_pack(
         }
         let r = DataHeaderRepr {
             scheduled: flag(scheduled, "scheduled")?,
-            priority: arbitrary_int::u3::try_new(u8::try_from(priority).unwrap_or(u8::MAX))
-                .map_err(|_| Error::arg("priority", format_args!("{priority} is not 0..=7")))?,
+            priority: arbitrary_int::u3::try_new(u8::try_from(prio).unwrap_or(u8::MAX))
+                .map_err(|_| Error::arg("prio", format_args!("{prio} is not 0..=7")))?,
             route,
             src: u16_arg(src, "src")?,
             dst: u16_arg(dst, "dst")?,
@@ -461,12 +461,12 @@ pub unsafe extern "C" fn dcfab_zp_header_pack(
 /// Unpack a data-cell header (`bit [319:0]`); `DCFAB_ERR_ARG` naming the field if malformed.
 ///
 /// # Safety
-/// `cell` must be NULL or point to 10 readable `uint32_t`; every output pointer NULL or
+/// `header_cell` must be NULL or point to 10 readable `uint32_t`; every output pointer NULL or
 /// valid for one write.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn dcfab_zp_header_unpack(
-    cell: *const u32,
+    header_cell: *const u32,
     out_scheduled: *mut u8,
     out_priority: *mut u32,
     out_hops: *mut u32,
@@ -480,10 +480,10 @@ pub unsafe extern "C" fn dcfab_zp_header_unpack(
 ) -> i32 {
     call("dcfab_zp_header_unpack", || {
         // SAFETY: forwarded caller contract (10 words).
-        let w = unsafe { input(cell as *const [u32; 10], "cell") }?;
+        let w = unsafe { input(header_cell as *const [u32; 10], "header_cell") }?;
         let b = cell_bytes(w);
         let r = DataHeaderRepr::parse(&DataHeader::new_unchecked(&b[..]))
-            .map_err(|e| Error::arg("cell", e))?;
+            .map_err(|e| Error::arg("header_cell", e))?;
         // SAFETY: forwarded caller contract.
         unsafe {
             *out(out_scheduled, "out_scheduled")? = u8::from(r.scheduled);

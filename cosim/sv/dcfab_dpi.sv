@@ -228,7 +228,7 @@ package dcfab_dpi;
                                                           input int unsigned lat_accept,
                                                           input int unsigned seed);
   import "DPI-C" function int dcfab_zp_sched_free(input chandle h);
-  import "DPI-C" function int dcfab_zp_sched_rts(input chandle h, input bit [319:0] cell);
+  import "DPI-C" function int dcfab_zp_sched_rts(input chandle h, input bit [319:0] rts_cell);
   import "DPI-C" function int dcfab_zp_sched_demand(input chandle h, input bit from_core,
                                                     input int unsigned src,
                                                     input int unsigned dst,
@@ -264,7 +264,7 @@ package dcfab_dpi;
                                                   output bit [319:0] out_cell);
   import "DPI-C" function int dcfab_zp_sched_check(input chandle h, output bit out_ok);
   import "DPI-C" function int dcfab_zp_header_pack(input bit scheduled,
-                                                   input int unsigned priority,
+                                                   input int unsigned prio,
                                                    input int unsigned hops,
                                                    input int unsigned ptr,
                                                    input int unsigned ports,
@@ -274,7 +274,7 @@ package dcfab_dpi;
                                                    input int unsigned seq,
                                                    input int unsigned len,
                                                    output bit [319:0] out_cell);
-  import "DPI-C" function int dcfab_zp_header_unpack(input bit [319:0] cell,
+  import "DPI-C" function int dcfab_zp_header_unpack(input bit [319:0] header_cell,
                                                      output bit out_scheduled,
                                                      output int unsigned out_priority,
                                                      output int unsigned out_hops,

@@ -315,7 +315,7 @@ fn zeropod_abi_matches_the_blocks() {
         unsafe { dcfab_zp_header_pack(1, 8, 0, 0, 0, 0, 0, 0, 0, 0, cell.as_mut_ptr()) },
         DCFAB_ERR_ARG
     );
-    assert!(last_error().contains("priority"));
+    assert!(last_error().contains("prio"));
     assert_eq!(
         unsafe { dcfab_zp_header_pack(1, 0, 1, 0, 1 << 6, 0, 0, 0, 0, 0, cell.as_mut_ptr()) },
         DCFAB_ERR_ARG

@@ -39,7 +39,9 @@ module tb_zeropod (
   bit [31:0] seed = 32'h0000_ACE1;
   bit [31:0] lfsr;
   chandle    h;
-  bit [31:0] bp [7];
+  bit [31:0] bp [7];          // flags given to the model (applied between rounds)
+  bit [31:0] bp_round [7];    // the flags of the round in flight
+  bit [31:0] bp_grants [7];   // the flags of the round whose grants are readable
   longint unsigned n_rounds = 0, n_grants = 0, n_cells = 0, n_injected = 0;
   longint unsigned n_kind [3];
   int unsigned last_epoch = 0;
@@ -71,7 +73,7 @@ module tb_zeropod (
     void'($value$plusargs("seed=%d", seed));
     void'($value$plusargs("inject_at=%d", inject_at));
     lfsr = (seed == 0) ? 32'd1 : seed;
-    for (int c = 0; c < 7; c++) bp[c] = 0;
+    for (int c = 0; c < 7; c++) begin bp[c] = 0; bp_round[c] = 0; bp_grants[c] = 0; end
     for (int k = 0; k < 3; k++) n_kind[k] = 0;
     h = dcfab_zp_sched_new_flat(POD, 8, 7, 6, 6, 32, 4, 2, 2, 1, 1, seed);
     if (h == null) fail_now($sformatf("dcfab_zp_sched_new_flat: %s", dcfab_last_error()));
@@ -83,12 +85,14 @@ module tb_zeropod (
     int unsigned nn, g, layer, sw, p, endp, want, sender, recv;
     bit [7:0] used [2][4];
     bit [22:0] senders, receivers;
-    bit [319:0] cell, hdr;
+    bit [319:0] schd_cell, hdr;
     bit model_ok, end_found, s_o;
     int unsigned u_pr, u_h, u_p, u_po, u_s, u_d, u_f, u_q, u_l;
     bit new_round;
+    int unsigned first_agg, want_core;
     check(dcfab_zp_sched_grant_count(h, n, epoch), "dcfab_zp_sched_grant_count");
     new_round = (epoch != last_epoch);
+    if (new_round) for (int c = 0; c < 7; c++) bp_grants[c] = bp_round[c];
     for (int l = 0; l < 2; l++) for (int s = 0; s < 4; s++) used[l][s] = 8'h0;
     senders = '0; receivers = '0;
     nn = n + ((dup && n > 0) ? 1 : 0);
@@ -106,7 +110,7 @@ module tb_zeropod (
       senders[sender] = 1'b1;
       receivers[recv] = 1'b1;
       if (vol < 1 || vol > 32) conflict($sformatf("grant %0d: %0d cells", g, vol));
-      if (tr == 1 && bp[core][dst]) conflict($sformatf("E2P over Core %0d backpressured for pod %0d", core, dst));
+      if (tr == 1 && bp_grants[core][dst]) conflict($sformatf("E2P over Core %0d backpressured for pod %0d", core, dst));
       // Walk the route from the origin.
       layer = (tr == 2) ? 1 : 0;
       sw = (tr == 2) ? core % 4 : src / 4;
@@ -127,16 +131,28 @@ module tb_zeropod (
       if (!end_found || endp != want)
         conflict($sformatf("grant %0d (kind %0d %0d->%0d): route ends at %0d", g, tr, src, dst, endp));
       if (done) return;
-      if (i < n) begin
-        if (new_round) n_kind[tr]++;
-        // The SCHD cell, bit by bit (control.rs layout).
-        check(dcfab_zp_sched_schd(h, g, cell), "dcfab_zp_sched_schd");
-        cmp("SCHD kind cell[1:0]", 64'(cell[1:0]), 64'd2);
-        cmp("SCHD traffic cell[4:3]", 64'(cell[4:3]), 64'(tr));
-        cmp("SCHD volume cell[71:56]", 64'(cell[71:56]), 64'(vol));
-        cmp("SCHD epoch cell[39:24]", 64'(cell[39:24]), 64'(epoch));
-        cmp("SCHD route hops cell[82:80]", 64'(cell[82:80]), 64'(hops));
-        cmp("SCHD route ports cell[119:88]", 64'(cell[119:88]), 64'(ports));
+      if (i < n && new_round) begin  // the cells' bits once per round
+        n_kind[tr]++;
+        // The SCHD schd_cell, bit by bit (control.rs layout).
+        check(dcfab_zp_sched_schd(h, g, schd_cell), "dcfab_zp_sched_schd");
+        cmp("SCHD kind cell[1:0]", 64'(schd_cell[1:0]), 64'd2);
+        cmp("SCHD traffic cell[4:3]", 64'(schd_cell[4:3]), 64'(tr));
+        cmp("SCHD volume cell[71:56]", 64'(schd_cell[71:56]), 64'(vol));
+        cmp("SCHD epoch cell[39:24]", 64'(schd_cell[39:24]), 64'(epoch));
+        cmp("SCHD route hops cell[82:80]", 64'(schd_cell[82:80]), 64'(hops));
+        cmp("SCHD route ports cell[119:88]", 64'(schd_cell[119:88]), 64'(ports));
+        cmp("SCHD to_core cell[2]", 64'(schd_cell[2]), 64'(tr == 2));
+        cmp("SCHD reserved cell[7:5]", 64'(schd_cell[7:5]), 64'd0);
+        cmp("SCHD to cell[23:8]", 64'(schd_cell[23:8]), 64'(src));
+        cmp("SCHD dst cell[55:40]", 64'(schd_cell[55:40]), 64'(dst));
+        want_core = (tr == 0) ? 32'd0 : core;
+        cmp("SCHD core cell[79:72]", 64'(schd_cell[79:72]), 64'(want_core));
+        cmp("SCHD route ptr + reserved cell[87:83]", 64'(schd_cell[87:83]), 64'd0);
+        cmp("SCHD slot cell[127:120]", 64'(schd_cell[127:120]), 64'd0);
+        if (schd_cell[319:128] != '0) conflict("SCHD reserved bytes 16..40 not zero");
+        // The Agg the grant names is the one its route crosses.
+        first_agg = (tr == 2) ? core % 4 : (ports & 32'h3f) - 32'd4;
+        cmp("grant agg vs route", 64'(agg), 64'(first_agg));
         // A data header on that route, pointer at hop 1, and back.
         check(dcfab_zp_header_pack(1'b1, g % 8, hops, 1, ports, src, dst, 32'(n_grants) & 32'hffff, 32'(n_cells), 512, hdr),
               "dcfab_zp_header_pack");
@@ -151,6 +167,9 @@ module tb_zeropod (
         cmp("unpacked route ports", 64'(u_po), 64'(ports));
         cmp("unpacked src", 64'(u_s), 64'(src));
         cmp("unpacked len", 64'(u_l), 64'd512);
+        cmp("unpacked scheduled/prio", 64'({31'd0, s_o, u_pr}), 64'({32'd1, g % 8}));
+        cmp("unpacked dst/flow", 64'({u_d, u_f}), 64'({dst, 32'(n_grants) & 32'hffff}));
+        cmp("unpacked seq", 64'(u_q), 64'(32'(n_cells)));
         ok_hops = u_h; ok_ports = u_p;
         cmp("unpacked hops/ptr", 64'({ok_hops, ok_ports}), 64'({hops, 32'd1}));
       end
@@ -190,14 +209,16 @@ module tb_zeropod (
         cells = 32'(r2[29:24]) + 1;
         check(dcfab_zp_sched_demand(h, 1'b1, c, dst, cells), "dcfab_zp_sched_demand");
       end
-      if (r[15:8] == 8'd0) begin  // new backpressure flags of one Core (not for our pod)
-        c = 32'(r[18:16]) % 7;
-        bp[c] = {24'h0, r2[7:0]} & ~(32'd1 << POD);
-        check(dcfab_zp_sched_backpressure(h, c, bp[c]), "dcfab_zp_sched_backpressure");
-      end
       // ---- start an epoch when idle, clock the scheduler ------------------------------
       check(dcfab_zp_sched_status(h, busy, it, stage, cyc), "dcfab_zp_sched_status");
+      if (!done && (it > 5 || stage > 3)) fail_now($sformatf("status: iteration %0d stage %0d", it, stage));
       if (!busy) begin
+        if (r[11:8] == 4'd0) begin  // new backpressure flags of one Core (not for our pod)
+          c = 32'(r[18:16]) % 7;
+          bp[c] = {24'h0, r2[7:0]} & ~(32'd1 << POD);
+          check(dcfab_zp_sched_backpressure(h, c, bp[c]), "dcfab_zp_sched_backpressure");
+        end
+        for (int k = 0; k < 7; k++) bp_round[k] = bp[k];
         check(dcfab_zp_sched_start(h, 32'(cycles / cyc) & 32'hffff, started), "dcfab_zp_sched_start");
         if (!done && !started) fail_now("start refused while idle");
       end
@@ -207,7 +228,7 @@ module tb_zeropod (
       if (cycles >= inject_at && n_injected == 0) begin
         int unsigned n, e;
         check(dcfab_zp_sched_grant_count(h, n, e), "dcfab_zp_sched_grant_count");
-        if (n > 0) begin inject = 1; n_injected = 1; end
+        if (n > 0 && e <= 32'hffff) begin inject = 1; n_injected = 1; end
       end
       check_grants(inject);
 
