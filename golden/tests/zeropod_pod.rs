@@ -5,6 +5,8 @@
 //! collides in the fabric, and every flow is delivered completely, in sequence, with the
 //! optimistic copies of mice counted as duplicates or dropped, never lost.
 
+#![allow(clippy::needless_range_loop)]
+
 use nic::zeropod::{NicConfig, Reassembly, RxOutcome, ZeropodNic};
 use proptest::prelude::*;
 use rtl_models::Clocked;
