@@ -27,6 +27,10 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
             block: "Zeropod Core port, k = 8 pod (16 VOQs x 512 cells)",
             ..rtl_models::BudgetRow::of::<zeropod::core_port::K8CorePort>("switch")
         },
+        rtl_models::BudgetRow {
+            block: "Zeropod Core switch, k = 8 fabric (8 pods x 16 VOQs x 512 cells)",
+            ..rtl_models::BudgetRow::of::<zeropod::CoreSwitch<8, 16, 512>>("switch")
+        },
     ];
     ROWS
 }

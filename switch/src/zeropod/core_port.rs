@@ -135,6 +135,20 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
         })
     }
 
+    /// An unchecked port (only for a container that reports the config error itself).
+    pub(crate) fn placeholder(cfg: CorePortConfig) -> Self {
+        CorePort {
+            cfg,
+            now: 0,
+            voq: core::array::from_fn(|_| Deque::new()),
+            arrived: [0; N],
+            occupancy: 0,
+            grant: None,
+            out: None,
+            stats: CorePortStats::default(),
+        }
+    }
+
     /// Counters.
     pub fn stats(&self) -> CorePortStats {
         self.stats
@@ -310,6 +324,39 @@ mod tests {
             clock_offset: 2,
         })
         .unwrap()
+    }
+
+    #[test]
+    fn core_switch_routes_by_pod_and_broadcasts_backpressure() {
+        use crate::zeropod::core_switch::CoreSwitch;
+        let mut c = CoreSwitch::<3, 4, 8>::new(5, |p| CorePortConfig {
+            backpressure_cells: 2,
+            buffer_cells: 16,
+            epoch_slots: 4,
+            clock_offset: p as u64, // one clock per pod
+            ..CorePortConfig::default()
+        })
+        .unwrap();
+        for t in 0..3 {
+            assert!(c.enqueue(2 * 4 + 1, t)); // pod 2, host 1
+        }
+        assert!(c.enqueue(4, 9)); // pod 1, host 0
+        assert!(!c.enqueue(12, 0), "no pod 3");
+        assert_eq!(c.backpressure_mask(), 1 << 2);
+        let r = c.rts(1).unwrap();
+        assert_eq!((r.src, r.backpressure, r.arrivals[0].dst), (5, 4, 4));
+        assert_eq!(
+            c.port(2).unwrap().pod_clock(),
+            None,
+            "pod 2's epoch 0 starts at 2"
+        );
+        let e = CoreSwitch::<3, 4, 8>::new(0, |p| CorePortConfig {
+            backpressure_cells: 4,
+            buffer_cells: if p == 1 { 0 } else { 16 },
+            ..CorePortConfig::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "buffer_cells");
     }
 
     #[test]
