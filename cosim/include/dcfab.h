@@ -140,6 +140,15 @@
 // Port marking choice: either queue.
 #define DCFAB_MARK_ON_BOTH 2
 
+// 32-bit words of a 40 B cell as SystemVerilog `bit [319:0]`.
+#define DCFAB_ZP_CELL_WORDS 10
+
+// `mice_core` value meaning "no exclusive mice Core".
+#define DCFAB_ZP_NO_MICE_CORE 255
+
+// Half-radix of the pod this ABI schedules (k = 8).
+#define DCFAB_ZP_M 4
+
 // Opaque handle of a DCSIM port arbiter.
 typedef struct DcfabDcsimArbiter DcfabDcsimArbiter;
 
@@ -160,6 +169,9 @@ typedef struct DcfabUnoCc DcfabUnoCc;
 
 // Opaque handle of a Uno phantom-marking port.
 typedef struct DcfabUnoPort DcfabUnoPort;
+
+// Opaque handle of a Zeropod scheduler.
+typedef struct DcfabZpSched DcfabZpSched;
 
 // Configuration of a DCSIM port arbiter (`dcfab_dcsim_config_default` gives the paper's).
 typedef struct {
@@ -859,6 +871,142 @@ int32_t dcfab_uport_state(DcfabUnoPort *h,
 // # Safety
 // `words` must be NULL or valid for 11 `uint32_t` reads.
 int32_t dcfab_unocc_set_word336(DcfabUnoCc *h, const uint32_t *words);
+
+// A new scheduler for pod `pod` of `pods` (1..=8), `cores` (0..=7) Cores, exclusive mice
+// Core `mice_core` (`DCFAB_ZP_NO_MICE_CORE` for none), `iterations` per round (§V-A: 6),
+// `epoch_slots` data slots per epoch, `requests_per_sender` (1..=16), phase latencies in
+// cycles, LFSR `seed`. NULL on a bad config (the last error names the field).
+DcfabZpSched *dcfab_zp_sched_new_flat(uint32_t pod,
+                                      uint32_t pods,
+                                      uint32_t cores,
+                                      uint32_t mice_core,
+                                      uint32_t iterations,
+                                      uint32_t epoch_slots,
+                                      uint32_t requests_per_sender,
+                                      uint32_t lat_request,
+                                      uint32_t lat_grant1,
+                                      uint32_t lat_grant2,
+                                      uint32_t lat_accept,
+                                      uint32_t seed);
+
+// Free a scheduler.
+int32_t dcfab_zp_sched_free(DcfabZpSched *h);
+
+// Per-cycle input: a packed RTS cell (`bit [319:0]`). `DCFAB_ERR_ARG` if malformed.
+//
+// # Safety
+// `rts_cell` must be NULL or point to 10 readable `uint32_t`.
+int32_t dcfab_zp_sched_rts(DcfabZpSched *h, const uint32_t *rts_cell);
+
+// Per-cycle input, flat form of a one-arrival RTS: `cells` newly arrived at `src` (a host
+// of this pod, or Core `src` if `from_core`) for global host `dst`.
+int32_t dcfab_zp_sched_demand(DcfabZpSched *h,
+                              uint8_t from_core,
+                              uint32_t src,
+                              uint32_t dst,
+                              uint32_t cells);
+
+// Per-cycle input: Core `core`'s backpressure flags (bit `p` = no relay to pod `p`).
+int32_t dcfab_zp_sched_backpressure(DcfabZpSched *h, uint32_t core, uint32_t mask);
+
+// Port state input: mark a link failed (1) or usable (0) for future rounds. `kind` 0: ToR
+// `a` -> Agg `b`; 1: Agg `a` -> ToR `b`; 2: Agg `a` -> its Core `a + b * 4`; 3: Core `a`
+// -> its Agg (`b` ignored).
+int32_t dcfab_zp_sched_set_link_failed(DcfabZpSched *h,
+                                       uint32_t kind,
+                                       uint32_t a,
+                                       uint32_t b,
+                                       uint8_t failed);
+
+// Per-cycle input: start scheduling `epoch` (0..=65535); `*out_started` = 0 if a round is
+// still in flight (the request is refused and counted).
+//
+// # Safety
+// `out_started` must be NULL or valid for one `uint8_t` write.
+int32_t dcfab_zp_sched_start(DcfabZpSched *h, uint32_t epoch, uint8_t *out_started);
+
+// Clock edge: one scheduler cycle.
+int32_t dcfab_zp_sched_tick(DcfabZpSched *h);
+
+// `*out_busy` = a round in flight; `*out_iteration`, `*out_stage` (0 Request, 1 Grant-1,
+// 2 Grant-2, 3 Accept; both 0 when idle); `*out_cycles_per_round`.
+//
+// # Safety
+// Every output pointer must be NULL or valid for one write.
+int32_t dcfab_zp_sched_status(DcfabZpSched *h,
+                              uint8_t *out_busy,
+                              uint32_t *out_iteration,
+                              uint32_t *out_stage,
+                              uint64_t *out_cycles_per_round);
+
+// `*out_count` = grants of the last completed round, `*out_epoch` = its epoch.
+//
+// # Safety
+// Output pointers must be NULL or valid for one write.
+int32_t dcfab_zp_sched_grant_count(DcfabZpSched *h, uint32_t *out_count, uint32_t *out_epoch);
+
+// Grant `i`: traffic kind, sender (host in pod, or Core for C2E), destination (host in pod,
+// or pod for E2P), Agg, Core, cells, and its route (`hops`, `ports`).
+//
+// # Safety
+// Every output pointer must be NULL or valid for one write.
+int32_t dcfab_zp_sched_grant(DcfabZpSched *h,
+                             uint32_t i,
+                             uint32_t *out_traffic,
+                             uint32_t *out_src,
+                             uint32_t *out_dst,
+                             uint32_t *out_agg,
+                             uint32_t *out_core,
+                             uint32_t *out_volume,
+                             uint32_t *out_hops,
+                             uint32_t *out_ports);
+
+// Grant `i`'s packed SCHD cell (`bit [319:0]`).
+//
+// # Safety
+// `out_cell` must be NULL or valid for 10 `uint32_t` writes.
+int32_t dcfab_zp_sched_schd(DcfabZpSched *h, uint32_t i, uint32_t *out_cell);
+
+// `*out_ok` = 1 if the last round's grants pass the route-walking conflict check.
+//
+// # Safety
+// `out_ok` must be NULL or valid for one write.
+int32_t dcfab_zp_sched_check(DcfabZpSched *h, uint8_t *out_ok);
+
+// Pack a data-cell header into `bit [319:0]`: scheduled flag, PIAS priority `prio` (0..=7), route
+// (`hops` 0..=5, pointer `ptr` <= hops, `ports` 6 bits per hop), src, dst, flow (16 bits),
+// sequence number, payload length (0..=512).
+//
+// # Safety
+// `out_cell` must be NULL or valid for 10 `uint32_t` writes.
+int32_t dcfab_zp_header_pack(uint8_t scheduled,
+                             uint32_t prio,
+                             uint32_t hops,
+                             uint32_t ptr,
+                             uint32_t ports,
+                             uint32_t src,
+                             uint32_t dst,
+                             uint32_t flow,
+                             uint32_t seq,
+                             uint32_t len,
+                             uint32_t *out_cell);
+
+// Unpack a data-cell header (`bit [319:0]`); `DCFAB_ERR_ARG` naming the field if malformed.
+//
+// # Safety
+// `header_cell` must be NULL or point to 10 readable `uint32_t`; every output pointer NULL or
+// valid for one write.
+int32_t dcfab_zp_header_unpack(const uint32_t *header_cell,
+                               uint8_t *out_scheduled,
+                               uint32_t *out_priority,
+                               uint32_t *out_hops,
+                               uint32_t *out_ptr,
+                               uint32_t *out_ports,
+                               uint32_t *out_src,
+                               uint32_t *out_dst,
+                               uint32_t *out_flow,
+                               uint32_t *out_seq,
+                               uint32_t *out_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -88,6 +88,7 @@ blocks! {
     Reps(crate::reps::RepsBlock) = "REPS load balancer";
     UnoCc(nic::uno::UnoCc) = "UnoCC flow";
     UnoPort(crate::uno::UnoPortBlock) = "Uno phantom-marking port";
+    ZpSched(scheduler_asic::K8Scheduler) = "Zeropod scheduler (k = 8)";
 }
 
 struct Slot {

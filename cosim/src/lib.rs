@@ -39,6 +39,7 @@ pub mod reps;
 pub mod status;
 pub mod token_bucket;
 pub mod uno;
+pub mod zeropod;
 
 pub use dcsim::*;
 pub use phantom::*;
@@ -47,6 +48,7 @@ pub use reps::*;
 pub use status::*;
 pub use token_bucket::*;
 pub use uno::*;
+pub use zeropod::*;
 
 /// Number of live blocks (of every kind); useful to check a testbench frees what it makes.
 #[no_mangle]

@@ -61,6 +61,10 @@ package dcfab_dpi;
   localparam int unsigned DCFAB_MARK_ON_PHYSICAL = 0;
   localparam int unsigned DCFAB_MARK_ON_PHANTOM  = 1;
   localparam int unsigned DCFAB_MARK_ON_BOTH     = 2;
+  // Zeropod: cells cross as bit [319:0]; the scheduler is the k = 8 pod's
+  localparam int unsigned DCFAB_ZP_CELL_WORDS = 10;
+  localparam int unsigned DCFAB_ZP_NO_MICE_CORE = 255;
+  localparam int unsigned DCFAB_ZP_M = 4;
   /* verilator lint_on UNUSEDPARAM */
 
   // ---- library -----------------------------------------------------------------------
@@ -274,5 +278,76 @@ package dcfab_dpi;
                                                 output longint unsigned out_drops,
                                                 output longint unsigned out_trims,
                                                 output longint unsigned out_marks);
+  // ---- Zeropod scheduler (dcfab_zp_sched_*) and cell header (dcfab_zp_header_*) -------
+  import "DPI-C" function chandle dcfab_zp_sched_new_flat(input int unsigned pod,
+                                                          input int unsigned pods,
+                                                          input int unsigned cores,
+                                                          input int unsigned mice_core,
+                                                          input int unsigned iterations,
+                                                          input int unsigned epoch_slots,
+                                                          input int unsigned requests_per_sender,
+                                                          input int unsigned lat_request,
+                                                          input int unsigned lat_grant1,
+                                                          input int unsigned lat_grant2,
+                                                          input int unsigned lat_accept,
+                                                          input int unsigned seed);
+  import "DPI-C" function int dcfab_zp_sched_free(input chandle h);
+  import "DPI-C" function int dcfab_zp_sched_rts(input chandle h, input bit [319:0] rts_cell);
+  import "DPI-C" function int dcfab_zp_sched_demand(input chandle h, input bit from_core,
+                                                    input int unsigned src,
+                                                    input int unsigned dst,
+                                                    input int unsigned cells);
+  import "DPI-C" function int dcfab_zp_sched_backpressure(input chandle h,
+                                                          input int unsigned core,
+                                                          input int unsigned mask);
+  import "DPI-C" function int dcfab_zp_sched_set_link_failed(input chandle h,
+                                                             input int unsigned kind,
+                                                             input int unsigned a,
+                                                             input int unsigned b,
+                                                             input bit failed);
+  import "DPI-C" function int dcfab_zp_sched_start(input chandle h, input int unsigned epoch,
+                                                   output bit out_started);
+  import "DPI-C" function int dcfab_zp_sched_tick(input chandle h);
+  import "DPI-C" function int dcfab_zp_sched_status(input chandle h, output bit out_busy,
+                                                    output int unsigned out_iteration,
+                                                    output int unsigned out_stage,
+                                                    output longint unsigned out_cycles_per_round);
+  import "DPI-C" function int dcfab_zp_sched_grant_count(input chandle h,
+                                                         output int unsigned out_count,
+                                                         output int unsigned out_epoch);
+  import "DPI-C" function int dcfab_zp_sched_grant(input chandle h, input int unsigned i,
+                                                   output int unsigned out_traffic,
+                                                   output int unsigned out_src,
+                                                   output int unsigned out_dst,
+                                                   output int unsigned out_agg,
+                                                   output int unsigned out_core,
+                                                   output int unsigned out_volume,
+                                                   output int unsigned out_hops,
+                                                   output int unsigned out_ports);
+  import "DPI-C" function int dcfab_zp_sched_schd(input chandle h, input int unsigned i,
+                                                  output bit [319:0] out_cell);
+  import "DPI-C" function int dcfab_zp_sched_check(input chandle h, output bit out_ok);
+  import "DPI-C" function int dcfab_zp_header_pack(input bit scheduled,
+                                                   input int unsigned prio,
+                                                   input int unsigned hops,
+                                                   input int unsigned ptr,
+                                                   input int unsigned ports,
+                                                   input int unsigned src,
+                                                   input int unsigned dst,
+                                                   input int unsigned flow,
+                                                   input int unsigned seq,
+                                                   input int unsigned len,
+                                                   output bit [319:0] out_cell);
+  import "DPI-C" function int dcfab_zp_header_unpack(input bit [319:0] header_cell,
+                                                     output bit out_scheduled,
+                                                     output int unsigned out_priority,
+                                                     output int unsigned out_hops,
+                                                     output int unsigned out_ptr,
+                                                     output int unsigned out_ports,
+                                                     output int unsigned out_src,
+                                                     output int unsigned out_dst,
+                                                     output int unsigned out_flow,
+                                                     output int unsigned out_seq,
+                                                     output int unsigned out_len);
 
 endpackage

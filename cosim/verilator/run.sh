@@ -19,7 +19,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 COSIM="$(dirname "$HERE")"
 ROOT="$(dirname "$COSIM")"
 CYCLES="${CYCLES:-1000000}"
-TESTBENCHES="${TESTBENCHES:-tb_token_bucket tb_dcsim tb_reps tb_unocc}"
+TESTBENCHES="${TESTBENCHES:-tb_token_bucket tb_dcsim tb_reps tb_unocc tb_zeropod}"
 JOBS="${JOBS:-2}"
 
 if ! command -v verilator >/dev/null 2>&1; then

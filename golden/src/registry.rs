@@ -26,6 +26,7 @@ pub fn all() -> Vec<GoldenScenario> {
     v.extend(crate::scenarios::lb::scenarios());
     v.extend(crate::scenarios::baselines::scenarios());
     v.extend(crate::scenarios::uno::scenarios());
+    v.extend(crate::scenarios::zeropod::scenarios());
     v
 }
 

@@ -24,6 +24,7 @@ pub mod phost;
 pub mod reps;
 pub mod transport;
 pub mod uno;
+pub mod zeropod;
 
 /// State budgets of every NIC block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
@@ -73,6 +74,8 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         rtl_models::BudgetRow::of::<uno::mprdma::MprdmaCc>("nic"),
         rtl_models::BudgetRow::of::<uno::gemini::GeminiCc>("nic"),
         rtl_models::BudgetRow::of::<uno::bbr::Bbr>("nic"),
+        zeropod::BUDGET_ROWS[0],
+        zeropod::BUDGET_ROWS[1],
     ];
     ROWS
 }

@@ -30,6 +30,7 @@ pub mod round_robin;
 #[doc(hidden)]
 pub mod testing;
 pub mod token_bucket;
+pub mod zeropod_cell;
 
 pub use budget::{BudgetRow, StateBudget};
 pub use clock::{Clock, Cycles};
@@ -52,6 +53,15 @@ pub fn budgets() -> &'static [BudgetRow] {
         BudgetRow::of::<PhantomQueue>("rtl-models"),
         BudgetRow::of::<RedMarker>("rtl-models"),
         BudgetRow::of::<RoundRobinArbiter<16>>("rtl-models"),
+        zeropod_cell::BUDGET_ROWS[0],
+        zeropod_cell::BUDGET_ROWS[1],
+        zeropod_cell::BUDGET_ROWS[2],
+        zeropod_cell::BUDGET_ROWS[3],
+        zeropod_cell::BUDGET_ROWS[4],
+        zeropod_cell::BUDGET_ROWS[5],
+        zeropod_cell::BUDGET_ROWS[6],
+        zeropod_cell::BUDGET_ROWS[7],
+        zeropod_cell::BUDGET_ROWS[8],
     ];
     ROWS
 }

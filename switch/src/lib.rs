@@ -10,6 +10,7 @@ pub mod adaptive_routing;
 pub mod dcsim;
 pub mod output_port;
 pub mod pfabric;
+pub mod zeropod;
 
 /// State budgets of every switch block, for `dcfab budget`.
 pub fn budgets() -> &'static [rtl_models::BudgetRow] {
@@ -27,6 +28,18 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
         rtl_models::BudgetRow {
             block: "Output port, 256 descriptors (ctl + data/header FIFOs + serializer)",
             ..rtl_models::BudgetRow::of::<output_port::OutputPort<256>>("switch")
+        },
+        rtl_models::BudgetRow {
+            block: "Zeropod bufferless crossbar, k = 32 (32 ports)",
+            ..rtl_models::BudgetRow::of::<zeropod::bufferless::K32Switch>("switch")
+        },
+        rtl_models::BudgetRow {
+            block: "Zeropod Core port, k = 8 pod (16 VOQs x 512 cells)",
+            ..rtl_models::BudgetRow::of::<zeropod::core_port::K8CorePort>("switch")
+        },
+        rtl_models::BudgetRow {
+            block: "Zeropod Core switch, k = 8 fabric (8 pods x 16 VOQs x 512 cells)",
+            ..rtl_models::BudgetRow::of::<zeropod::CoreSwitch<8, 16, 512>>("switch")
         },
     ];
     ROWS

@@ -9,3 +9,4 @@ pub mod rtl;
 pub mod switch;
 pub mod transport;
 pub mod uno;
+pub mod zeropod;

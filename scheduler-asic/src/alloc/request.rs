@@ -1,0 +1,195 @@
+//! Phase 1, Request: path selection (Algorithm 1 lines 7-13). "For one demand, the scheduler
+//! randomly requests the specific idle links needed to form a path, based on the switch and
+//! endhost port states provided as input. If it is E2P traffic, the requested Core must have no
+//! backpressure signal." Mice E2P demands take the exclusive mice Core when it is idle, and
+//! only they may use it (§IV-B2).
+//!
+//! Each unmatched sender requests for its `requests_per_sender` most urgent demands (the width
+//! of the request port; Algorithm 1 lets every demand request, this is the hardware bound).
+//! Urgency key: the top-k mice size class from the last RTS (§IV-B1), else 8; then the
+//! aggregated cells (0 for mice); then 16 random bits from the scheduler's LFSR.
+
+use heapless::Vec;
+use rtl_models::zeropod_cell::TrafficKind;
+use rtl_models::RandomSource;
+
+use crate::matrices::TrafficMatrices;
+use crate::pod::Grant;
+use crate::ports::PortStates;
+use crate::scheduler::{Matched, SchedulerConfig};
+
+/// Most requests one sender may issue per iteration.
+pub const MAX_REQUESTS_PER_SENDER: usize = 16;
+
+/// The demand-selection key: smaller is more urgent.
+fn key(class: u8, volume: u16) -> u64 {
+    ((class as u64) << 32) | ((volume as u64) << 16)
+}
+
+/// Keep the `r` smallest (key, demand) pairs.
+fn keep_best(best: &mut Vec<(u64, Grant), MAX_REQUESTS_PER_SENDER>, r: usize, k: u64, g: Grant) {
+    if best.len() == r && best.last().is_some_and(|l| l.0 <= k) {
+        return;
+    }
+    if best.len() == r {
+        best.pop();
+    }
+    let pos = best.iter().position(|b| b.0 > k).unwrap_or(best.len());
+    // Capacity is checked above (len < r <= capacity).
+    let _ = best.insert(pos, (k, g));
+}
+
+/// Pick a uniformly random set bit of `mask` (`None` if empty).
+fn random_bit(mask: u64, rng: &mut impl RandomSource) -> Option<u32> {
+    let n = mask.count_ones();
+    if n == 0 {
+        return None;
+    }
+    let mut i = rng.below(n);
+    let mut m = mask;
+    loop {
+        let b = m.trailing_zeros();
+        if i == 0 {
+            return Some(b);
+        }
+        i -= 1;
+        m &= m - 1;
+    }
+}
+
+/// Run the Request phase, pushing every request into `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
+    cfg: &SchedulerConfig,
+    mx: &TrafficMatrices<N, P, C>,
+    ports: &PortStates<M>,
+    matched: &Matched<N, C>,
+    rng: &mut impl RandomSource,
+    mut out: impl FnMut(Grant),
+) {
+    let r = (cfg.requests_per_sender as usize).clamp(1, MAX_REQUESTS_PER_SENDER);
+    let slots = cfg.epoch_slots;
+    let pod = cfg.pod as usize;
+    let cores = cfg.cores as usize;
+    let mut best: Vec<(u64, Grant), MAX_REQUESTS_PER_SENDER> = Vec::new();
+    // Hosts: E2E and E2P demands.
+    for s in 0..N {
+        if matched.host_sent[s] {
+            continue;
+        }
+        best.clear();
+        for d in 0..N {
+            let v = mx.e2e[s][d];
+            if v == 0 || d == s || matched.host_recv[d] {
+                continue;
+            }
+            let (class, vol) = match mx.mice_class(s, d) {
+                Some(c) => (c, 0),
+                None => (8, v),
+            };
+            let g = Grant {
+                traffic: TrafficKind::E2E,
+                src: s as u16,
+                dst: d as u16,
+                volume: v.min(slots),
+                ..Grant::default()
+            };
+            keep_best(&mut best, r, key(class, vol), g);
+        }
+        for p in 0..(cfg.pods as usize).min(P) {
+            let v = mx.e2p[s][p];
+            if v == 0 || p == pod {
+                continue;
+            }
+            let (class, vol) = match mx.mice_class(s, N + p) {
+                Some(c) => (c, 0),
+                None => (8, v),
+            };
+            let g = Grant {
+                traffic: TrafficKind::E2P,
+                src: s as u16,
+                dst: p as u16,
+                volume: v.min(slots),
+                ..Grant::default()
+            };
+            keep_best(&mut best, r, key(class, vol), g);
+        }
+        let ts = s / M;
+        for &(k, mut g) in best.iter() {
+            let rnd = (rng.next_u32() & 0xffff) as u64;
+            g.key = k | rnd;
+            match g.traffic {
+                TrafficKind::E2E => {
+                    let td = g.dst as usize / M;
+                    let mut free = 0u64;
+                    for a in 0..M {
+                        if ports.tor_up[ts] >> a & 1 == 0 && ports.agg_down[a] >> td & 1 == 0 {
+                            free |= 1 << a;
+                        }
+                    }
+                    if let Some(a) = random_bit(free, rng) {
+                        g.agg = a as u8;
+                        out(g);
+                    }
+                }
+                _ => {
+                    // E2P: a Core without backpressure towards the pod, with idle links.
+                    let mice = (k >> 32) < 8;
+                    let mut free = 0u64;
+                    for c in 0..cores.min(C).min(64) {
+                        let a = c % M;
+                        let ok = mx.backpressure[c] >> g.dst & 1 == 0
+                            && !matched.core_recv[c]
+                            && ports.tor_up[ts] >> a & 1 == 0
+                            && ports.agg_up[a] >> (c / M) & 1 == 0;
+                        if ok {
+                            free |= 1 << c;
+                        }
+                    }
+                    let choice = match cfg.mice_core {
+                        Some(mc) if mice && free >> mc & 1 == 1 => Some(mc as u32),
+                        Some(mc) if (mc as usize) < 64 => {
+                            random_bit(if mice { free } else { free & !(1u64 << mc) }, rng)
+                        }
+                        _ => random_bit(free, rng),
+                    };
+                    if let Some(c) = choice {
+                        g.core = c as u8;
+                        g.agg = (c as usize % M) as u8;
+                        out(g);
+                    }
+                }
+            }
+        }
+    }
+    // Cores: C2E demands (the path is fixed by the Core's Agg).
+    for c in 0..cores.min(C).min(64) {
+        if matched.core_sent[c] || ports.core_down >> c & 1 == 1 {
+            continue;
+        }
+        best.clear();
+        for d in 0..N {
+            let v = mx.c2e[c][d];
+            if v == 0 || matched.host_recv[d] {
+                continue;
+            }
+            let g = Grant {
+                traffic: TrafficKind::C2E,
+                src: c as u16,
+                dst: d as u16,
+                core: c as u8,
+                agg: (c % M) as u8,
+                volume: v.min(slots),
+                key: 0,
+            };
+            keep_best(&mut best, r, key(8, v), g);
+        }
+        for &(k, mut g) in best.iter() {
+            let td = g.dst as usize / M;
+            if ports.agg_down[g.agg as usize] >> td & 1 == 0 {
+                g.key = k | (rng.next_u32() & 0xffff) as u64;
+                out(g);
+            }
+        }
+    }
+}
