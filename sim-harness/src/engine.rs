@@ -49,7 +49,7 @@ use crate::packet::{Packet, PktKind};
 use crate::prefetch::{prefetch, prefetch_head, prefetch_lines, prefetch_next};
 use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, Summary};
 use crate::run::RunControl;
-use crate::scenario::{CcKind, LbKind, Scenario};
+use crate::scenario::Scenario;
 use crate::topology::{self, Fabric, Node, Route};
 use crate::workload::{self, FlowSpec};
 use nic::lb::LoadBalancer;
@@ -147,7 +147,8 @@ struct PortRt {
     rng: Lfsr32,
     /// Slot in [`SelectionTable`] (`u32::MAX`: not a counted ToR uplink).
     sel_slot: u32,
-    up: bool,
+    /// Failures holding the link down (up when 0).
+    down: u16,
     // lines 3..
     kind: PortKind,
 }
@@ -162,6 +163,14 @@ impl PortRt {
     }
 }
 
+/// Serialization time of `bytes` at `ser_q32` ps per byte (Q32.32), rounded up; in u128 so
+/// no rate validation allows overflows (a u64 product overflows below about 8 Mb/s).
+#[inline]
+fn ser_ps(bytes: u32, ser_q32: u64) -> u64 {
+    let ps = (u128::from(bytes) * u128::from(ser_q32)).div_ceil(1 << 32);
+    u64::try_from(ps).unwrap_or(u64::MAX)
+}
+
 fn ser_q32(gbps: f64) -> u64 {
     (8000.0 / gbps * 4_294_967_296.0).round() as u64
 }
@@ -169,6 +178,8 @@ fn ser_q32(gbps: f64) -> u64 {
 #[derive(Debug, Clone, Copy)]
 struct FailureRt {
     ports: [u32; 2],
+    /// Between its begin and end events.
+    active: bool,
     gbps: Option<f64>,
     at: Time,
     until: Option<Time>,
@@ -230,6 +241,41 @@ pub struct Sim {
     prefetch: bool,
 }
 
+/// What a run derives from its scenario and fabric before anything else: the longest path's
+/// base RTT and BDP (the global values buffers, RED and BDP-relative sizes use), the switch
+/// port buffer and the RTO in NIC cycles. One computation, used by the engine's build and
+/// by [`crate::validate`] (which checks the values against their limits first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Derived {
+    /// Base RTT of the longest path, ps.
+    pub base_rtt_ps: u64,
+    /// One BDP of the longest path at the host link rate, bytes.
+    pub bdp_bytes: u64,
+    /// `topology.buffer` resolved, bytes per switch port.
+    pub buffer_bytes: u64,
+    /// `transport.rto_us` in NIC cycles (clamped to the 31 bits validation allows).
+    pub rto_cycles: u32,
+}
+
+impl Derived {
+    /// The values of scenario `s` (its fields checked) on `fabric`.
+    pub fn new(s: &Scenario, fabric: &Fabric) -> Derived {
+        let t = &s.topology;
+        let hdr = s.transport.header_bytes;
+        let prop_ps = t.link_delay_ns.saturating_mul(1000);
+        let sw_ps = t.switch_latency_ns.saturating_mul(1000);
+        let base_rtt_ps = fabric.base_rtt_ps(prop_ps, sw_ps, s.transport.mtu + hdr, hdr);
+        let bdp_bytes = fabric.bdp_bytes(base_rtt_ps);
+        let rto = (s.transport.rto_us * 1e6 / CYCLE_PS as f64).round();
+        Derived {
+            base_rtt_ps,
+            bdp_bytes,
+            buffer_bytes: t.buffer.bytes(bdp_bytes),
+            rto_cycles: rto.clamp(1.0, (u32::MAX >> 1) as f64) as u32,
+        }
+    }
+}
+
 fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
     Error::field(field, format!("{} ({})", e.problem, e.field))
 }
@@ -238,86 +284,18 @@ impl Sim {
     /// Build the run for scenario `s` (already validated).
     pub fn build(s: &Scenario) -> Result<Sim> {
         crate::memory::use_large_pages();
-        match s.transport.cc {
-            CcKind::Dctcp | CcKind::Dcsim => {}
-            other => {
-                return Err(Error::field(
-                    "transport.cc",
-                    format!("{other:?} is not supported yet by the fabric simulator (use dctcp)")
-                        .to_lowercase(),
-                ))
-            }
-        }
-        if s.skip.enabled {
-            // Wormhole fast-forwarding (partitions, steady-state detection, memoization) is
-            // not built yet; running without it while the file asks for it would be a
-            // silently different experiment.
-            return Err(Error::field(
-                "skip.enabled",
-                "Wormhole fast-forwarding is not supported yet by the fabric simulator \
-                 (set it to false or pass --no-skip)",
-            ));
-        }
-        if s.transport.lb == LbKind::Unolb {
-            return Err(Error::field(
-                "transport.lb",
-                "unolb is not supported yet by the fabric simulator (use ecmp, ops or reps)",
-            ));
-        }
-        if s.transport.header_bytes == 0 || s.transport.header_bytes > 4096 {
-            return Err(Error::field(
-                "transport.header_bytes",
-                format!(
-                    "must be between 1 and 4096, got {}",
-                    s.transport.header_bytes
-                ),
-            ));
-        }
-        let t = &s.topology;
-        for (name, v) in [
-            ("topology.ecn_kmin", t.ecn_kmin),
-            ("topology.ecn_kmax", t.ecn_kmax),
-        ] {
-            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
-                return Err(Error::field(
-                    name,
-                    format!("must be a fraction in [0, 1], got {v}"),
-                ));
-            }
-        }
-        if t.ecn_kmin > t.ecn_kmax {
-            return Err(Error::field(
-                "topology.ecn_kmax",
-                format!(
-                    "must be at least ecn_kmin ({}), got {}",
-                    t.ecn_kmin, t.ecn_kmax
-                ),
-            ));
-        }
-        if !(s.transport.rto_us.is_finite() && s.transport.rto_us > 0.0) {
-            return Err(Error::field(
-                "transport.rto_us",
-                format!("must be positive, got {}", s.transport.rto_us),
-            ));
-        }
-
         let fabric = topology::build(s)?;
+        let t = &s.topology;
         let hdr = s.transport.header_bytes;
         let mtu = s.transport.mtu;
-        let prop_ps = t.link_delay_ns * 1000;
         let sw_ps = t.switch_latency_ns * 1000;
-        let base_rtt_ps = fabric.base_rtt_ps(prop_ps, sw_ps, mtu + hdr, hdr);
-        let bdp_bytes = fabric.bdp_bytes(base_rtt_ps);
-        let buffer_bytes = t.buffer.bytes(bdp_bytes);
-        if buffer_bytes < (mtu + hdr) as u64 {
-            return Err(Error::field(
-                "topology.buffer",
-                format!(
-                    "{buffer_bytes} bytes cannot hold one {}-byte DATA packet (mtu + header_bytes)",
-                    mtu + hdr
-                ),
-            ));
-        }
+        let Derived {
+            base_rtt_ps,
+            bdp_bytes,
+            buffer_bytes,
+            rto_cycles,
+        } = Derived::new(s, &fabric);
+        debug_assert!(buffer_bytes >= u64::from(mtu + hdr), "checked by validate");
         let red = RedConfig::linear(
             (buffer_bytes as f64 * t.ecn_kmin) as u64,
             (buffer_bytes as f64 * t.ecn_kmax) as u64,
@@ -331,16 +309,6 @@ impl Sim {
         };
         let ctl = OutputPortCtl::new(port_cfg).map_err(|e| cfg_err("topology.buffer", e))?;
 
-        let rto_cycles = (s.transport.rto_us * 1e6 / CYCLE_PS as f64).round();
-        if !(1.0..(1u64 << 31) as f64).contains(&rto_cycles) {
-            return Err(Error::field(
-                "transport.rto_us",
-                format!(
-                    "must be between 0.001 and 2,000,000 us, got {}",
-                    s.transport.rto_us
-                ),
-            ));
-        }
         let init = s
             .transport
             .init_cwnd
@@ -351,7 +319,7 @@ impl Sim {
             init_cwnd: init as u32,
             min_cwnd: mtu,
             max_cwnd: u32::MAX / 2,
-            rto: rto_cycles as u32,
+            rto: rto_cycles,
             g_shift: 4,
             alpha_init: 0,
         };
@@ -389,7 +357,7 @@ impl Sim {
                 ser_q32: ser_q32(p.gbps),
                 delay_ps,
                 peer: p.peer,
-                up: true,
+                down: 0,
                 gbps: p.gbps,
                 kind,
                 ctrl_q: VecDeque::new(),
@@ -417,12 +385,9 @@ impl Sim {
             ));
         }
         let reps_cfg = flow::reps_config(s, bdp_bytes);
-        let detector = FailureDetector::new(flow::detector_config(
-            s,
-            base_rtt_ps / CYCLE_PS,
-            rto_cycles as u32,
-        ))
-        .map_err(|e| cfg_err("transport.rto_us", e))?;
+        let detector =
+            FailureDetector::new(flow::detector_config(s, base_rtt_ps / CYCLE_PS, rto_cycles))
+                .map_err(|e| cfg_err("transport.rto_us", e))?;
         let flows = specs
             .iter()
             .map(|f| {
@@ -463,20 +428,14 @@ impl Sim {
 
         let mut failures = Vec::with_capacity(s.failures.len());
         for (i, f) in s.failures.iter().enumerate() {
-            let p = fabric.port_by_name(f.link.trim()).ok_or_else(|| {
-                Error::field(
-                    format!("failures[{i}].link"),
-                    format!(
-                        "no link named '{}' in this topology (names look like host5, tor0.up3, \
-                         tor0.down1, agg2.up1, agg2.down0, spine3.down7; see links.csv)",
-                        f.link
-                    ),
-                )
-            })?;
+            let p = fabric
+                .port_by_name(f.link.trim())
+                .unwrap_or_else(|| panic!("failures[{i}].link checked by validate"));
             let at = (f.at_us * 1e6).round() as Time;
             failures.push(FailureRt {
                 ports: [p, fabric.ports[p as usize].reverse],
                 gbps: f.gbps,
+                active: false,
                 at,
                 until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
             });
@@ -508,7 +467,7 @@ impl Sim {
             } else {
                 NEVER
             },
-            stall_ps: STALL_RTOS * rto_cycles as u64 * CYCLE_PS,
+            stall_ps: STALL_RTOS * u64::from(rto_cycles) * CYCLE_PS,
             last_progress: 0,
             flows_done: 0,
             stalled: false,
@@ -568,8 +527,20 @@ impl Sim {
         }
         while !self.interrupted && !self.all_done() {
             let Some(t) = self.q.peek_time() else { break };
-            if t > self.max_time {
-                self.now = self.max_time;
+            // The stall deadline is a simulated time, so when a run stalls does not depend on
+            // how many events (e.g. output-only queue samples) happened before it.
+            let stall_at = if self.next_arrival > self.flows_done {
+                self.last_progress.saturating_add(self.stall_ps)
+            } else {
+                NEVER
+            };
+            if t > self.max_time.min(stall_at) {
+                if stall_at < self.max_time {
+                    self.now = stall_at;
+                    self.stalled = true;
+                } else {
+                    self.now = self.max_time;
+                }
                 break;
             }
             let (t, c) = self.q.pop().expect("peeked");
@@ -586,10 +557,6 @@ impl Sim {
                 Kind::DcsimTimer => self.dcsim_on_timer(c.index()),
             }
             if self.c.events & (CHECK_EVERY - 1) == 0 {
-                if self.now.saturating_sub(self.last_progress) > self.stall_ps {
-                    self.stalled = true;
-                    break;
-                }
                 if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                     self.interrupted = true;
                     break;
@@ -769,9 +736,8 @@ impl Sim {
         }
         let bytes = pk.bytes;
         let port = &mut self.ports[p as usize];
-        let ser = (bytes as u64 * port.ser_q32).div_ceil(1 << 32);
-        port.busy_until = self.now + ser;
-        if !port.up {
+        port.busy_until = self.now.saturating_add(ser_ps(bytes, port.ser_q32));
+        if port.down != 0 {
             self.drop_pkt(p, &pk, Cause::LinkDown);
             return;
         }
@@ -1115,31 +1081,51 @@ impl Sim {
         }
     }
 
+    /// Failure `idx / 2` begins (`idx` even) or ends. Failures on one link compose: a link is
+    /// up only while no failure holds it down (a down-count per port), and its rate is that
+    /// of the latest-begun rate change still in force (else its base rate), so an inner
+    /// failure's end never undoes an outer one.
     fn on_failure(&mut self, idx: u32) {
-        let fl = self.failures[(idx / 2) as usize];
+        let i = (idx / 2) as usize;
         let begin = idx & 1 == 0;
+        self.failures[i].active = begin;
+        let fl = self.failures[i];
         for p in fl.ports {
-            let base = self.fabric.ports[p as usize].gbps;
             match fl.gbps {
-                Some(g) => {
+                Some(_) => {
+                    let g = self.rate_in_force(p);
                     let port = &mut self.ports[p as usize];
-                    port.gbps = if begin { g } else { base };
+                    port.gbps = g;
                     port.ser_q32 = ser_q32(port.gbps);
                     if let PortKind::Dcsim(_) = port.kind {
                         self.dcsim_rate_changed(p);
                     }
                 }
                 None => {
-                    self.ports[p as usize].up = !begin;
+                    let port = &mut self.ports[p as usize];
                     if begin {
+                        port.down += 1;
                         // What is on the wire is lost.
                         while let Some((_, pk)) = self.ports[p as usize].link.pop_front() {
                             self.drop_pkt(p, &pk, Cause::LinkDown);
                         }
+                    } else {
+                        port.down = port.down.checked_sub(1).expect("a failure ends once");
                     }
                 }
             }
         }
+    }
+
+    /// Port `p`'s rate under the rate changes in force: the latest-begun one (by start
+    /// time, then by index), else the fabric's rate.
+    fn rate_in_force(&self, p: u32) -> f64 {
+        self.failures
+            .iter()
+            .filter(|f| f.active && f.ports.contains(&p))
+            .filter_map(|f| f.gbps.map(|g| (f.at, g)))
+            .max_by_key(|&(at, _)| at) // the last of equals: the highest index
+            .map_or(self.fabric.ports[p as usize].gbps, |(_, g)| g)
     }
 
     fn on_sample(&mut self) {

@@ -26,6 +26,11 @@ pub const MIN_MTU: u32 = 64;
 pub const MAX_MTU: u32 = 65_536;
 /// Largest entropy-value width (REPS and the UE header carry 16-bit EVs).
 pub const MAX_EVS_BITS: u32 = 16;
+/// Largest `transport.header_bytes`: the one limit the fabric simulator enforces (a header
+/// of at most 4 KiB, the size of ACKs, NACKs and trimmed packets).
+pub const MAX_HEADER_BYTES: u32 = 4096;
+/// Largest number of packets in one message (PSNs are 31-bit in the transport blocks).
+pub const MAX_MESSAGE_PACKETS: u64 = 1 << 31;
 /// Bound (exclusive) of `transport.reps_freezing_timeout_us`: REPS keeps `exitFreezingMode`
 /// as a 32-bit wrap-around stamp of the 1 GHz NIC clock, so the timeout is below 2^31 cycles.
 pub const MAX_FREEZING_TIMEOUT_US: f64 = 2_147_483.648;
@@ -50,6 +55,8 @@ pub fn validate(s: &Scenario) -> Result<()> {
     check_workload(s, hosts)?;
     check_failures(s)?;
     check_rest(s)?;
+    check_supported(s)?;
+    check_built(s)?;
     Ok(())
 }
 
@@ -317,11 +324,11 @@ fn check_transport(t: &Transport) -> Result<()> {
         ));
     }
     positive("transport.rto_us", t.rto_us)?;
-    if !(1..=MAX_MTU).contains(&t.header_bytes) {
+    if !(1..=MAX_HEADER_BYTES).contains(&t.header_bytes) {
         return Err(Error::field(
             "transport.header_bytes",
             format!(
-                "must be between 1 and {MAX_MTU} bytes, got {}",
+                "must be between 1 and {MAX_HEADER_BYTES} bytes, got {}",
                 t.header_bytes
             ),
         ));
@@ -526,6 +533,127 @@ fn check_rest(s: &Scenario) -> Result<()> {
     Ok(())
 }
 
+// ------------------------------------------------------------------------------------------
+// What the fabric simulator supports, and checks that need the built network. Every refusal
+// `dcfab run` can give is here, so `--dry-run` (and the sweep's pre-check) agree with `run`.
+
+/// Features the scenario format names but the fabric simulator does not run yet.
+fn check_supported(s: &Scenario) -> Result<()> {
+    use crate::scenario::{CcKind, LbKind};
+    let not_yet = |field: &str, what: &str, instead: &str| {
+        Err(Error::field(
+            field,
+            format!("{what} is not supported yet by the fabric simulator ({instead})"),
+        ))
+    };
+    match s.transport.cc {
+        CcKind::Dctcp | CcKind::Dcsim => {}
+        CcKind::Uno => return not_yet("transport.cc", "uno", "use dctcp or dcsim"),
+        CcKind::Zeropod => return not_yet("transport.cc", "zeropod", "use dctcp or dcsim"),
+    }
+    if s.transport.lb == LbKind::Unolb {
+        return not_yet("transport.lb", "unolb", "use ecmp, ops or reps");
+    }
+    let kind = match s.topology.kind {
+        TopologyKind::FatTree => None,
+        TopologyKind::SingleTor => Some("single_tor"),
+        TopologyKind::TwoDc => Some("two_dc"),
+        TopologyKind::ZeropodPods => Some("zeropod_pods"),
+    };
+    if let Some(k) = kind {
+        return not_yet("topology.kind", k, "use fat_tree");
+    }
+    if s.workload.kind == WorkloadKind::Llm {
+        return not_yet("workload.kind", "llm", "use another workload kind");
+    }
+    if s.workload.collectives > 0
+        && !matches!(
+            s.workload.kind,
+            WorkloadKind::Permutation | WorkloadKind::AllToAll | WorkloadKind::AllToAllV
+        )
+    {
+        return Err(Error::field(
+            "workload.collectives",
+            "only permutation, all_to_all and all_to_all_v form collectives (set it to 0)",
+        ));
+    }
+    if s.skip.enabled {
+        // Wormhole fast-forwarding (partitions, steady-state detection, memoization) is not
+        // built yet; running without it while the file asks for it would be a silently
+        // different experiment.
+        return not_yet(
+            "skip.enabled",
+            "Wormhole fast-forwarding",
+            "set it to false or pass --no-skip",
+        );
+    }
+    if s.output.trace {
+        return not_yet(
+            "output.trace",
+            "a packet trace of a fabric run",
+            "set it to false; block-level traces: dcfab trace",
+        );
+    }
+    // FREEZING_TIMEOUT and the RTO are kept in 32-bit NIC-cycle (1 GHz) registers.
+    let rto_cycles = (s.transport.rto_us * 1e6 / crate::engine::CYCLE_PS as f64).round();
+    if !(1.0..(1u64 << 31) as f64).contains(&rto_cycles) {
+        return Err(Error::field(
+            "transport.rto_us",
+            format!(
+                "must be between 0.001 and 2,000,000 us, got {}",
+                s.transport.rto_us
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that need the network: failure link names, and every value derived from the base
+/// RTT and BDP (BDP-relative buffers and messages, the DCSIM parameters). Builds the fabric
+/// (ports only; no flows), the same way the engine will.
+fn check_built(s: &Scenario) -> Result<()> {
+    let fabric = crate::topology::build(s)?;
+    for (i, f) in s.failures.iter().enumerate() {
+        if fabric.port_by_name(f.link.trim()).is_none() {
+            return Err(Error::field(
+                format!("failures[{i}].link"),
+                format!(
+                    "no link named '{}' in this topology (names look like host5, tor0.up3, \
+                     tor0.down1, agg2.up1, agg2.down0, spine3.down7; see links.csv)",
+                    f.link
+                ),
+            ));
+        }
+    }
+    let d = crate::engine::Derived::new(s, &fabric);
+    let packet = u64::from(s.transport.mtu) + u64::from(s.transport.header_bytes);
+    if d.buffer_bytes < packet {
+        return Err(Error::field(
+            "topology.buffer",
+            format!(
+                "{} bytes cannot hold one {packet}-byte DATA packet (transport.mtu + \
+                 transport.header_bytes)",
+                d.buffer_bytes
+            ),
+        ));
+    }
+    let pkts = s
+        .workload
+        .message
+        .bytes(d.bdp_bytes)
+        .div_ceil(u64::from(s.transport.mtu));
+    if pkts >= MAX_MESSAGE_PACKETS {
+        return Err(Error::field(
+            "workload.message",
+            format!("{pkts} packets in one message, more than 2^31"),
+        ));
+    }
+    if s.transport.cc == crate::scenario::CcKind::Dcsim {
+        crate::dcsim::config::check(s, &fabric, d.buffer_bytes, d.bdp_bytes)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -698,5 +826,81 @@ mod tests {
         validate(&s).unwrap();
         s.workload.degree = 128;
         assert!(validate(&s).is_err());
+    }
+
+    /// Every "not supported yet" refusal and every check that needs the built network is made
+    /// by validation (so `--dry-run` refuses what `run` refuses), naming its field.
+    #[test]
+    fn unsupported_and_built_checks_are_validation() {
+        use crate::scenario::{CcKind, LbKind};
+        type Mutation = Box<dyn Fn(&mut Scenario)>;
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("transport.cc", Box::new(|s| s.transport.cc = CcKind::Uno)),
+            (
+                "transport.cc",
+                Box::new(|s| s.transport.cc = CcKind::Zeropod),
+            ),
+            ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
+            (
+                "topology.kind",
+                Box::new(|s| s.topology.kind = TopologyKind::TwoDc),
+            ),
+            (
+                "topology.kind",
+                Box::new(|s| s.topology.kind = TopologyKind::SingleTor),
+            ),
+            (
+                "topology.kind",
+                Box::new(|s| s.topology.kind = TopologyKind::ZeropodPods),
+            ),
+            (
+                "workload.kind",
+                Box::new(|s| s.workload.kind = WorkloadKind::Llm),
+            ),
+            ("skip.enabled", Box::new(|s| s.skip.enabled = true)),
+            ("output.trace", Box::new(|s| s.output.trace = true)),
+            (
+                "workload.collectives",
+                Box::new(|s| {
+                    s.workload.kind = WorkloadKind::Tornado;
+                    s.workload.collectives = 2;
+                }),
+            ),
+            (
+                "transport.header_bytes",
+                Box::new(|s| s.transport.header_bytes = MAX_HEADER_BYTES + 1),
+            ),
+            ("transport.rto_us", Box::new(|s| s.transport.rto_us = 3e6)),
+            (
+                "failures[0].link",
+                Box::new(|s| {
+                    s.failures.push(Failure {
+                        link: "tor99.up0".into(),
+                        at_us: 1.0,
+                        for_us: None,
+                        gbps: None,
+                    })
+                }),
+            ),
+            (
+                "topology.buffer",
+                Box::new(|s| s.topology.buffer = Size::Bdp(0.001)),
+            ),
+        ];
+        for (field, mutate) in cases {
+            let mut s = Scenario::default();
+            mutate(&mut s);
+            assert_eq!(field_of(&s), field);
+        }
+        let mut s = Scenario::default();
+        s.transport.header_bytes = MAX_HEADER_BYTES;
+        validate(&s).unwrap();
+        s.failures.push(Failure {
+            link: "tor0.up3".into(),
+            at_us: 1.0,
+            for_us: None,
+            gbps: None,
+        });
+        validate(&s).unwrap();
     }
 }

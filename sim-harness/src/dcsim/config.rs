@@ -65,6 +65,45 @@ fn cfg_err(field: &str, e: ConfigError) -> Error {
     Error::field(field, format!("{} ({})", e.problem, e.field))
 }
 
+/// Every check the DCSIM build makes on scenario `s` (validated fields) on `fabric`, with
+/// `buffer_bytes` per port and `bdp_bytes` for BDP-relative sizes: the parameters, the
+/// arbiter of every port rate the run can use (links, `[[failures]]` rate changes, slowed
+/// cores), the host engines and the receiver. Called by [`crate::validate`], so a DCSIM
+/// configuration the engine cannot build is refused before any run (and by `--dry-run`).
+pub fn check(
+    s: &Scenario,
+    fabric: &crate::topology::Fabric,
+    buffer_bytes: u64,
+    bdp_bytes: u64,
+) -> Result<()> {
+    let params = DcsimParams::new(s, fabric.longest.links, buffer_bytes, bdp_bytes)?;
+    for (i, f) in s.failures.iter().enumerate() {
+        if let Some(g) = f.gbps {
+            params.arbiter_config(g, &format!("failures[{i}].gbps"))?;
+        }
+    }
+    let t = &s.topology;
+    if t.core_links != crate::scenario::CoreLinks::All {
+        params.arbiter_config(
+            t.link_gbps * t.slow_core_fraction,
+            "topology.slow_core_fraction",
+        )?;
+    }
+    let mut rates: Vec<u64> = fabric.ports.iter().map(|p| p.gbps.to_bits()).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    for g in rates {
+        let cfg = params.arbiter_config(f64::from_bits(g), "topology.link_gbps")?;
+        super::port::DcsimPort::new(cfg).map_err(|e| {
+            Error::field(
+                "transport.dcsim_data_buffer",
+                format!("{} ({})", e.problem, e.field),
+            )
+        })?;
+    }
+    super::host::check_config(&params)
+}
+
 impl DcsimParams {
     /// Resolve the parameters of scenario `s` (validated) on a fabric whose longest path
     /// has `hops` links, with `port_buffer_bytes` per port (`topology.buffer` resolved) and

@@ -115,20 +115,13 @@ impl Sim {
 
         // DCSIM 4.2: the even spines' cables slowed at t = 0, like a [[failures]] rate change.
         let slow = cores::slowed_core_ports(&self.fabric, t);
-        let f = t.slow_core_fraction;
-        let fraction_ok = f.is_finite() && f > 0.0 && f <= 1.0;
-        if !slow.is_empty() && !fraction_ok {
-            return Err(Error::field(
-                "topology.slow_core_fraction",
-                format!("must be in (0, 1], got {}", t.slow_core_fraction),
-            ));
-        }
         for p in slow {
             let i = self.failures.len() as u32;
             let g = self.fabric.ports[p as usize].gbps * t.slow_core_fraction;
             self.failures.push(FailureRt {
                 ports: [p, self.fabric.ports[p as usize].reverse],
                 gbps: Some(g),
+                active: false,
                 at: 0,
                 until: None,
             });
