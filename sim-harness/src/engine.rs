@@ -404,7 +404,7 @@ impl Sim {
                 let lb = Lb::new(s.transport.lb, s.transport.evs_bits, &reps_cfg, &mut frng)
                     .map_err(|e| {
                         let field = match e.field {
-                            "freezing_timeout_cycles" => "transport.reps_freezing_timeout_us",
+                            "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
                             "ev_bits" => "transport.evs_bits",
                             _ => "transport.lb",
                         };

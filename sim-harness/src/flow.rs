@@ -34,8 +34,8 @@ pub const FAILURE_RTT_MULTIPLE_Q8: u32 = 512;
 
 /// The REPS configuration of every REPS flow of scenario `s` (Algorithms 1-2 constants):
 /// `NUM_PKTS_CWND` = packets per BDP of the run (`bdp_bytes / mtu`, rounded up, at most 255:
-/// `exploreCounter` is 8 bits), `FREEZING_TIMEOUT` = `transport.reps_freezing_timeout_us`
-/// in 1 GHz NIC cycles, freezing mode on or off by `transport.reps_freezing`, standard
+/// `exploreCounter` is 8 bits), `FREEZING_TIMEOUT` = `transport.reps.freezing_timeout_us`
+/// in 1 GHz NIC cycles, freezing mode on or off by `transport.reps.freezing`, standard
 /// REPS (one use per cached EV). `ev_bits` is set per flow from `transport.evs_bits`.
 pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
     let mtu = u64::from(s.transport.mtu.max(1));
@@ -44,11 +44,11 @@ pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
         num_pkts_cwnd: bdp_bytes
             .div_ceil(mtu)
             .min(u64::from(nic::reps::config::MAX_NUM_PKTS_CWND)) as u32,
-        freezing_timeout_cycles: (s.transport.reps_freezing_timeout_us * 1e6
+        freezing_timeout_cycles: (s.transport.reps.freezing_timeout_us * 1e6
             / crate::engine::CYCLE_PS as f64)
             .round()
             .clamp(0.0, u32::MAX as f64) as u32,
-        freezing: s.transport.reps_freezing,
+        freezing: s.transport.reps.freezing,
         reuse: 1,
     }
 }

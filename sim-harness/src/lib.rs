@@ -23,6 +23,7 @@ pub mod packet;
 pub mod prefetch;
 pub mod run;
 pub mod topology;
+pub mod transport;
 pub mod validate;
 pub mod workload;
 

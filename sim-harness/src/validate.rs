@@ -31,9 +31,8 @@ pub const MAX_EVS_BITS: u32 = 16;
 pub const MAX_HEADER_BYTES: u32 = 4096;
 /// Largest number of packets in one message (PSNs are 31-bit in the transport blocks).
 pub const MAX_MESSAGE_PACKETS: u64 = 1 << 31;
-/// Bound (exclusive) of `transport.reps_freezing_timeout_us`: REPS keeps `exitFreezingMode`
-/// as a 32-bit wrap-around stamp of the 1 GHz NIC clock, so the timeout is below 2^31 cycles.
-pub const MAX_FREEZING_TIMEOUT_US: f64 = 2_147_483.648;
+/// Bound (exclusive) of `transport.reps.freezing_timeout_us` (see [`crate::transport::reps`]).
+pub use crate::transport::reps::MAX_FREEZING_TIMEOUT_US;
 
 /// Check a scenario before a run. Returns the first problem found.
 pub fn validate(s: &Scenario) -> Result<()> {
@@ -333,74 +332,15 @@ fn check_transport(t: &Transport) -> Result<()> {
             ),
         ));
     }
-    non_negative(
-        "transport.reps_freezing_timeout_us",
-        t.reps_freezing_timeout_us,
-    )?;
-    check_dcsim(t)?;
+    // The per-transport sections check themselves (their structs live with the transports).
+    t.reps.check()?;
+    t.dcsim.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
             format!("must be between 1 and {MAX_EVS_BITS}, got {}", t.evs_bits),
         ));
     }
-    Ok(())
-}
-
-/// DCSIM knobs (DCSIM 2.3-2.4, 4.4); checked whatever `cc` is, like every field.
-fn check_dcsim(t: &Transport) -> Result<()> {
-    finite("transport.dcsim_fraction", t.dcsim_fraction)?;
-    if !(0.0..=1.0).contains(&t.dcsim_fraction) {
-        return Err(Error::field(
-            "transport.dcsim_fraction",
-            format!(
-                "must be a fraction of RTT_max, 0 to 1, got {}",
-                t.dcsim_fraction
-            ),
-        ));
-    }
-    if !(1..=15).contains(&t.dcsim_small_queue_pkts) {
-        return Err(Error::field(
-            "transport.dcsim_small_queue_pkts",
-            format!(
-                "must be between 1 and 15 packets, got {}",
-                t.dcsim_small_queue_pkts
-            ),
-        ));
-    }
-    if t.dcsim_small_bytes == 0 {
-        return Err(Error::field(
-            "transport.dcsim_small_bytes",
-            "must be positive, got 0",
-        ));
-    }
-    positive("transport.dcsim_h", t.dcsim_h)?;
-    if t.dcsim_bucket_depth == 0 {
-        return Err(Error::field(
-            "transport.dcsim_bucket_depth",
-            "must be at least 1 token, got 0",
-        ));
-    }
-    non_negative(
-        "transport.dcsim_data_buffer_ratio",
-        t.dcsim_data_buffer_ratio,
-    )?;
-    if t.dcsim_data_buffer.is_some() && t.dcsim_data_buffer_ratio > 0.0 {
-        return Err(Error::field(
-            "transport.dcsim_data_buffer_ratio",
-            "cannot be used together with transport.dcsim_data_buffer (set one of them)",
-        ));
-    }
-    if t.dcsim_ack_every == 0 {
-        return Err(Error::field(
-            "transport.dcsim_ack_every",
-            "must be at least 1 DATA per DATA-ACK, got 0",
-        ));
-    }
-    positive(
-        "transport.dcsim_ack_interval_rtts",
-        t.dcsim_ack_interval_rtts,
-    )?;
     Ok(())
 }
 
@@ -499,20 +439,6 @@ fn check_rest(s: &Scenario) -> Result<()> {
     non_negative("output.queue_sample_us", s.output.queue_sample_us)?;
     non_negative("output.selection_bucket_us", s.output.selection_bucket_us)?;
     non_negative("output.selection_bucket_us", s.output.selection_bucket_us)?;
-    non_negative(
-        "transport.reps_freezing_timeout_us",
-        s.transport.reps_freezing_timeout_us,
-    )?;
-    // FREEZING_TIMEOUT is compared as a 32-bit wrap-around cycle stamp (1 GHz NIC clock).
-    if s.transport.reps_freezing_timeout_us >= MAX_FREEZING_TIMEOUT_US {
-        return Err(Error::field(
-            "transport.reps_freezing_timeout_us",
-            format!(
-                "must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {}",
-                s.transport.reps_freezing_timeout_us
-            ),
-        ));
-    }
     finite("skip.theta", s.skip.theta)?;
     if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
         return Err(Error::field(
@@ -722,22 +648,22 @@ mod tests {
             ("transport.evs_bits", Box::new(|s| s.transport.evs_bits = 0)),
             ("transport.rto_us", Box::new(|s| s.transport.rto_us = 0.0)),
             (
-                "transport.dcsim_fraction",
-                Box::new(|s| s.transport.dcsim_fraction = 1.5),
+                "transport.dcsim.fraction",
+                Box::new(|s| s.transport.dcsim.fraction = 1.5),
             ),
             (
-                "transport.dcsim_small_queue_pkts",
-                Box::new(|s| s.transport.dcsim_small_queue_pkts = 16),
+                "transport.dcsim.small_queue_pkts",
+                Box::new(|s| s.transport.dcsim.small_queue_pkts = 16),
             ),
             (
-                "transport.dcsim_ack_every",
-                Box::new(|s| s.transport.dcsim_ack_every = 0),
+                "transport.dcsim.ack_every",
+                Box::new(|s| s.transport.dcsim.ack_every = 0),
             ),
             (
-                "transport.dcsim_data_buffer_ratio",
+                "transport.dcsim.data_buffer_ratio",
                 Box::new(|s| {
-                    s.transport.dcsim_data_buffer = Some(Size::Bytes(100_000));
-                    s.transport.dcsim_data_buffer_ratio = 2.0;
+                    s.transport.dcsim.data_buffer = Some(Size::Bytes(100_000));
+                    s.transport.dcsim.data_buffer_ratio = 2.0;
                 }),
             ),
             (
@@ -802,12 +728,12 @@ mod tests {
                 Box::new(|s| s.output.selection_bucket_us = f64::NAN),
             ),
             (
-                "transport.reps_freezing_timeout_us",
-                Box::new(|s| s.transport.reps_freezing_timeout_us = -1.0),
+                "transport.reps.freezing_timeout_us",
+                Box::new(|s| s.transport.reps.freezing_timeout_us = -1.0),
             ),
             (
-                "transport.reps_freezing_timeout_us",
-                Box::new(|s| s.transport.reps_freezing_timeout_us = 3e6),
+                "transport.reps.freezing_timeout_us",
+                Box::new(|s| s.transport.reps.freezing_timeout_us = 3e6),
             ),
             ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
         ];

@@ -278,7 +278,7 @@ pub fn check_config(p: &DcsimParams) -> Result<()> {
     }
     DcsimReceiver::new(p.rx).map_err(|e| {
         Error::field(
-            "transport.dcsim_ack_every",
+            "transport.dcsim.ack_every",
             format!("{} ({})", e.problem, e.field),
         )
     })?;
@@ -288,8 +288,8 @@ pub fn check_config(p: &DcsimParams) -> Result<()> {
 fn host_cfg_err(e: rtl_models::ConfigError) -> Error {
     let field = match e.field {
         "ev_bits" => "transport.evs_bits",
-        "variant.permille" => "transport.dcsim_fraction",
-        _ => "transport.dcsim_ack_interval_rtts",
+        "variant.permille" => "transport.dcsim.fraction",
+        _ => "transport.dcsim.ack_interval_rtts",
     };
     Error::field(field, format!("{} ({})", e.problem, e.field))
 }
@@ -331,7 +331,7 @@ impl DcsimState {
             .collect();
         let rx = DcsimReceiver::new(p.rx).map_err(|e| {
             Error::field(
-                "transport.dcsim_ack_every",
+                "transport.dcsim.ack_every",
                 format!("{} ({})", e.problem, e.field),
             )
         })?;

@@ -24,7 +24,7 @@
 //! * [`metrics`]: CCT, queueing delay, reordering, utilization; kept for every transport.
 //!
 //! The engine glue (events, wake-ups, drops) is `crate::engine::dcsim`; the oversubscribed
-//! fabric of section 4.2 is `crate::topology::cores`. Scenario fields: `transport.dcsim_*`,
+//! fabric of section 4.2 is `crate::topology::cores`. Scenario fields: `[transport.dcsim]` ([`section`]),
 //! `topology.core_links`, `topology.slow_core_fraction`, `workload.collectives`,
 //! `workload.collective_sizes` (README "Scenario format").
 //!
@@ -35,6 +35,7 @@ pub mod config;
 pub mod host;
 pub mod metrics;
 pub mod port;
+pub mod section;
 
 pub use config::DcsimParams;
 pub use host::{Counters, DcsimState};

@@ -155,7 +155,7 @@ impl Sim {
             let cfg = params.arbiter_config(gbps, "topology.link_gbps")?;
             let dp = DcsimPort::new(cfg).map_err(|e| {
                 Error::field(
-                    "transport.dcsim_data_buffer",
+                    "transport.dcsim.data_buffer",
                     format!("{} ({})", e.problem, e.field),
                 )
             })?;
