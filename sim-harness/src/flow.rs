@@ -18,7 +18,8 @@ use nic::reps::{
 use nic::transport::{Ack, DctcpSender, SackReceiver, SenderStats, TimeoutReport, TxPacket};
 use rtl_models::{Clocked, ConfigError, Cycles, Lfsr32, RandomSource};
 
-/// PSN window words of every flow (64 * 8 = 512 packets).
+/// PSN window words of every flow ([`nic::transport::HARNESS_WORDS`] = 32 words of 64 bits:
+/// 2048 packets in flight).
 pub const WORDS: usize = nic::transport::HARNESS_WORDS;
 
 /// The sender block the engine instantiates.

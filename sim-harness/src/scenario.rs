@@ -159,7 +159,7 @@ pub enum LbKind {
 /// ([`RepsSection`], `crate::transport::reps`) and `[transport.dcsim]` ([`DcsimSection`],
 /// `crate::dcsim::section`). The old flat names (`transport.reps_freezing`,
 /// `transport.dcsim_variant`, ...) are still read, with a deprecation line on stderr
-/// ([`TransportToml`]).
+/// (`TransportToml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
