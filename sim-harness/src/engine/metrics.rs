@@ -22,28 +22,6 @@ pub(super) fn arrival_of(pk: &Packet, hdr: u32, new: bool) -> Arrival {
 }
 
 impl Sim {
-    /// Links and switches of the path `src -> dst` (entropy 0; every path of a fat tree
-    /// between two hosts has the same length).
-    fn path_shape(&self, src: u32, dst: u32) -> (u32, u32) {
-        let (mut links, mut switches) = (1u32, 0u32);
-        let mut port = src;
-        for _ in 0..64 {
-            match self.fabric.ports[port as usize].peer {
-                Node::Host(_) => return (links, switches),
-                Node::Switch(s) => {
-                    let (route, seed) = self.switches[s as usize];
-                    let Some(next) = route.select(src, dst, 0, seed) else {
-                        break;
-                    };
-                    switches += 1;
-                    links += 1;
-                    port = next;
-                }
-            }
-        }
-        (links, switches)
-    }
-
     /// Set up the collective metrics (every transport) and the slowed cores
     /// (`topology.core_links`, DCSIM 4.2: rate changes at t = 0).
     pub(super) fn metrics_setup(&mut self, s: &Scenario) -> Result<()> {
@@ -56,7 +34,11 @@ impl Sim {
             .collect();
         let paths: Vec<(u32, u32)> = specs
             .iter()
-            .map(|f| self.path_shape(f.src, f.dst))
+            .map(|f| {
+                // Every flow knows its own path (Fabric::path); the metrics need its shape.
+                let p = self.fabric.path(f.src, f.dst, 0, 0, 0).shape;
+                (p.links, p.switches)
+            })
             .collect();
         let interval = if self.sample_ps > 0 {
             self.sample_ps
