@@ -45,9 +45,8 @@ pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
         num_pkts_cwnd: bdp_bytes
             .div_ceil(mtu)
             .min(u64::from(nic::reps::config::MAX_NUM_PKTS_CWND)) as u32,
-        freezing_timeout_cycles: (s.transport.reps.freezing_timeout_us * 1e6
-            / crate::engine::CYCLE_PS as f64)
-            .round()
+        freezing_timeout_cycles: crate::clock::NIC_CLOCK
+            .us_to_cycles(s.transport.reps.freezing_timeout_us)
             .clamp(0.0, u32::MAX as f64) as u32,
         freezing: s.transport.reps.freezing,
         reuse: 1,

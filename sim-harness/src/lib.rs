@@ -49,6 +49,7 @@ pub mod scenario;
 pub use error::{Error, Result};
 pub use results::RunResult;
 pub use scenario::Scenario;
+pub mod clock;
 pub mod dcsim;
 pub mod engine;
 pub mod event;

@@ -521,7 +521,7 @@ fn check_supported(s: &Scenario) -> Result<()> {
         );
     }
     // FREEZING_TIMEOUT and the RTO are kept in 32-bit NIC-cycle (1 GHz) registers.
-    let rto_cycles = (s.transport.rto_us * 1e6 / crate::engine::CYCLE_PS as f64).round();
+    let rto_cycles = crate::clock::NIC_CLOCK.us_to_cycles(s.transport.rto_us);
     if !(1.0..(1u64 << 31) as f64).contains(&rto_cycles) {
         return Err(Error::field(
             "transport.rto_us",

@@ -188,12 +188,17 @@ impl DcsimParams {
 
     /// Host cycle of time `ps` (rounded down: events of a cycle belong to it).
     pub fn host_cycle(&self, ps: u64) -> Cycles {
-        ps / self.host_period_ps
+        self.host_clock().cycle_at(ps)
     }
 
     /// Start of host cycle `c`, ps.
     pub fn host_ps(&self, c: Cycles) -> u64 {
-        c.saturating_mul(self.host_period_ps)
+        self.host_clock().start_of(c)
+    }
+
+    /// The host engines' clock domain (`host_period_ps` from t = 0).
+    pub fn host_clock(&self) -> crate::clock::ClockDomain {
+        crate::clock::ClockDomain::new(self.host_period_ps, 0)
     }
 
     /// The arbiter of a port of `gbps` (`field` names the rate's origin in errors).

@@ -108,9 +108,12 @@ impl Sim {
             ));
         }
         let reps_cfg = flow::reps_config(s, bdp_bytes);
-        let detector =
-            FailureDetector::new(flow::detector_config(s, base_rtt_ps / CYCLE_PS, rto_cycles))
-                .map_err(|e| cfg_err("transport.rto_us", e))?;
+        let detector = FailureDetector::new(flow::detector_config(
+            s,
+            NIC_CLOCK.cycle_at(base_rtt_ps),
+            rto_cycles,
+        ))
+        .map_err(|e| cfg_err("transport.rto_us", e))?;
         let flows = specs
             .iter()
             .map(|f| {
@@ -190,7 +193,7 @@ impl Sim {
             } else {
                 NEVER
             },
-            stall_ps: STALL_RTOS * u64::from(rto_cycles) * CYCLE_PS,
+            stall_ps: STALL_RTOS * NIC_CLOCK.cycles_ps(u64::from(rto_cycles)),
             last_progress: 0,
             flows_done: 0,
             stalled: false,

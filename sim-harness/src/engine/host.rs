@@ -74,7 +74,7 @@ impl Sim {
             PktKind::Nack => {
                 self.c.ctrl_delivered += 1;
                 let flow = &mut self.flows[f as usize];
-                let now_c = self.now / CYCLE_PS;
+                let now_c = NIC_CLOCK.cycle_at(self.now);
                 if let Some(cc) = &mut flow.cc {
                     cc.sync(now_c);
                     cc.on_nack(pk.psn);
@@ -126,7 +126,7 @@ impl Sim {
         let h = flow.spec.src;
         let sendable = cc.can_send();
         if let Some(d) = cc.timer_deadline() {
-            let t = d * CYCLE_PS;
+            let t = NIC_CLOCK.start_of(d);
             if t < flow.timer_at {
                 flow.timer_at = t;
                 self.q.push(t, Comp::new(Kind::FlowTimer, f));
@@ -175,7 +175,7 @@ impl Sim {
                 ecn: false,
             };
             if let Some(d) = cc.timer_deadline() {
-                let t = d * CYCLE_PS;
+                let t = NIC_CLOCK.start_of(d);
                 if t < flow.timer_at {
                     flow.timer_at = t;
                     self.q.push(t, Comp::new(Kind::FlowTimer, f));

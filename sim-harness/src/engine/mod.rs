@@ -41,6 +41,7 @@
 //!   ECMP flow pinned to a link that never comes back); flows not completed have
 //!   `end_ps = 0`.
 
+use crate::clock::NIC_CLOCK;
 use crate::error::{Error, Result};
 use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
 use crate::flow::{self, Cc, FlowRt, Lb, Receiver, Sender};
@@ -74,8 +75,8 @@ mod results;
 mod run;
 mod sampling;
 
-/// Picoseconds per cycle of the NIC and switch clocks (1 GHz).
-pub const CYCLE_PS: u64 = 1000;
+/// Picoseconds per cycle of the NIC and switch clocks (1 GHz): [`crate::clock::NIC_CLOCK`].
+pub const CYCLE_PS: u64 = crate::clock::NIC_PERIOD_PS;
 
 /// A run with no progress for this many RTOs of simulated time is stopped.
 pub const STALL_RTOS: u64 = 2000;
@@ -276,7 +277,7 @@ impl Derived {
         let sw_ps = t.switch_latency_ns.saturating_mul(1000);
         let base_rtt_ps = fabric.base_rtt_ps(prop_ps, sw_ps, s.transport.mtu + hdr, hdr);
         let bdp_bytes = fabric.bdp_bytes(base_rtt_ps);
-        let rto = (s.transport.rto_us * 1e6 / CYCLE_PS as f64).round();
+        let rto = NIC_CLOCK.us_to_cycles(s.transport.rto_us);
         Derived {
             base_rtt_ps,
             bdp_bytes,
@@ -303,7 +304,7 @@ impl Sim {
 
     #[inline]
     fn cycle(&self) -> Cycles {
-        self.now / CYCLE_PS
+        NIC_CLOCK.cycle_at(self.now)
     }
 
     fn all_done(&self) -> bool {
