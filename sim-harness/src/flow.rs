@@ -256,6 +256,9 @@ pub struct FlowRt {
     pub in_ready: bool,
     /// Time of its pending timer event (`NEVER` if none).
     pub timer_at: u64,
+    /// The clock of the flow's NIC blocks (sender, load balancer, failure detector): 1 GHz,
+    /// its origin moved by [`crate::engine::Sim::shift_partition`].
+    pub clock: crate::clock::ClockDomain,
     /// Completion time, ps (0 = not completed).
     pub end_ps: u64,
     /// Sender counters, kept when the sender state is released.

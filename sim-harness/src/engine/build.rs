@@ -144,6 +144,7 @@ impl Sim {
                     rng: frng,
                     in_ready: false,
                     timer_at: NEVER,
+                    clock: NIC_CLOCK,
                     end_ps: 0,
                     stats: SenderStats::default(),
                     failure_detections: 0,

@@ -74,7 +74,7 @@ impl Sim {
             PktKind::Nack => {
                 self.c.ctrl_delivered += 1;
                 let flow = &mut self.flows[f as usize];
-                let now_c = NIC_CLOCK.cycle_at(self.now);
+                let now_c = flow.clock.cycle_at(self.now);
                 if let Some(cc) = &mut flow.cc {
                     cc.sync(now_c);
                     cc.on_nack(pk.psn);
@@ -87,8 +87,8 @@ impl Sim {
     }
 
     pub(super) fn sender_ack(&mut self, f: u32, a: Ack) {
-        let now_c = self.cycle();
         let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(self.now);
         let Some(cc) = &mut flow.cc else { return };
         cc.sync(now_c);
         if let Some(rtt) = cc.rtt_sample(&a) {
@@ -112,8 +112,8 @@ impl Sim {
     /// After anything changed flow `f`'s sender: judge an RTO, put the flow in its host's
     /// ready ring if it can send, kick the host port, and (re)arm the flow's timer event.
     pub(super) fn after_sender_change(&mut self, f: u32) {
-        let now_c = self.cycle();
         let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(self.now);
         let Some(cc) = &mut flow.cc else { return };
         if cc.take_timeout().is_some() {
             self.c.timeouts += 1;
@@ -126,7 +126,7 @@ impl Sim {
         let h = flow.spec.src;
         let sendable = cc.can_send();
         if let Some(d) = cc.timer_deadline() {
-            let t = NIC_CLOCK.start_of(d);
+            let t = flow.clock.start_of(d);
             if t < flow.timer_at {
                 flow.timer_at = t;
                 self.q.push(t, Comp::new(Kind::FlowTimer, f));
@@ -143,10 +143,10 @@ impl Sim {
 
     /// The next DATA packet host `h` sends: round robin over its ready flows.
     pub(super) fn host_pull(&mut self, h: u32) -> Option<Packet> {
-        let now_c = self.cycle();
         loop {
             let f = self.ready[h as usize].pop_front()?;
             let flow = &mut self.flows[f as usize];
+            let now_c = flow.clock.cycle_at(self.now);
             let Some(cc) = &mut flow.cc else {
                 flow.in_ready = false;
                 continue;
@@ -175,7 +175,7 @@ impl Sim {
                 ecn: false,
             };
             if let Some(d) = cc.timer_deadline() {
-                let t = NIC_CLOCK.start_of(d);
+                let t = flow.clock.start_of(d);
                 if t < flow.timer_at {
                     flow.timer_at = t;
                     self.q.push(t, Comp::new(Kind::FlowTimer, f));
@@ -187,8 +187,8 @@ impl Sim {
     }
 
     pub(super) fn on_flow_timer(&mut self, f: u32) {
-        let now_c = self.cycle();
         let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(self.now);
         if flow.timer_at != self.now {
             return;
         }
@@ -200,7 +200,6 @@ impl Sim {
     }
 
     pub(super) fn on_arrivals(&mut self) {
-        let now_c = self.cycle();
         while let Some(flow) = self.flows.get_mut(self.next_arrival) {
             if flow.spec.start_ps > self.now {
                 self.q
@@ -213,6 +212,7 @@ impl Sim {
                 self.dcsim_open(f);
                 continue;
             }
+            let now_c = flow.clock.cycle_at(self.now);
             let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
                 .expect("configuration and message size checked at build");
             flow.cc = Some(Cc::Dctcp(Box::new(s)));

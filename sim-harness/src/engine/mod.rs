@@ -74,6 +74,7 @@ mod prefetch;
 mod results;
 mod run;
 mod sampling;
+mod shift;
 
 /// Picoseconds per cycle of the NIC and switch clocks (1 GHz): [`crate::clock::NIC_CLOCK`].
 pub const CYCLE_PS: u64 = crate::clock::NIC_PERIOD_PS;
@@ -322,6 +323,11 @@ impl Sim {
 
 /// Flow specs of a built run (for tests and tools).
 impl Sim {
+    /// Number of output ports (ids `0..port_count`).
+    pub fn port_count(&self) -> u32 {
+        self.ports.len() as u32
+    }
+
     /// The flows, in id order.
     pub fn flow_specs(&self) -> Vec<FlowSpec> {
         self.flows.iter().map(|f| f.spec).collect()
