@@ -16,9 +16,13 @@
 //!                  stall deadline (simulated time), caller's stop flag
 //!     prefetch.rs  cache hints a few events ahead (big fabrics only)
 //!     failures.rs  link down (down-count) / rate change (latest in force)
+//!     shift.rs     pause a partition (ports + flows) and move it delta later
 //!     sampling.rs  queues.csv samples (output only)
 //!     metrics.rs   collective metrics for every transport (metrics/: CCT, delay, reorder)
 //!     results.rs   RunResult (flows, links, summary, tables)
+//!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
+//!  clock.rs      ClockDomain (period + origin, shift): every ps <-> cycles conversion
+//!  event.rs      calendar queue, partitions (Kind::owner: which port / flow owns an event)
 //!
 //!  How a DATA packet flows (baseline DCTCP-style transport, engine/host.rs + ports.rs + links.rs):
 //!
@@ -29,7 +33,7 @@
 //!        ^                                             +-------------------------+
 //!        |                                             | switch                  | host
 //!        |                                             v                         v
-//!        |           ports.rs: switch_arrive: Route::select -> OutputPortCtl   host.rs: host_arrive
+//!        |           ports.rs: switch_arrive: Route::select -> PortDriver::admit host.rs: host_arrive
 //!        |             (tail drop / RED-ECN / trim) -> data FIFO | ctrl lane    SackReceiver -> ACK
 //!        +------ ACK (sender_ack: window, RTT -> FailureDetector, Lb) <------- into its NIC's ctrl lane
 //!
@@ -58,6 +62,7 @@ pub mod lb_stats;
 pub mod memory;
 pub mod metrics;
 pub mod packet;
+pub mod port;
 pub mod prefetch;
 pub mod run;
 pub mod topology;

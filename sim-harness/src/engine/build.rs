@@ -64,15 +64,15 @@ impl Sim {
         let mut ports = Vec::with_capacity(fabric.ports.len());
         for (i, p) in fabric.ports.iter().enumerate() {
             let kind = match p.owner {
-                Node::Host(h) => PortKind::Host(h),
-                Node::Switch(_) => PortKind::Switch(ctl),
+                Node::Host(h) => PortDriver::Host(h),
+                Node::Switch(_) => PortDriver::Switch(ctl),
             };
             let delay_ps = p.prop_ps
                 + match p.peer {
                     Node::Switch(_) => sw_ps,
                     Node::Host(_) => 0,
                 };
-            debug_assert!(i < fabric.hosts as usize || matches!(kind, PortKind::Switch(_)));
+            debug_assert!(i < fabric.hosts as usize || matches!(kind, PortDriver::Switch(_)));
             ports.push(PortRt {
                 busy_until: 0,
                 txdone_at: NEVER,

@@ -17,7 +17,7 @@
 //! afterwards ([`crate::dcsim::Counters::invariant_checks`]).
 
 use super::metrics::arrival_of;
-use super::{Cause, PortKind, Sim};
+use super::{Cause, PortDriver, Sim};
 use crate::dcsim::host::{Phase, NO_FLOW};
 use crate::dcsim::{DcsimParams, DcsimPort, DcsimState};
 use crate::error::{Error, Result};
@@ -90,7 +90,7 @@ impl Sim {
             if p < self.fabric.hosts as usize {
                 seeds.push(port.rng.next_u32());
             }
-            port.kind = PortKind::Dcsim(Box::new(dp));
+            port.kind = PortDriver::Dcsim(Box::new(dp));
         }
         let flows: Vec<(u32, u32)> = specs.iter().zip(&datas).map(|(f, &d)| (f.src, d)).collect();
         self.dcsim = Some(Box::new(DcsimState::new(
@@ -111,7 +111,7 @@ impl Sim {
     fn dcsim_port_sync(&mut self, p: u32) {
         loop {
             let now = self.now;
-            let PortKind::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+            let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
                 return;
             };
             let Some(d) = dp.catch_up(now) else {
@@ -126,7 +126,7 @@ impl Sim {
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
     fn dcsim_enqueue(&mut self, p: u32, pk: Packet) -> bool {
         self.dcsim_port_sync(p);
-        let PortKind::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+        let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
             return false;
         };
         match dp.enqueue(pk) {
@@ -165,7 +165,7 @@ impl Sim {
             self.dcsim_wake(p, t);
             return;
         }
-        let PortKind::Dcsim(dp) = &mut port.kind else {
+        let PortDriver::Dcsim(dp) = &mut port.kind else {
             return;
         };
         let Some(t) = dp.next_start_ps() else {
@@ -178,7 +178,7 @@ impl Sim {
         let Some(d) = dp.take() else { return };
         let end = dp.end_ps(&d);
         self.dcsim_depart(p, d.desc, end);
-        if let PortKind::Dcsim(dp) = &self.ports[p as usize].kind {
+        if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {
             if !dp.is_empty() {
                 self.dcsim_wake(p, end);
             }
@@ -236,7 +236,7 @@ impl Sim {
         let Some(st) = dcsim.as_deref_mut() else {
             return;
         };
-        let PortKind::Dcsim(dp) = &mut ports[h as usize].kind else {
+        let PortDriver::Dcsim(dp) = &mut ports[h as usize].kind else {
             return;
         };
         let l = st.p.small_bytes;
@@ -284,7 +284,8 @@ impl Sim {
             flows,
             ..
         } = self;
-        if let (Some(st), PortKind::Dcsim(dp)) = (dcsim.as_deref_mut(), &mut ports[h as usize].kind)
+        if let (Some(st), PortDriver::Dcsim(dp)) =
+            (dcsim.as_deref_mut(), &mut ports[h as usize].kind)
         {
             let hd = &mut st.hosts[h as usize];
             while let Some(r) = hd.eng.pop_release() {
@@ -543,7 +544,7 @@ impl Sim {
         let port = &mut ports[p as usize];
         let free = port.busy_until;
         let gbps = port.gbps;
-        if let PortKind::Dcsim(dp) = &mut port.kind {
+        if let PortDriver::Dcsim(dp) = &mut port.kind {
             // Checked at setup for every rate of the scenario.
             if let Ok(cfg) = st.p.arbiter_config(gbps, "failures") {
                 let _ = dp.set_rate(cfg, now, free);
@@ -575,7 +576,7 @@ impl Sim {
         let (mut queued_data, mut queued_ctrl) = (0u64, 0u64);
         let mut late_ports = 0u64;
         for (p, port) in self.ports.iter().enumerate() {
-            if let PortKind::Dcsim(dp) = &port.kind {
+            if let PortDriver::Dcsim(dp) = &port.kind {
                 late_ports += dp.late;
                 let a = dp.arbiter();
                 if p >= self.fabric.hosts as usize {
@@ -596,7 +597,7 @@ impl Sim {
         // Per-port class counters (`dcsim_ports.csv`), ports that saw traffic.
         let mut rows = Vec::new();
         for (p, port) in self.ports.iter().enumerate() {
-            if let PortKind::Dcsim(dp) = &port.kind {
+            if let PortDriver::Dcsim(dp) = &port.kind {
                 let a = dp.stats();
                 if a.accepted.iter().sum::<u64>() == 0 && a.dropped.iter().sum::<u64>() == 0 {
                     continue;

@@ -20,7 +20,7 @@ impl Sim {
                     let port = &mut self.ports[p as usize];
                     port.gbps = g;
                     port.ser_q32 = ser_q32(port.gbps);
-                    if let PortKind::Dcsim(_) = port.kind {
+                    if let PortDriver::Dcsim(_) = port.kind {
                         self.dcsim_rate_changed(p);
                     }
                 }

@@ -47,6 +47,7 @@ use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
 use crate::flow::{self, Cc, FlowRt, Lb, Receiver, Sender};
 use crate::lb_stats::{SelectionTable, SELECTION_TABLE};
 use crate::packet::{Packet, PktKind};
+use crate::port::{Admitted, PortDriver};
 use crate::prefetch::{prefetch, prefetch_head, prefetch_lines, prefetch_next};
 use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, Summary};
 use crate::run::RunControl;
@@ -61,7 +62,7 @@ use rand_chacha::ChaCha8Rng;
 use rtl_models::{Cycles, Lfsr32, RedConfig};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
-use switch::output_port::{Admit, OutputPortCtl, PortConfig};
+use switch::output_port::{OutputPortCtl, PortConfig};
 
 mod build;
 mod dcsim;
@@ -105,18 +106,6 @@ enum Cause {
 }
 
 const CAUSE_NAMES: [&str; 3] = ["buffer_full", "link_down", "beyond_window"];
-
-/// What kind of port.
-#[derive(Debug, Clone)]
-enum PortKind {
-    /// A host NIC (pulls DATA from its flows).
-    Host(u32),
-    /// A switch output port with its admission / marking block.
-    Switch(OutputPortCtl),
-    /// A DCSIM port, switch or host NIC (`transport.cc = "dcsim"`): the arbiter holds the
-    /// packets (see `engine::dcsim`).
-    Dcsim(Box<crate::dcsim::DcsimPort>),
-}
 
 /// Where a delivered packet goes next ([`Sim::next_hop`]): a port, or a flow (with
 /// whether the packet is a DATA, and its PSN).
@@ -162,7 +151,8 @@ struct PortRt {
     /// Failures holding the link down (up when 0).
     down: u16,
     // lines 3..
-    kind: PortKind,
+    /// The port driver ([`crate::port`]).
+    kind: PortDriver,
 }
 
 impl PortRt {

@@ -10,9 +10,9 @@ impl Sim {
     pub(super) fn start_next(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
         let host = match port.kind {
-            PortKind::Host(h) => Some(h),
-            PortKind::Switch(_) => None,
-            PortKind::Dcsim(_) => return self.dcsim_service(p),
+            PortDriver::Host(h) => Some(h),
+            PortDriver::Switch(_) => None,
+            PortDriver::Dcsim(_) => return self.dcsim_service(p),
         };
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
@@ -20,8 +20,8 @@ impl Sim {
             self.host_pull(h)
         } else {
             let x = port.data_q.pop_front();
-            if let (Some(pk), PortKind::Switch(ctl)) = (&x, &mut port.kind) {
-                ctl.on_departure(pk.bytes);
+            if let Some(pk) = &x {
+                port.kind.on_data_departure(pk.bytes);
             }
             x
         };
@@ -30,9 +30,9 @@ impl Sim {
         let port = &mut self.ports[p as usize];
         let more = !port.ctrl_q.is_empty()
             || match port.kind {
-                PortKind::Switch(_) => !port.data_q.is_empty(),
-                PortKind::Host(h) => !self.ready[h as usize].is_empty(),
-                PortKind::Dcsim(_) => false,
+                PortDriver::Switch(_) => !port.data_q.is_empty(),
+                PortDriver::Host(h) => !self.ready[h as usize].is_empty(),
+                PortDriver::Dcsim(_) => false,
             };
         if more {
             port.txdone_at = port.busy_until;
@@ -44,7 +44,7 @@ impl Sim {
     #[inline]
     pub(super) fn kick(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
-        if let PortKind::Dcsim(_) = port.kind {
+        if let PortDriver::Dcsim(_) = port.kind {
             return self.dcsim_service(p);
         }
         if port.txdone_at != NEVER {
@@ -93,33 +93,22 @@ impl Sim {
             let slot = self.ports[out as usize].sel_slot;
             self.sel.on_select_slot(self.now, slot, pk.bytes);
         }
-        if let PortKind::Dcsim(_) = self.ports[out as usize].kind {
+        if let PortDriver::Dcsim(_) = self.ports[out as usize].kind {
             return self.dcsim_switch_arrive(out, pk);
         }
         let port = &mut self.ports[out as usize];
-        if pk.kind.is_control() {
-            port.ctrl_q.push_back(pk);
-        } else {
-            let PortKind::Switch(ctl) = &mut port.kind else {
-                unreachable!("switch routes lead to switch ports")
-            };
-            match ctl.on_arrival(now_c, pk.bytes, &mut port.rng) {
-                Admit::Enqueue { ecn_mark } => {
-                    pk.ecn |= ecn_mark;
-                    port.data_q.push_back(pk);
-                }
-                Admit::Trim => {
-                    let hb = ctl.trimmed_size(pk.bytes);
-                    pk.kind = PktKind::Header;
-                    pk.bytes = hb;
+        match port.kind.admit(now_c, &mut pk, &mut port.rng) {
+            Admitted::Data => port.data_q.push_back(pk),
+            Admitted::Control { trimmed } => {
+                if trimmed {
                     self.c.data_trimmed += 1;
                     self.c.ctrl_created += 1;
-                    port.ctrl_q.push_back(pk);
                 }
-                Admit::Drop => {
-                    self.drop_pkt(out, &pk, Cause::BufferFull);
-                    return;
-                }
+                port.ctrl_q.push_back(pk);
+            }
+            Admitted::Dropped => {
+                self.drop_pkt(out, &pk, Cause::BufferFull);
+                return;
             }
         }
         self.kick(out);

@@ -53,10 +53,7 @@ impl Sim {
         let mut links = Vec::with_capacity(self.ports.len());
         let (mut data_inflight, mut ctrl_inflight) = (0u64, 0u64);
         for (p, port) in self.ports.iter().enumerate() {
-            let (m, tr) = match &port.kind {
-                PortKind::Switch(ctl) => (ctl.marks(), ctl.trims()),
-                PortKind::Host(_) | PortKind::Dcsim(_) => (0, 0),
-            };
+            let (m, tr) = port.kind.marks_trims();
             marks += m;
             trims += tr;
             for pk in port

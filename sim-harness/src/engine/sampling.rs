@@ -5,11 +5,7 @@ use super::*;
 impl Sim {
     pub(super) fn on_sample(&mut self) {
         for (p, port) in self.ports.iter().enumerate() {
-            let occupancy = match &port.kind {
-                PortKind::Switch(ctl) => Some(ctl.occupancy_bytes()),
-                PortKind::Dcsim(d) if p >= self.fabric.hosts as usize => Some(d.queued_bytes()),
-                _ => None,
-            };
+            let occupancy = port.kind.occupancy_bytes(p >= self.fabric.hosts as usize);
             if let Some(b) = occupancy {
                 if b > 0 {
                     self.queues.push(QueueSample {

@@ -50,9 +50,7 @@ impl Sim {
             for (at, _) in port.link.iter_mut() {
                 *at = at.saturating_add(delta);
             }
-            if let PortKind::Dcsim(dp) = &mut port.kind {
-                dp.shift(delta);
-            }
+            port.kind.shift(delta);
         }
         for &f in flows {
             let flow = &mut self.flows[f as usize];
