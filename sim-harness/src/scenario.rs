@@ -92,6 +92,12 @@ pub struct Topology {
     pub core_links: CoreLinks,
     /// Rate of the removed cores' links, as a fraction of `link_gbps` (DCSIM 4.2: 0.01).
     pub slow_core_fraction: f64,
+    /// A phantom queue on every switch output port (Uno: virtual queues that grow on
+    /// ingress and drain at a constant rate slightly below the line rate; RED/ECN then marks
+    /// on the phantom level): off by default.
+    pub phantom_queue: bool,
+    /// Drain rate of the phantom queues, a fraction of each port's line rate, in (0, 1].
+    pub phantom_drain: f64,
 }
 
 /// Which core (spine) switches are in use.
@@ -121,6 +127,8 @@ impl Default for Topology {
             ecn_kmax: 0.8,
             core_links: CoreLinks::All,
             slow_core_fraction: 0.01,
+            phantom_queue: false,
+            phantom_drain: 0.9,
         }
     }
 }

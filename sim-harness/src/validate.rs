@@ -577,6 +577,36 @@ fn check_built(s: &Scenario) -> Result<()> {
     if s.transport.cc == crate::scenario::CcKind::Dcsim {
         crate::dcsim::config::check(s, &fabric, d.buffer_bytes, d.bdp_bytes)?;
     }
+    check_phantom(s, &fabric, d.buffer_bytes)
+}
+
+/// `topology.phantom_queue`: the drain fraction, and each switch port rate's phantom queue
+/// (capped at the port buffer) must be one the port block can hold.
+fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u64) -> Result<()> {
+    let t = &s.topology;
+    finite("topology.phantom_drain", t.phantom_drain)?;
+    if !(t.phantom_drain > 0.0 && t.phantom_drain <= 1.0) {
+        return Err(Error::field(
+            "topology.phantom_drain",
+            format!(
+                "must be in (0, 1] (a fraction of the line rate), got {}",
+                t.phantom_drain
+            ),
+        ));
+    }
+    if !t.phantom_queue {
+        return Ok(());
+    }
+    let mut rates: Vec<u64> = fabric.ports[fabric.hosts as usize..]
+        .iter()
+        .map(|p| p.gbps.to_bits())
+        .collect();
+    rates.sort_unstable();
+    rates.dedup();
+    for g in rates {
+        crate::port::phantom_config(f64::from_bits(g), t.phantom_drain, buffer_bytes)
+            .map_err(|e| Error::field("topology.phantom_drain", e))?;
+    }
     Ok(())
 }
 

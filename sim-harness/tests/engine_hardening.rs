@@ -170,3 +170,27 @@ fn slow_links_do_not_overflow_serialization() {
     // Two packets of 4160 bytes at 5 Mb/s take at least 13.3 ms to serialize at the source.
     assert!(f5 > 13_000_000_000, "{f5}");
 }
+
+/// `topology.phantom_queue` puts a phantom queue (draining at 0.9 of the line rate) on every
+/// switch port: an incast then gets ECN marks earlier, so more marks than on the real queue;
+/// off (the default) is today's port.
+#[test]
+fn phantom_queue_is_selectable() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 4;
+    s.workload.message = Size::Bytes(256 * 1024);
+    s.output.queue_sample_us = 0.0;
+    let off = run(&s);
+    s.topology.phantom_queue = true;
+    let on = run(&s);
+    assert_eq!(on.summary.flows_completed, on.summary.flows);
+    assert!(
+        on.summary.ecn_marks > off.summary.ecn_marks,
+        "phantom {} marks vs real queue {}",
+        on.summary.ecn_marks,
+        off.summary.ecn_marks
+    );
+    s.topology.phantom_drain = 0.0;
+    assert!(simulate(&s, &RunControl::default()).is_err());
+}

@@ -65,6 +65,18 @@ impl Sim {
         for (i, p) in fabric.ports.iter().enumerate() {
             let kind = match p.owner {
                 Node::Host(h) => PortDriver::Host(h),
+                // `topology.phantom_queue`: each port's own phantom queue (at its rate).
+                Node::Switch(_) if t.phantom_queue => {
+                    let phantom =
+                        crate::port::phantom_config(p.gbps, t.phantom_drain, buffer_bytes)
+                            .expect("checked by validate");
+                    let c = OutputPortCtl::new(PortConfig {
+                        phantom: Some(phantom),
+                        ..port_cfg
+                    })
+                    .expect("checked by validate");
+                    PortDriver::Switch(c)
+                }
                 Node::Switch(_) => PortDriver::Switch(ctl),
             };
             let delay_ps = p.prop_ps

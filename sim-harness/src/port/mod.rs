@@ -13,9 +13,10 @@
 //! admission ([`PortDriver::admit`]), accounts departures, reports occupancy and its
 //! counters, and moves its absolute times on a shift ([`PortDriver::shift`]).
 
+use crate::clock::NIC_PERIOD_PS;
 use crate::dcsim::DcsimPort;
 use crate::packet::{Packet, PktKind};
-use rtl_models::{Cycles, Lfsr32};
+use rtl_models::{Cycles, Lfsr32, PhantomConfig, Rate};
 use switch::output_port::{Admit, OutputPortCtl};
 
 /// The driver of one output port.
@@ -102,4 +103,25 @@ impl PortDriver {
             dp.shift(delta);
         }
     }
+}
+
+/// The phantom queue of a baseline switch port of `gbps` on the 1 GHz port clock
+/// (`topology.phantom_queue`): draining `drain` (a fraction, (0, 1]) of the line rate and
+/// holding at most `cap_bytes` (the port's buffer). The error is a problem for
+/// `topology.phantom_drain`.
+pub fn phantom_config(gbps: f64, drain: f64, cap_bytes: u64) -> Result<PhantomConfig, String> {
+    let line = Rate::from_link((gbps * 1e9).round() as u64, NIC_PERIOD_PS)
+        .ok_or_else(|| format!("{gbps} Gb/s is not a rate a port clock can hold"))?;
+    let permille = (drain * 1000.0).round() as u64;
+    let rate = line
+        .scale(permille, 1000)
+        .filter(|r| r.0 > 0)
+        .ok_or_else(|| format!("{drain} of {gbps} Gb/s drains nothing per port cycle"))?;
+    let cfg = PhantomConfig {
+        drain: rate,
+        cap_bytes,
+    };
+    cfg.validate()
+        .map_err(|e| format!("{} ({})", e.problem, e.field))?;
+    Ok(cfg)
 }
