@@ -43,7 +43,30 @@ pub enum Kind {
     DcsimTimer = 6,
 }
 
+/// Who an event belongs to (Wormhole Def. 1: each event belongs to exactly one port or one
+/// flow endpoint, or to the whole run).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// Output port `p` (its serializer, its link, or the host behind host port `p`).
+    Port(u32),
+    /// Flow `f`'s endpoints (its timers).
+    Flow(u32),
+    /// The run as a whole (arrivals, failures, sampling): in no partition.
+    Global,
+}
+
 impl Kind {
+    /// The owner of an event of this kind at `index`: the partition-membership rule, one arm
+    /// per kind, next to the kinds.
+    #[inline]
+    pub const fn owner(self, index: u32) -> Owner {
+        match self {
+            Kind::TxDone | Kind::Deliver | Kind::DcsimTimer => Owner::Port(index),
+            Kind::FlowTimer => Owner::Flow(index),
+            Kind::Arrivals | Kind::Failure | Kind::Sample => Owner::Global,
+        }
+    }
+
     const ALL: [Kind; 7] = [
         Kind::TxDone,
         Kind::Deliver,
@@ -414,12 +437,12 @@ impl PartitionSet {
         set_bit(&mut self.flows, f);
     }
 
-    /// Whether the component's events belong to this set.
+    /// Whether the component's events belong to this set (by [`Kind::owner`]).
     pub fn contains(&self, c: Comp) -> bool {
-        match c.kind() {
-            Kind::TxDone | Kind::Deliver | Kind::DcsimTimer => get_bit(&self.ports, c.index()),
-            Kind::FlowTimer => get_bit(&self.flows, c.index()),
-            Kind::Arrivals | Kind::Failure | Kind::Sample => false,
+        match c.kind().owner(c.index()) {
+            Owner::Port(p) => get_bit(&self.ports, p),
+            Owner::Flow(f) => get_bit(&self.flows, f),
+            Owner::Global => false,
         }
     }
 }

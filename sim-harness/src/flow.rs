@@ -18,7 +18,8 @@ use nic::reps::{
 use nic::transport::{Ack, DctcpSender, SackReceiver, SenderStats, TimeoutReport, TxPacket};
 use rtl_models::{Clocked, ConfigError, Cycles, Lfsr32, RandomSource};
 
-/// PSN window words of every flow (64 * 8 = 512 packets).
+/// PSN window words of every flow ([`nic::transport::HARNESS_WORDS`] = 32 words of 64 bits:
+/// 2048 packets in flight).
 pub const WORDS: usize = nic::transport::HARNESS_WORDS;
 
 /// The sender block the engine instantiates.
@@ -34,8 +35,8 @@ pub const FAILURE_RTT_MULTIPLE_Q8: u32 = 512;
 
 /// The REPS configuration of every REPS flow of scenario `s` (Algorithms 1-2 constants):
 /// `NUM_PKTS_CWND` = packets per BDP of the run (`bdp_bytes / mtu`, rounded up, at most 255:
-/// `exploreCounter` is 8 bits), `FREEZING_TIMEOUT` = `transport.reps_freezing_timeout_us`
-/// in 1 GHz NIC cycles, freezing mode on or off by `transport.reps_freezing`, standard
+/// `exploreCounter` is 8 bits), `FREEZING_TIMEOUT` = `transport.reps.freezing_timeout_us`
+/// in 1 GHz NIC cycles, freezing mode on or off by `transport.reps.freezing`, standard
 /// REPS (one use per cached EV). `ev_bits` is set per flow from `transport.evs_bits`.
 pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
     let mtu = u64::from(s.transport.mtu.max(1));
@@ -44,11 +45,10 @@ pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
         num_pkts_cwnd: bdp_bytes
             .div_ceil(mtu)
             .min(u64::from(nic::reps::config::MAX_NUM_PKTS_CWND)) as u32,
-        freezing_timeout_cycles: (s.transport.reps_freezing_timeout_us * 1e6
-            / crate::engine::CYCLE_PS as f64)
-            .round()
+        freezing_timeout_cycles: crate::clock::NIC_CLOCK
+            .us_to_cycles(s.transport.reps.freezing_timeout_us)
             .clamp(0.0, u32::MAX as f64) as u32,
-        freezing: s.transport.reps_freezing,
+        freezing: s.transport.reps.freezing,
         reuse: 1,
     }
 }
@@ -256,6 +256,9 @@ pub struct FlowRt {
     pub in_ready: bool,
     /// Time of its pending timer event (`NEVER` if none).
     pub timer_at: u64,
+    /// The clock of the flow's NIC blocks (sender, load balancer, failure detector): 1 GHz,
+    /// its origin moved by [`crate::engine::Sim::shift_partition`].
+    pub clock: crate::clock::ClockDomain,
     /// Completion time, ps (0 = not completed).
     pub end_ps: u64,
     /// Sender counters, kept when the sender state is released.

@@ -20,7 +20,7 @@
 
 use crate::flow::FlowRt;
 use crate::results::Table;
-use crate::topology::{Fabric, Node};
+use crate::topology::{Fabric, PortRole};
 use nic::reps::RepsStats;
 
 /// Name of the table in `RunResult.tables` (written as `uplink_selection.csv`).
@@ -28,15 +28,6 @@ pub const SELECTION_TABLE: &str = "uplink_selection";
 
 /// Column names of [`SELECTION_TABLE`].
 pub const SELECTION_COLUMNS: [&str; 4] = ["time_us", "port", "data_packets", "bytes"];
-
-/// Whether port `name` of a switch named `switch` is a ToR uplink (`tor<t>.up<j>`).
-pub fn is_tor_uplink(switch: &str, name: &str) -> bool {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    match (switch.strip_prefix("tor"), name.split_once(".up")) {
-        (Some(t), Some((sw, j))) => digits(t) && sw == switch && digits(j),
-        _ => false,
-    }
-}
 
 /// Per-bucket DATA selection counts of every ToR uplink.
 #[derive(Debug, Clone)]
@@ -58,11 +49,9 @@ impl SelectionTable {
         let mut ports = Vec::new();
         if bucket_ps > 0 {
             for (i, p) in fabric.ports.iter().enumerate() {
-                if let Node::Switch(s) = p.owner {
-                    if is_tor_uplink(&fabric.switches[s as usize].name, &p.name) {
-                        slot_of[i] = ports.len() as u32;
-                        ports.push(i as u32);
-                    }
+                if p.role == PortRole::TorUp {
+                    slot_of[i] = ports.len() as u32;
+                    ports.push(i as u32);
                 }
             }
         }
@@ -202,14 +191,30 @@ mod tests {
     use super::*;
     use crate::scenario::Scenario;
 
+    /// Port roles agree with the names the fat tree gives (the names are for people; code
+    /// asks the role): ToR uplinks are exactly the `tor<t>.up<j>` ports, in 2 and 3 tiers.
     #[test]
-    fn uplink_names() {
-        assert!(is_tor_uplink("tor0", "tor0.up3"));
-        assert!(is_tor_uplink("tor12", "tor12.up0"));
-        assert!(!is_tor_uplink("tor1", "tor1.down3"));
-        assert!(!is_tor_uplink("agg0", "agg0.up1"));
-        assert!(!is_tor_uplink("tor1", "tor10.up1"));
-        assert!(!is_tor_uplink("tor1", "tor1.upx"));
+    fn port_roles_match_names() {
+        use crate::topology::PortRole::*;
+        for tiers in [2, 3] {
+            let mut s = Scenario::default();
+            s.topology.tiers = tiers;
+            let f = crate::topology::build(&s).unwrap();
+            for p in &f.ports {
+                let (sw, dir) = p.name.split_once('.').unwrap_or((&p.name, ""));
+                let tier = sw.trim_end_matches(|c: char| c.is_ascii_digit());
+                let want = match (tier, dir.trim_end_matches(|c: char| c.is_ascii_digit())) {
+                    ("host", "") => HostNic,
+                    ("tor", "down") => TorDown,
+                    ("tor", "up") => TorUp,
+                    ("agg", "down") => AggDown,
+                    ("agg", "up") => AggUp,
+                    ("spine", "down") => SpineDown,
+                    other => panic!("unexpected port name {other:?}"),
+                };
+                assert_eq!(p.role, want, "{}", p.name);
+            }
+        }
     }
 
     #[test]

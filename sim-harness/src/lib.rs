@@ -2,8 +2,48 @@
 //!
 //! Assembles the `nic` and `switch` blocks into whole networks. Time is `u64` picoseconds;
 //! each block runs on its own clock and the harness converts. See `DESIGN.md`.
+//!
+//! ```text
+//!  scenario.rs (TOML: [topology] [transport] [transport.reps] [transport.dcsim] [workload] ...)
+//!     |  transport/reps.rs, dcsim/section.rs: each transport's own section and its checks
+//!     v
+//!  validate.rs -- every refusal, including "not supported yet" and the checks that need the
+//!     |           built network (failure link names, BDP-relative sizes, DCSIM parameters)
+//!     v
+//!  run.rs::simulate --> engine/ (one file per concern; the engine's private state is Sim)
+//!     build.rs     topology/ (Fabric, routes) + workload/ (flows; collectives.rs) -> Sim
+//!     run.rs       event loop over event.rs (calendar queue); stops: done, max time,
+//!                  stall deadline (simulated time), caller's stop flag
+//!     prefetch.rs  cache hints a few events ahead (big fabrics only)
+//!     failures.rs  link down (down-count) / rate change (latest in force)
+//!     shift.rs     pause a partition (ports + flows) and move it delta later
+//!     sampling.rs  queues.csv samples (output only)
+//!     metrics.rs   collective metrics for every transport (metrics/: CCT, delay, reorder)
+//!     results.rs   RunResult (flows, links, summary, tables)
+//!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
+//!  clock.rs      ClockDomain (period + origin, shift): every ps <-> cycles conversion
+//!  event.rs      calendar queue, partitions (Kind::owner: which port / flow owns an event)
+//!
+//!  How a DATA packet flows (baseline DCTCP-style transport, engine/host.rs + ports.rs + links.rs):
+//!
+//!   host.rs: host_pull     ports.rs: start_next    links.rs: transmit        links.rs: on_deliver
+//!   flow ready ring  ----> NIC port (ctrl lane  --> port.link FIFO    -- Deliver --> peer?
+//!   Cc (DctcpSender)       first, then DATA)        (arrival time)      event     |
+//!   + Lb (ECMP/OPS/REPS)                                                         |
+//!        ^                                             +-------------------------+
+//!        |                                             | switch                  | host
+//!        |                                             v                         v
+//!        |           ports.rs: switch_arrive: Route::select -> PortDriver::admit host.rs: host_arrive
+//!        |             (tail drop / RED-ECN / trim) -> data FIFO | ctrl lane    SackReceiver -> ACK
+//!        +------ ACK (sender_ack: window, RTT -> FailureDetector, Lb) <------- into its NIC's ctrl lane
+//!
+//!  DCSIM (`transport.cc = "dcsim"`): dcsim/ (DcsimPort arbiter on every port, host engines,
+//!  receivers, its section) with the engine glue in engine/dcsim.rs.
+//! ```
+//!
 //! `unsafe` appears in two small modules only: a cache prefetch hint ([`prefetch`]) and the
-//! allocator setup ([`memory`]).
+//! allocator option ([`memory`]). The `dcfab` binary sets mimalloc as its global allocator;
+//! the library leaves that choice to its users.
 #![deny(unsafe_code)]
 
 pub mod error;
@@ -14,16 +54,20 @@ pub mod scenario;
 pub use error::{Error, Result};
 pub use results::RunResult;
 pub use scenario::Scenario;
+pub mod clock;
 pub mod dcsim;
 pub mod engine;
 pub mod event;
 pub mod flow;
 pub mod lb_stats;
 pub mod memory;
+pub mod metrics;
 pub mod packet;
+pub mod port;
 pub mod prefetch;
 pub mod run;
 pub mod topology;
+pub mod transport;
 pub mod units;
 pub mod validate;
 pub mod workload;

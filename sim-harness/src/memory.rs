@@ -1,5 +1,7 @@
-//! Memory for the event loop: the simulator's allocator is mimalloc, with large (2 MiB) OS
-//! pages when the kernel offers them.
+//! Memory for the event loop: the `dcfab` binary's allocator is mimalloc (its
+//! `#[global_allocator]` is in `src/main.rs`, so a library user chooses their own), with large
+//! (2 MiB) OS pages when the kernel offers them ([`use_large_pages`], which only sets a
+//! mimalloc option: harmless when another allocator is in use).
 //!
 //! The DES is bound by memory latency: every event touches a port, a packet ring and a
 //! flow picked by the traffic, and at 8192 hosts those are tens of megabytes touched at
@@ -11,9 +13,6 @@
 #![allow(unsafe_code)]
 
 use std::sync::Once;
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Ask mimalloc for large OS pages for the memory it maps from now on (once per process;
 /// called by [`crate::engine::Sim::build`] before it allocates the fabric). Where the kernel

@@ -46,7 +46,8 @@ pub struct Packet {
     pub dst: u32,
     /// PSN carried (DATA: its PSN; ACK/NACK: the PSN acknowledged).
     pub psn: u32,
-    /// ACK only: cumulative acknowledgement.
+    /// ACK and DATA-ACK: the cumulative acknowledgement. DATA: its transmission time at the
+    /// source host ([`crate::metrics::stamp`], for the queueing delay metric).
     pub cum_ack: u32,
     /// Bytes on the wire.
     pub bytes: u32,

@@ -92,6 +92,12 @@ pub struct Topology {
     pub core_links: CoreLinks,
     /// Rate of the removed cores' links, as a fraction of `link_gbps` (DCSIM 4.2: 0.01).
     pub slow_core_fraction: f64,
+    /// A phantom queue on every switch output port (Uno: virtual queues that grow on
+    /// ingress and drain at a constant rate slightly below the line rate; RED/ECN then marks
+    /// on the phantom level): off by default.
+    pub phantom_queue: bool,
+    /// Drain rate of the phantom queues, a fraction of each port's line rate, in (0, 1].
+    pub phantom_drain: f64,
 }
 
 /// Which core (spine) switches are in use.
@@ -121,6 +127,8 @@ impl Default for Topology {
             ecn_kmax: 0.8,
             core_links: CoreLinks::All,
             slow_core_fraction: 0.01,
+            phantom_queue: false,
+            phantom_drain: 0.9,
         }
     }
 }
@@ -154,8 +162,14 @@ pub enum LbKind {
 }
 
 /// Congestion control and load balancing.
+///
+/// Each transport's own parameters are a section owned by its module: `[transport.reps]`
+/// ([`RepsSection`], `crate::transport::reps`) and `[transport.dcsim]` ([`DcsimSection`],
+/// `crate::dcsim::section`). The old flat names (`transport.reps_freezing`,
+/// `transport.dcsim_variant`, ...) are still read, with a deprecation line on stderr
+/// (`TransportToml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(from = "TransportToml")]
 pub struct Transport {
     /// dctcp | uno | dcsim | zeropod.
     pub cc: CcKind,
@@ -174,50 +188,14 @@ pub struct Transport {
     /// Header bytes: added to each DATA packet's payload on the wire; the size of ACKs,
     /// NACKs and trimmed packets.
     pub header_bytes: u32,
-    /// REPS freezing mode (section 3.2) on or off (Appendix C.4 runs REPS without it);
-    /// `lb = "reps"` only.
-    pub reps_freezing: bool,
-    /// REPS `FREEZING_TIMEOUT` (Algorithm 1 line 24) in us: how long a connection stays in
-    /// freezing mode after a failure detection; `lb = "reps"` only.
-    pub reps_freezing_timeout_us: f64,
-    /// DCSIM release rule (section 4.4): `sync` (`t_DATA = t_SIM + RTT_max`, Eq. 4), `async`
-    /// (at the SIM-ACK) or `fractional` (`t_SIM + dcsim_fraction * RTT_max`, not before the
-    /// SIM-ACK); `cc = "dcsim"` only.
-    pub dcsim_variant: DcsimVariantKind,
-    /// Fraction of `RTT_max` of the `fractional` variant, 0 to 1.
-    pub dcsim_fraction: f64,
-    /// `B`: packets each small queue (SIM, SIM-ACK, DATA-ACK) holds, 1 to 15 (paper: 12).
-    pub dcsim_small_queue_pkts: u32,
-    /// `l`: bytes of a SIM, SIM-ACK and DATA-ACK on the wire (paper: 64).
-    pub dcsim_small_bytes: u32,
-    /// `h` of the SIM token rate `C / (alpha + h)` (Eq. 2: 2.1; Eq. 1: 1).
-    pub dcsim_h: f64,
-    /// SIM token-bucket depth, tokens (Theorem 3: 2).
-    pub dcsim_bucket_depth: u32,
-    /// DATA buffer of every DCSIM port (a size); absent = the rest of `topology.buffer`
-    /// after the three small buffers.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dcsim_data_buffer: Option<Size>,
-    /// DATA buffer as `B_data / B` (DATAs per SIM slot, Fig. 11); 0 = not used. Exclusive
-    /// with `dcsim_data_buffer`.
-    pub dcsim_data_buffer_ratio: f64,
-    /// DATAs per DATA-ACK at the receiver (paper: 16).
-    pub dcsim_ack_every: u32,
-    /// Longest wait of a DATA for its DATA-ACK, in propagation RTTs (paper: 3).
-    pub dcsim_ack_interval_rtts: f64,
+    /// `[transport.reps]`: the REPS load balancer (`lb = "reps"`).
+    pub reps: RepsSection,
+    /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
+    pub dcsim: DcsimSection,
 }
 
-/// DCSIM release rule (DCSIM 2.4 Eq. 4 and 4.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DcsimVariantKind {
-    /// DATA at `t_SIM + RTT_max` (Eq. 4).
-    Sync,
-    /// DATA as soon as the SIM-ACK arrives.
-    Async,
-    /// DATA at the later of `t_SIM + dcsim_fraction * RTT_max` and the SIM-ACK.
-    Fractional,
-}
+pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
+pub use crate::transport::reps::RepsSection;
 
 impl Default for Transport {
     fn default() -> Self {
@@ -230,18 +208,166 @@ impl Default for Transport {
             rto_us: 70.0,
             init_cwnd: Size::Bdp(1.0),
             header_bytes: 64,
-            reps_freezing: true,
-            reps_freezing_timeout_us: 100.0,
-            dcsim_variant: DcsimVariantKind::Sync,
-            dcsim_fraction: 0.85,
-            dcsim_small_queue_pkts: 12,
-            dcsim_small_bytes: 64,
-            dcsim_h: 2.1,
-            dcsim_bucket_depth: 2,
+            reps: RepsSection::default(),
+            dcsim: DcsimSection::default(),
+        }
+    }
+}
+
+/// `[transport]` as read from a file: [`Transport`] plus the deprecated flat aliases of the
+/// per-transport sections (`reps_*` for `[transport.reps]`, `dcsim_*` for `[transport.dcsim]`).
+/// An alias that is given overrides the section's value and prints a deprecation line on
+/// stderr.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct TransportToml {
+    cc: CcKind,
+    lb: LbKind,
+    mtu: u32,
+    trimming: bool,
+    evs_bits: u32,
+    rto_us: f64,
+    init_cwnd: Size,
+    header_bytes: u32,
+    reps: RepsSection,
+    dcsim: DcsimSection,
+    reps_freezing: Option<bool>,
+    reps_freezing_timeout_us: Option<f64>,
+    dcsim_variant: Option<DcsimVariantKind>,
+    dcsim_fraction: Option<f64>,
+    dcsim_small_queue_pkts: Option<u32>,
+    dcsim_small_bytes: Option<u32>,
+    dcsim_h: Option<f64>,
+    dcsim_bucket_depth: Option<u32>,
+    dcsim_data_buffer: Option<Size>,
+    dcsim_data_buffer_ratio: Option<f64>,
+    dcsim_ack_every: Option<u32>,
+    dcsim_ack_interval_rtts: Option<f64>,
+}
+
+impl Default for TransportToml {
+    fn default() -> Self {
+        let t = Transport::default();
+        TransportToml {
+            cc: t.cc,
+            lb: t.lb,
+            mtu: t.mtu,
+            trimming: t.trimming,
+            evs_bits: t.evs_bits,
+            rto_us: t.rto_us,
+            init_cwnd: t.init_cwnd,
+            header_bytes: t.header_bytes,
+            reps: t.reps,
+            dcsim: t.dcsim,
+            reps_freezing: None,
+            reps_freezing_timeout_us: None,
+            dcsim_variant: None,
+            dcsim_fraction: None,
+            dcsim_small_queue_pkts: None,
+            dcsim_small_bytes: None,
+            dcsim_h: None,
+            dcsim_bucket_depth: None,
             dcsim_data_buffer: None,
-            dcsim_data_buffer_ratio: 0.0,
-            dcsim_ack_every: 16,
-            dcsim_ack_interval_rtts: 3.0,
+            dcsim_data_buffer_ratio: None,
+            dcsim_ack_every: None,
+            dcsim_ack_interval_rtts: None,
+        }
+    }
+}
+
+/// Move a deprecated flat alias into its section field, with a deprecation line.
+fn alias<T>(old: Option<T>, old_name: &str, new_name: &str, field: &mut T) {
+    if let Some(v) = old {
+        eprintln!(
+            "warning: transport.{old_name} is deprecated; use transport.{new_name} \
+             (a [transport.{}] section)",
+            new_name.split('.').next().unwrap_or(new_name)
+        );
+        *field = v;
+    }
+}
+
+impl From<TransportToml> for Transport {
+    fn from(t: TransportToml) -> Transport {
+        let (mut reps, mut d) = (t.reps, t.dcsim);
+        alias(
+            t.reps_freezing,
+            "reps_freezing",
+            "reps.freezing",
+            &mut reps.freezing,
+        );
+        alias(
+            t.reps_freezing_timeout_us,
+            "reps_freezing_timeout_us",
+            "reps.freezing_timeout_us",
+            &mut reps.freezing_timeout_us,
+        );
+        alias(
+            t.dcsim_variant,
+            "dcsim_variant",
+            "dcsim.variant",
+            &mut d.variant,
+        );
+        alias(
+            t.dcsim_fraction,
+            "dcsim_fraction",
+            "dcsim.fraction",
+            &mut d.fraction,
+        );
+        alias(
+            t.dcsim_small_queue_pkts,
+            "dcsim_small_queue_pkts",
+            "dcsim.small_queue_pkts",
+            &mut d.small_queue_pkts,
+        );
+        alias(
+            t.dcsim_small_bytes,
+            "dcsim_small_bytes",
+            "dcsim.small_bytes",
+            &mut d.small_bytes,
+        );
+        alias(t.dcsim_h, "dcsim_h", "dcsim.h", &mut d.h);
+        alias(
+            t.dcsim_bucket_depth,
+            "dcsim_bucket_depth",
+            "dcsim.bucket_depth",
+            &mut d.bucket_depth,
+        );
+        alias(
+            t.dcsim_data_buffer.map(Some),
+            "dcsim_data_buffer",
+            "dcsim.data_buffer",
+            &mut d.data_buffer,
+        );
+        alias(
+            t.dcsim_data_buffer_ratio,
+            "dcsim_data_buffer_ratio",
+            "dcsim.data_buffer_ratio",
+            &mut d.data_buffer_ratio,
+        );
+        alias(
+            t.dcsim_ack_every,
+            "dcsim_ack_every",
+            "dcsim.ack_every",
+            &mut d.ack_every,
+        );
+        alias(
+            t.dcsim_ack_interval_rtts,
+            "dcsim_ack_interval_rtts",
+            "dcsim.ack_interval_rtts",
+            &mut d.ack_interval_rtts,
+        );
+        Transport {
+            cc: t.cc,
+            lb: t.lb,
+            mtu: t.mtu,
+            trimming: t.trimming,
+            evs_bits: t.evs_bits,
+            rto_us: t.rto_us,
+            init_cwnd: t.init_cwnd,
+            header_bytes: t.header_bytes,
+            reps,
+            dcsim: d,
         }
     }
 }
@@ -490,6 +616,27 @@ mod tests {
         assert_eq!(Size::parse("1bdp"), Ok(Size::Bdp(1.0)));
         assert!(Size::parse("-1bdp").is_err());
         assert!(Size::parse("12 parsecs").is_err());
+    }
+
+    #[test]
+    fn transport_sections_and_deprecated_aliases() {
+        let new: Scenario = toml::from_str(
+            "[transport.dcsim]\nvariant = \"async\"\nack_every = 8\n\
+             [transport.reps]\nfreezing = false\n",
+        )
+        .unwrap();
+        let old: Scenario = toml::from_str(
+            "[transport]\ndcsim_variant = \"async\"\ndcsim_ack_every = 8\nreps_freezing = false\n",
+        )
+        .unwrap();
+        assert_eq!(new, old);
+        assert_eq!(new.transport.dcsim.variant, DcsimVariantKind::Async);
+        assert_eq!(new.transport.dcsim.ack_every, 8);
+        assert!(!new.transport.reps.freezing);
+        // Written back with the new names only.
+        let text = toml::to_string(&new).unwrap();
+        assert!(text.contains("[transport.dcsim]") && !text.contains("dcsim_variant"));
+        assert!(toml::from_str::<Scenario>("[transport.dcsim]\nvariant_x = 1\n").is_err());
     }
 
     #[test]

@@ -25,15 +25,15 @@ pub const MAX_FLOWS: u64 = 10_000_000;
 pub const MIN_MTU: u32 = 64;
 /// Largest MTU.
 pub const MAX_MTU: u32 = 65_536;
-/// Largest `transport.header_bytes` (the simulator's limit, checked again when it builds).
+/// Largest `transport.header_bytes`: the one limit the fabric simulator enforces (a header
+/// of at most 4 KiB, the size of ACKs, NACKs and trimmed packets).
 pub const MAX_HEADER_BYTES: u32 = 4096;
 /// Largest number of DATA packets in one message (the NICs number packets in 31 bits).
 pub const MAX_MESSAGE_PACKETS: u64 = 1 << 31;
 /// Largest entropy-value width (REPS and the UE header carry 16-bit EVs).
 pub const MAX_EVS_BITS: u32 = 16;
-/// Bound (exclusive) of `transport.reps_freezing_timeout_us`: REPS keeps `exitFreezingMode`
-/// as a 32-bit wrap-around stamp of the 1 GHz NIC clock, so the timeout is below 2^31 cycles.
-pub const MAX_FREEZING_TIMEOUT_US: f64 = 2_147_483.648;
+/// Bound (exclusive) of `transport.reps.freezing_timeout_us` (see [`crate::transport::reps`]).
+pub use crate::transport::reps::MAX_FREEZING_TIMEOUT_US;
 /// Largest `transport.rto_us`: the NICs hold the RTO in cycles of the 1 GHz clock, below 2^31.
 pub const MAX_RTO_US: f64 = 2_000_000.0;
 
@@ -58,6 +58,8 @@ pub fn validate(s: &Scenario) -> Result<()> {
     check_workload(s, hosts)?;
     check_failures(s)?;
     check_rest(s)?;
+    check_supported(s)?;
+    check_built(s)?;
     Ok(())
 }
 
@@ -389,105 +391,13 @@ fn check_transport(t: &Transport) -> Result<()> {
             ),
         ));
     }
-    non_negative(
-        "transport.reps_freezing_timeout_us",
-        t.reps_freezing_timeout_us,
-    )?;
-    check_dcsim(t)?;
+    // The per-transport sections check themselves (their structs live with the transports).
+    t.reps.check()?;
+    t.dcsim.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
             format!("must be between 1 and {MAX_EVS_BITS}, got {}", t.evs_bits),
-        ));
-    }
-    Ok(())
-}
-
-/// DCSIM knobs (DCSIM 2.3-2.4, 4.4); checked whatever `cc` is, like every field.
-fn check_dcsim(t: &Transport) -> Result<()> {
-    finite("transport.dcsim_fraction", t.dcsim_fraction)?;
-    if !(0.0..=1.0).contains(&t.dcsim_fraction) {
-        return Err(Error::field(
-            "transport.dcsim_fraction",
-            format!(
-                "must be a fraction of RTT_max, 0 to 1, got {}",
-                num(t.dcsim_fraction)
-            ),
-        ));
-    }
-    if !(1..=15).contains(&t.dcsim_small_queue_pkts) {
-        return Err(Error::field(
-            "transport.dcsim_small_queue_pkts",
-            format!(
-                "must be between 1 and 15 packets, got {}",
-                t.dcsim_small_queue_pkts
-            ),
-        ));
-    }
-    if t.dcsim_small_bytes == 0 {
-        return Err(Error::field(
-            "transport.dcsim_small_bytes",
-            "must be positive, got 0",
-        ));
-    }
-    positive("transport.dcsim_h", t.dcsim_h)?;
-    if t.dcsim_h > 1000.0 {
-        return Err(Error::field(
-            "transport.dcsim_h",
-            format!(
-                "{} is out of range: allowed more than 0 and at most 1000",
-                num(t.dcsim_h)
-            ),
-        ));
-    }
-    if t.dcsim_small_bytes > MAX_MTU {
-        return Err(Error::field(
-            "transport.dcsim_small_bytes",
-            format!(
-                "{} bytes is out of range: allowed 1 to {MAX_MTU} bytes",
-                t.dcsim_small_bytes
-            ),
-        ));
-    }
-    if let Some(b) = t.dcsim_data_buffer {
-        units::check_size("transport.dcsim_data_buffer", b)?;
-    }
-    if t.dcsim_bucket_depth == 0 {
-        return Err(Error::field(
-            "transport.dcsim_bucket_depth",
-            "must be at least 1 token, got 0",
-        ));
-    }
-    non_negative(
-        "transport.dcsim_data_buffer_ratio",
-        t.dcsim_data_buffer_ratio,
-    )?;
-    if t.dcsim_data_buffer.is_some() && t.dcsim_data_buffer_ratio > 0.0 {
-        return Err(Error::field(
-            "transport.dcsim_data_buffer_ratio",
-            "cannot be used together with transport.dcsim_data_buffer (set one of them)",
-        ));
-    }
-    if t.dcsim_ack_every == 0 || t.dcsim_ack_every > u32::from(u16::MAX) {
-        return Err(Error::field(
-            "transport.dcsim_ack_every",
-            format!(
-                "{} is out of range: allowed 1 to 65535 DATAs per DATA-ACK",
-                t.dcsim_ack_every
-            ),
-        ));
-    }
-    positive(
-        "transport.dcsim_ack_interval_rtts",
-        t.dcsim_ack_interval_rtts,
-    )?;
-    if t.dcsim_ack_interval_rtts > 1000.0 {
-        return Err(Error::field(
-            "transport.dcsim_ack_interval_rtts",
-            format!(
-                "{} is out of range: allowed more than 0 and at most 1000 RTTs",
-                num(t.dcsim_ack_interval_rtts)
-            ),
         ));
     }
     Ok(())
@@ -619,27 +529,6 @@ fn check_rest(s: &Scenario) -> Result<()> {
             ));
         }
     }
-    non_negative(
-        "transport.reps_freezing_timeout_us",
-        s.transport.reps_freezing_timeout_us,
-    )?;
-    // FREEZING_TIMEOUT is compared as a 32-bit wrap-around cycle stamp (1 GHz NIC clock).
-    if s.transport.reps_freezing_timeout_us >= MAX_FREEZING_TIMEOUT_US {
-        return Err(Error::field(
-            "transport.reps_freezing_timeout_us",
-            format!(
-                "must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {}",
-                num(s.transport.reps_freezing_timeout_us)
-            ),
-        ));
-    }
-    if s.output.trace {
-        return Err(Error::field(
-            "output.trace",
-            "packet traces of fabric runs are not supported yet: set it to false \
-             (`dcfab trace` exports the block-level golden traces)",
-        ));
-    }
     finite("skip.theta", s.skip.theta)?;
     if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
         return Err(Error::field(
@@ -658,6 +547,162 @@ fn check_rest(s: &Scenario) -> Result<()> {
     }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
     units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------------------
+// What the fabric simulator supports, and checks that need the built network. Every refusal
+// `dcfab run` can give is here, so `--dry-run` (and the sweep's pre-check) agree with `run`.
+
+/// Features the scenario format names but the fabric simulator does not run yet.
+fn check_supported(s: &Scenario) -> Result<()> {
+    use crate::scenario::{CcKind, LbKind};
+    let not_yet = |field: &str, what: &str, instead: &str| {
+        Err(Error::field(
+            field,
+            format!("{what} is not supported yet by the fabric simulator ({instead})"),
+        ))
+    };
+    match s.transport.cc {
+        CcKind::Dctcp | CcKind::Dcsim => {}
+        CcKind::Uno => return not_yet("transport.cc", "uno", "use dctcp or dcsim"),
+        CcKind::Zeropod => return not_yet("transport.cc", "zeropod", "use dctcp or dcsim"),
+    }
+    if s.transport.lb == LbKind::Unolb {
+        return not_yet("transport.lb", "unolb", "use ecmp, ops or reps");
+    }
+    let kind = match s.topology.kind {
+        TopologyKind::FatTree => None,
+        TopologyKind::SingleTor => Some("single_tor"),
+        TopologyKind::TwoDc => Some("two_dc"),
+        TopologyKind::ZeropodPods => Some("zeropod_pods"),
+    };
+    if let Some(k) = kind {
+        return not_yet("topology.kind", k, "use fat_tree");
+    }
+    if s.workload.kind == WorkloadKind::Llm {
+        return not_yet("workload.kind", "llm", "use another workload kind");
+    }
+    if s.workload.collectives > 0
+        && !matches!(
+            s.workload.kind,
+            WorkloadKind::Permutation | WorkloadKind::AllToAll | WorkloadKind::AllToAllV
+        )
+    {
+        return Err(Error::field(
+            "workload.collectives",
+            "only permutation, all_to_all and all_to_all_v form collectives (set it to 0)",
+        ));
+    }
+    if s.skip.enabled {
+        // Wormhole fast-forwarding (partitions, steady-state detection, memoization) is not
+        // built yet; running without it while the file asks for it would be a silently
+        // different experiment.
+        return not_yet(
+            "skip.enabled",
+            "Wormhole fast-forwarding",
+            "set it to false or pass --no-skip",
+        );
+    }
+    if s.output.trace {
+        return not_yet(
+            "output.trace",
+            "a packet trace of a fabric run",
+            "set it to false; block-level traces: dcfab trace",
+        );
+    }
+    // FREEZING_TIMEOUT and the RTO are kept in 32-bit NIC-cycle (1 GHz) registers.
+    let rto_cycles = crate::clock::NIC_CLOCK.us_to_cycles(s.transport.rto_us);
+    if !(1.0..(1u64 << 31) as f64).contains(&rto_cycles) {
+        return Err(Error::field(
+            "transport.rto_us",
+            format!(
+                "must be between 0.001 and 2,000,000 us, got {}",
+                s.transport.rto_us
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that need the network: failure link names, and every value derived from the base
+/// RTT and BDP (BDP-relative buffers and messages, the DCSIM parameters). Builds the fabric
+/// (ports only; no flows), the same way the engine will.
+fn check_built(s: &Scenario) -> Result<()> {
+    let fabric = crate::topology::build(s)?;
+    for (i, f) in s.failures.iter().enumerate() {
+        if fabric.port_by_name(f.link.trim()).is_none() {
+            return Err(Error::field(
+                format!("failures[{i}].link"),
+                format!(
+                    "no link named '{}' in this topology (names look like host5, tor0.up3, \
+                     tor0.down1, agg2.up1, agg2.down0, spine3.down7; see links.csv)",
+                    f.link
+                ),
+            ));
+        }
+    }
+    let d = crate::engine::Derived::new(s, &fabric);
+    let packet = u64::from(s.transport.mtu) + u64::from(s.transport.header_bytes);
+    if d.buffer_bytes < packet {
+        return Err(Error::field(
+            "topology.buffer",
+            format!(
+                "{} bytes cannot hold one {packet}-byte DATA packet (transport.mtu + \
+                 transport.header_bytes)",
+                d.buffer_bytes
+            ),
+        ));
+    }
+    let pkts = s
+        .workload
+        .message
+        .bytes(d.bdp_bytes)
+        .div_ceil(u64::from(s.transport.mtu));
+    if pkts >= MAX_MESSAGE_PACKETS {
+        return Err(Error::field(
+            "workload.message",
+            format!("{pkts} packets in one message, more than 2^31"),
+        ));
+    }
+    if s.transport.cc == crate::scenario::CcKind::Dcsim {
+        crate::dcsim::config::check(s, &fabric, d.buffer_bytes, d.bdp_bytes)?;
+    }
+    check_phantom(s, &fabric, d.buffer_bytes)
+}
+
+/// `topology.phantom_queue`: the drain fraction, and each switch port rate's phantom queue
+/// (capped at the port buffer) must be one the port block can hold.
+fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u64) -> Result<()> {
+    let t = &s.topology;
+    finite("topology.phantom_drain", t.phantom_drain)?;
+    if !(t.phantom_drain > 0.0 && t.phantom_drain <= 1.0) {
+        return Err(Error::field(
+            "topology.phantom_drain",
+            format!(
+                "must be in (0, 1] (a fraction of the line rate), got {}",
+                t.phantom_drain
+            ),
+        ));
+    }
+    if !t.phantom_queue {
+        return Ok(());
+    }
+    let mut rates: Vec<u64> = fabric.ports[fabric.hosts as usize..]
+        .iter()
+        .map(|p| p.gbps.to_bits())
+        .collect();
+    rates.sort_unstable();
+    rates.dedup();
+    for g in rates {
+        crate::port::phantom_config(
+            f64::from_bits(g),
+            t.phantom_drain,
+            buffer_bytes,
+            rtl_models::RedConfig::linear(0, buffer_bytes),
+        )
+        .map_err(|e| Error::field("topology.phantom_drain", e))?;
+    }
     Ok(())
 }
 
@@ -729,22 +774,22 @@ mod tests {
             ("transport.evs_bits", Box::new(|s| s.transport.evs_bits = 0)),
             ("transport.rto_us", Box::new(|s| s.transport.rto_us = 0.0)),
             (
-                "transport.dcsim_fraction",
-                Box::new(|s| s.transport.dcsim_fraction = 1.5),
+                "transport.dcsim.fraction",
+                Box::new(|s| s.transport.dcsim.fraction = 1.5),
             ),
             (
-                "transport.dcsim_small_queue_pkts",
-                Box::new(|s| s.transport.dcsim_small_queue_pkts = 16),
+                "transport.dcsim.small_queue_pkts",
+                Box::new(|s| s.transport.dcsim.small_queue_pkts = 16),
             ),
             (
-                "transport.dcsim_ack_every",
-                Box::new(|s| s.transport.dcsim_ack_every = 0),
+                "transport.dcsim.ack_every",
+                Box::new(|s| s.transport.dcsim.ack_every = 0),
             ),
             (
-                "transport.dcsim_data_buffer_ratio",
+                "transport.dcsim.data_buffer_ratio",
                 Box::new(|s| {
-                    s.transport.dcsim_data_buffer = Some(Size::Bytes(100_000));
-                    s.transport.dcsim_data_buffer_ratio = 2.0;
+                    s.transport.dcsim.data_buffer = Some(Size::Bytes(100_000));
+                    s.transport.dcsim.data_buffer_ratio = 2.0;
                 }),
             ),
             (
@@ -809,12 +854,12 @@ mod tests {
                 Box::new(|s| s.output.selection_bucket_us = f64::NAN),
             ),
             (
-                "transport.reps_freezing_timeout_us",
-                Box::new(|s| s.transport.reps_freezing_timeout_us = -1.0),
+                "transport.reps.freezing_timeout_us",
+                Box::new(|s| s.transport.reps.freezing_timeout_us = -1.0),
             ),
             (
-                "transport.reps_freezing_timeout_us",
-                Box::new(|s| s.transport.reps_freezing_timeout_us = 3e6),
+                "transport.reps.freezing_timeout_us",
+                Box::new(|s| s.transport.reps.freezing_timeout_us = 3e6),
             ),
             ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
             ("output.trace", Box::new(|s| s.output.trace = true)),
@@ -864,5 +909,81 @@ mod tests {
         validate(&s).unwrap();
         s.workload.degree = 128;
         assert!(validate(&s).is_err());
+    }
+
+    /// Every "not supported yet" refusal and every check that needs the built network is made
+    /// by validation (so `--dry-run` refuses what `run` refuses), naming its field.
+    #[test]
+    fn unsupported_and_built_checks_are_validation() {
+        use crate::scenario::{CcKind, LbKind};
+        type Mutation = Box<dyn Fn(&mut Scenario)>;
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("transport.cc", Box::new(|s| s.transport.cc = CcKind::Uno)),
+            (
+                "transport.cc",
+                Box::new(|s| s.transport.cc = CcKind::Zeropod),
+            ),
+            ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
+            (
+                "topology.kind",
+                Box::new(|s| s.topology.kind = TopologyKind::TwoDc),
+            ),
+            (
+                "topology.kind",
+                Box::new(|s| s.topology.kind = TopologyKind::SingleTor),
+            ),
+            (
+                "topology.kind",
+                Box::new(|s| s.topology.kind = TopologyKind::ZeropodPods),
+            ),
+            (
+                "workload.kind",
+                Box::new(|s| s.workload.kind = WorkloadKind::Llm),
+            ),
+            ("skip.enabled", Box::new(|s| s.skip.enabled = true)),
+            ("output.trace", Box::new(|s| s.output.trace = true)),
+            (
+                "workload.collectives",
+                Box::new(|s| {
+                    s.workload.kind = WorkloadKind::Tornado;
+                    s.workload.collectives = 2;
+                }),
+            ),
+            (
+                "transport.header_bytes",
+                Box::new(|s| s.transport.header_bytes = MAX_HEADER_BYTES + 1),
+            ),
+            ("transport.rto_us", Box::new(|s| s.transport.rto_us = 3e6)),
+            (
+                "failures[0].link",
+                Box::new(|s| {
+                    s.failures.push(Failure {
+                        link: "tor99.up0".into(),
+                        at_us: 1.0,
+                        for_us: None,
+                        gbps: None,
+                    })
+                }),
+            ),
+            (
+                "topology.buffer",
+                Box::new(|s| s.topology.buffer = Size::Bdp(0.001)),
+            ),
+        ];
+        for (field, mutate) in cases {
+            let mut s = Scenario::default();
+            mutate(&mut s);
+            assert_eq!(field_of(&s), field);
+        }
+        let mut s = Scenario::default();
+        s.transport.header_bytes = MAX_HEADER_BYTES;
+        validate(&s).unwrap();
+        s.failures.push(Failure {
+            link: "tor0.up3".into(),
+            at_us: 1.0,
+            for_us: None,
+            gbps: None,
+        });
+        validate(&s).unwrap();
     }
 }

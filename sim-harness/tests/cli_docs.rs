@@ -102,7 +102,9 @@ fn struct_fields(path: &[String]) -> Vec<String> {
         .or_else(|| err.split("expected ").nth(1))
         .unwrap_or_else(|| panic!("no field list in: {err}"));
     let list = list.lines().next().unwrap();
+    // "`a`, `b`, `c`" (one of), or "`a` or `b`" (two fields).
     list.split(", ")
+        .flat_map(|f| f.split(" or "))
         .map(|f| f.trim().trim_matches('`').to_string())
         .collect()
 }

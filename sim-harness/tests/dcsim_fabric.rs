@@ -156,7 +156,7 @@ fn buffer_ratio_sweep_loss_falls_to_zero() {
         .map(|r| {
             let res = run(&scenario(
                 "dcsim_buffer_ratio.toml",
-                &[&format!("transport.dcsim_data_buffer_ratio={r}")],
+                &[&format!("transport.dcsim.data_buffer_ratio={r}")],
             ));
             complete(&res);
             invariants(&res);
@@ -185,7 +185,7 @@ fn variants_run_lossless_and_release_earlier() {
     for v in ["async", "fractional"] {
         let r = run(&scenario(
             "dcsim_a2av.toml",
-            &[&format!("transport.dcsim_variant={v}")],
+            &[&format!("transport.dcsim.variant={v}")],
         ));
         complete(&r);
         invariants(&r);
@@ -212,7 +212,7 @@ fn conservation_with_losses_and_a_cut_run() {
     // DATA losses (B_data = B) and a run stopped midway: packets in queues and on links.
     let s = scenario(
         "dcsim_buffer_ratio.toml",
-        &["transport.dcsim_data_buffer_ratio=1", "stop.max_time_us=60"],
+        &["transport.dcsim.data_buffer_ratio=1", "stop.max_time_us=60"],
     );
     let r = run(&s);
     invariants(&r);
@@ -221,7 +221,7 @@ fn conservation_with_losses_and_a_cut_run() {
     // A full run resends every lost DATA: each flow's DATAs all arrive once.
     let s = scenario(
         "dcsim_buffer_ratio.toml",
-        &["transport.dcsim_data_buffer_ratio=1"],
+        &["transport.dcsim.data_buffer_ratio=1"],
     );
     let r = run(&s);
     complete(&r);
@@ -270,8 +270,8 @@ proptest::proptest! {
             format!("workload.collectives={collectives}"),
             "workload.collective_sizes=[2, 3, 4]".to_string(),
             format!("workload.message={}bdp", f64::from(message_tenths) / 10.0),
-            format!("transport.dcsim_variant={variant}"),
-            format!("transport.dcsim_data_buffer_ratio={}", [0.0, 1.0, 2.0][ratio]),
+            format!("transport.dcsim.variant={variant}"),
+            format!("transport.dcsim.data_buffer_ratio={}", [0.0, 1.0, 2.0][ratio]),
             format!("topology.tiers={tiers}"),
             format!("topology.core_links={}", if oversub { "odd_only" } else { "all" }),
             "topology.hosts=8".to_string(),

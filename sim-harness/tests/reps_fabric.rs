@@ -224,7 +224,7 @@ fn failures_reps_stops_choosing_the_failed_uplink() {
     }
     // Appendix C.4: freezing mode off still beats OPS, and never freezes.
     let mut nf = s.clone();
-    nf.transport.reps_freezing = false;
+    nf.transport.reps.freezing = false;
     let nofreeze = run(&nf, LbKind::Reps);
     assert_eq!(extra(&nofreeze, "reps_freezes"), 0.0);
     assert!(extra(&nofreeze, "reps_failures_ignored") > 0.0);

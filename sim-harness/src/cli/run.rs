@@ -118,6 +118,9 @@ fn print_summary(s: &Scenario, r: &RunResult, out: &Path, files: &[PathBuf], int
         m.drops, m.ecn_marks, m.trims
     );
     println!("  sim time   {}", fmt_ps(m.end_time_ps));
+    if m.extra.get("stalled") == Some(&1.0) {
+        println!("  STALLED    no flow made progress for 2000 RTOs; the run stopped there");
+    }
     println!(
         "  speed      {} events in {:.3} s wall: {} events/s, {} data packets/s",
         m.events,

@@ -383,12 +383,7 @@ fn write_sweep_csv(
         .zip(statuses)
         .map(|(p, st)| row_of(p, st))
         .collect();
-    write_rows(
-        dir,
-        runs.first().map(|p| &p.scenario),
-        grid_paths,
-        &rows,
-    )
+    write_rows(dir, runs.first().map(|p| &p.scenario), grid_paths, &rows)
 }
 
 /// One row of `sweep.csv`: run name, grid values, status label, summary columns.

@@ -2,24 +2,25 @@
 //! 2.5, 4.1).
 //!
 //! ```text
-//!  transport.dcsim_*  + topology (rate C, delays, longest path H)  ->  DcsimParams
-//!     B = dcsim_small_queue_pkts, l = dcsim_small_bytes, L = mtu + header_bytes
-//!     DATA buffer = dcsim_data_buffer | dcsim_data_buffer_ratio * B * L
+//!  [transport.dcsim] + topology (rate C, delays, longest path H)  ->  DcsimParams
+//!     B = small_queue_pkts, l = small_bytes, L = mtu + header_bytes
+//!     DATA buffer = data_buffer | data_buffer_ratio * B * L
 //!                   | topology.buffer - 3 B l                         (bytes per port)
 //!     RTT_p   = 2 (H link_delay + (H - 1) switch_latency)             (ps)
 //!     RTT_max = RTT_p + 2H l / C ((B + 1) alpha + h B + 1)            (Eq. 5, ps)
 //!     host engine: t_DATA = t_SIM + RTT_max (or variant), SIM timeout RTT_max,
 //!                  DATA timeout 2 RTT_max + DATA-ACK interval         (host cycles)
-//!     receiver:    DATA-ACK every dcsim_ack_every DATAs or dcsim_ack_interval_rtts RTT_p
+//!     receiver:    DATA-ACK every ack_every DATAs or ack_interval_rtts RTT_p
 //!     port:        arbiter on an 8-byte datapath, period 64000 / gbps ps, token rate
-//!                  C / (alpha + h), depth dcsim_bucket_depth          (per link rate)
+//!                  C / (alpha + h), depth bucket_depth          (per link rate)
 //! ```
 //!
 //! Units: bytes, picoseconds; host cycles are `host_period_ps` picoseconds (1 ps unless the
 //! DATA timeout would not fit the engine's 31-bit timers).
 
+use super::section::DcsimVariantKind;
 use crate::error::{Error, Result};
-use crate::scenario::{DcsimVariantKind, Scenario};
+use crate::scenario::Scenario;
 use nic::dcsim::{rtt_max_ps, DcsimHostConfig, DcsimReceiverConfig, DcsimVariant, RttMaxInputs};
 use rtl_models::{Clock, ConfigError, Cycles};
 use switch::dcsim::DcsimArbiterConfig;
@@ -65,18 +66,58 @@ fn cfg_err(field: &str, e: ConfigError) -> Error {
     Error::field(field, format!("{} ({})", e.problem, e.field))
 }
 
+/// Every check the DCSIM build makes on scenario `s` (validated fields) on `fabric`, with
+/// `buffer_bytes` per port and `bdp_bytes` for BDP-relative sizes: the parameters, the
+/// arbiter of every port rate the run can use (links, `[[failures]]` rate changes, slowed
+/// cores), the host engines and the receiver. Called by [`crate::validate`], so a DCSIM
+/// configuration the engine cannot build is refused before any run (and by `--dry-run`).
+pub fn check(
+    s: &Scenario,
+    fabric: &crate::topology::Fabric,
+    buffer_bytes: u64,
+    bdp_bytes: u64,
+) -> Result<()> {
+    let params = DcsimParams::new(s, fabric.longest.links, buffer_bytes, bdp_bytes)?;
+    for (i, f) in s.failures.iter().enumerate() {
+        if let Some(g) = f.gbps {
+            params.arbiter_config(g, &format!("failures[{i}].gbps"))?;
+        }
+    }
+    let t = &s.topology;
+    if t.core_links != crate::scenario::CoreLinks::All {
+        params.arbiter_config(
+            t.link_gbps * t.slow_core_fraction,
+            "topology.slow_core_fraction",
+        )?;
+    }
+    let mut rates: Vec<u64> = fabric.ports.iter().map(|p| p.gbps.to_bits()).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    for g in rates {
+        let cfg = params.arbiter_config(f64::from_bits(g), "topology.link_gbps")?;
+        super::port::DcsimPort::new(cfg).map_err(|e| {
+            Error::field(
+                "transport.dcsim.data_buffer",
+                format!("{} ({})", e.problem, e.field),
+            )
+        })?;
+    }
+    super::host::check_config(&params)
+}
+
 impl DcsimParams {
     /// Resolve the parameters of scenario `s` (validated) on a fabric whose longest path
     /// has `hops` links, with `port_buffer_bytes` per port (`topology.buffer` resolved) and
     /// `bdp_bytes` for BDP-relative sizes.
     pub fn new(s: &Scenario, hops: u32, port_buffer_bytes: u64, bdp_bytes: u64) -> Result<Self> {
         let t = &s.transport;
+        let d = &t.dcsim;
         let topo = &s.topology;
-        let b = t.dcsim_small_queue_pkts;
-        let l = t.dcsim_small_bytes;
+        let b = d.small_queue_pkts;
+        let l = d.small_bytes;
         let data_bytes = t.mtu + t.header_bytes;
         let small_total = 3 * u64::from(b) * u64::from(l);
-        let data_buffer_bytes = match (t.dcsim_data_buffer, t.dcsim_data_buffer_ratio) {
+        let data_buffer_bytes = match (d.data_buffer, d.data_buffer_ratio) {
             (Some(sz), _) => sz.bytes(bdp_bytes),
             (None, r) if r > 0.0 => (r * f64::from(b)).floor() as u64 * u64::from(data_bytes),
             _ => port_buffer_bytes.checked_sub(small_total).ok_or_else(|| {
@@ -89,7 +130,7 @@ impl DcsimParams {
                 )
             })?,
         };
-        let h_milli = (t.dcsim_h * 1000.0).round() as u32;
+        let h_milli = (d.h * 1000.0).round() as u32;
         let inputs = RttMaxInputs {
             hops,
             link_bps: (topo.link_gbps * 1e9).round() as u64,
@@ -101,9 +142,9 @@ impl DcsimParams {
             data_bytes,
             h_milli,
         };
-        let rtt_max = rtt_max_ps(&inputs).map_err(|e| cfg_err("transport.dcsim_small_bytes", e))?;
+        let rtt_max = rtt_max_ps(&inputs).map_err(|e| cfg_err("transport.dcsim.small_bytes", e))?;
         let rtt_p = inputs.rtt_p_ps().max(1);
-        let ack_interval = (t.dcsim_ack_interval_rtts * rtt_p as f64).round().max(1.0) as u64;
+        let ack_interval = (d.ack_interval_rtts * rtt_p as f64).round().max(1.0) as u64;
         // The DATA timeout covers the DATA-ACK delay (section 2.4 "a large timer"): with the
         // paper's 3 RTT_p interval this is `DcsimHostConfig::with_rtt`'s 2 RTT_max + 3 RTT_p.
         let data_timeout_ps = 2 * rtt_max + ack_interval;
@@ -111,20 +152,20 @@ impl DcsimParams {
         let cyc = |ps: u64| ps.div_ceil(host_period_ps);
         let mut host = DcsimHostConfig::with_rtt(cyc(rtt_max), cyc(rtt_p));
         host.data_timeout = cyc(data_timeout_ps);
-        host.variant = match t.dcsim_variant {
+        host.variant = match d.variant {
             DcsimVariantKind::Sync => DcsimVariant::Sync,
             DcsimVariantKind::Async => DcsimVariant::Async,
             DcsimVariantKind::Fractional => DcsimVariant::Fractional {
-                permille: (t.dcsim_fraction * 1000.0).round().clamp(0.0, 1000.0) as u16,
+                permille: (d.fraction * 1000.0).round().clamp(0.0, 1000.0) as u16,
             },
         };
         host.ev_bits = t.evs_bits.clamp(1, 16) as u8;
         let rx = DcsimReceiverConfig {
-            ack_every: t.dcsim_ack_every.clamp(1, u32::from(u16::MAX)) as u16,
+            ack_every: d.ack_every.clamp(1, u32::from(u16::MAX)) as u16,
             ack_interval: cyc(ack_interval),
         };
         rx.validate()
-            .map_err(|e| cfg_err("transport.dcsim_ack_interval_rtts", e))?;
+            .map_err(|e| cfg_err("transport.dcsim.ack_interval_rtts", e))?;
         let p = DcsimParams {
             small_queue_pkts: b,
             small_bytes: l,
@@ -132,7 +173,7 @@ impl DcsimParams {
             mtu: t.mtu,
             header_bytes: t.header_bytes,
             h_milli,
-            bucket_depth: t.dcsim_bucket_depth,
+            bucket_depth: d.bucket_depth,
             data_buffer_bytes,
             rtt_p_ps: rtt_p,
             rtt_max_ps: rtt_max,
@@ -147,12 +188,17 @@ impl DcsimParams {
 
     /// Host cycle of time `ps` (rounded down: events of a cycle belong to it).
     pub fn host_cycle(&self, ps: u64) -> Cycles {
-        ps / self.host_period_ps
+        self.host_clock().cycle_at(ps)
     }
 
     /// Start of host cycle `c`, ps.
     pub fn host_ps(&self, c: Cycles) -> u64 {
-        c.saturating_mul(self.host_period_ps)
+        self.host_clock().start_of(c)
+    }
+
+    /// The host engines' clock domain (`host_period_ps` from t = 0).
+    pub fn host_clock(&self) -> crate::clock::ClockDomain {
+        crate::clock::ClockDomain::new(self.host_period_ps, 0)
     }
 
     /// The arbiter of a port of `gbps` (`field` names the rate's origin in errors).
@@ -186,11 +232,11 @@ impl DcsimParams {
         };
         cfg.validate(super::port::SMALL_SLOTS).map_err(|e| {
             let f = match e.field {
-                "small_queue_pkts" => "transport.dcsim_small_queue_pkts",
-                "bucket_depth" => "transport.dcsim_bucket_depth",
-                "h_milli" => "transport.dcsim_h",
-                "small_bytes" | "data_bytes" => "transport.dcsim_small_bytes",
-                "port_buffer_bytes" => "transport.dcsim_data_buffer",
+                "small_queue_pkts" => "transport.dcsim.small_queue_pkts",
+                "bucket_depth" => "transport.dcsim.bucket_depth",
+                "h_milli" => "transport.dcsim.h",
+                "small_bytes" | "data_bytes" => "transport.dcsim.small_bytes",
+                "port_buffer_bytes" => "transport.dcsim.data_buffer",
                 _ => field,
             };
             cfg_err(f, e)
@@ -198,7 +244,7 @@ impl DcsimParams {
         let slots = self.data_buffer_bytes / u64::from(self.data_bytes);
         if slots > super::port::DATA_SLOTS as u64 {
             return Err(Error::field(
-                "transport.dcsim_data_buffer",
+                "transport.dcsim.data_buffer",
                 format!(
                     "a {}-byte DATA buffer holds {slots} DATAs of {} bytes; a DCSIM port has \
                      {} DATA descriptor slots",
@@ -260,15 +306,15 @@ mod tests {
     #[test]
     fn data_buffer_choices() {
         let mut s = paper();
-        s.transport.dcsim_data_buffer_ratio = 2.0;
+        s.transport.dcsim.data_buffer_ratio = 2.0;
         let p = DcsimParams::new(&s, 6, 500_000, 1).unwrap();
         assert_eq!(p.data_buffer_bytes, 24 * 9064);
-        s.transport.dcsim_data_buffer = Some(Size::Bytes(100_000));
+        s.transport.dcsim.data_buffer = Some(Size::Bytes(100_000));
         let p = DcsimParams::new(&s, 6, 500_000, 1).unwrap();
         assert_eq!(p.data_buffer_bytes, 100_000);
-        s.transport.dcsim_data_buffer = Some(Size::Bytes(5_000_000));
+        s.transport.dcsim.data_buffer = Some(Size::Bytes(5_000_000));
         match DcsimParams::new(&s, 6, 500_000, 1) {
-            Err(Error::Field { field, .. }) => assert_eq!(field, "transport.dcsim_data_buffer"),
+            Err(Error::Field { field, .. }) => assert_eq!(field, "transport.dcsim.data_buffer"),
             other => panic!("{other:?}"),
         }
     }

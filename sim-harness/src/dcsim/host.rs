@@ -270,6 +270,30 @@ pub struct DcsimState {
     pub k: Counters,
 }
 
+/// The checks [`DcsimState::new`] makes on `p` (host engine of every size, receiver), without
+/// building anything (for [`crate::validate`]).
+pub fn check_config(p: &DcsimParams) -> Result<()> {
+    for sims in [256, 64] {
+        p.host.validate(sims).map_err(host_cfg_err)?;
+    }
+    DcsimReceiver::new(p.rx).map_err(|e| {
+        Error::field(
+            "transport.dcsim.ack_every",
+            format!("{} ({})", e.problem, e.field),
+        )
+    })?;
+    Ok(())
+}
+
+fn host_cfg_err(e: rtl_models::ConfigError) -> Error {
+    let field = match e.field {
+        "ev_bits" => "transport.evs_bits",
+        "variant.permille" => "transport.dcsim.fraction",
+        _ => "transport.dcsim.ack_interval_rtts",
+    };
+    Error::field(field, format!("{} ({})", e.problem, e.field))
+}
+
 impl DcsimState {
     /// The state for `hosts` hosts and flows `(src, datas)`, host NIC random sources seeded
     /// from `seeds` (one per host). The engines are built on a helper thread with a large
@@ -292,14 +316,7 @@ impl DcsimState {
             })?
             .join()
             .map_err(|_| Error::field("transport.cc", "building the DCSIM hosts failed"))?
-            .map_err(|e| {
-                let field = match e.field {
-                    "ev_bits" => "transport.evs_bits",
-                    "variant.permille" => "transport.dcsim_fraction",
-                    _ => "transport.dcsim_ack_interval_rtts",
-                };
-                Error::field(field, format!("{} ({})", e.problem, e.field))
-            })?;
+            .map_err(host_cfg_err)?;
         let hosts = engines
             .into_iter()
             .zip(seeds)
@@ -314,7 +331,7 @@ impl DcsimState {
             .collect();
         let rx = DcsimReceiver::new(p.rx).map_err(|e| {
             Error::field(
-                "transport.dcsim_ack_every",
+                "transport.dcsim.ack_every",
                 format!("{} ({})", e.problem, e.field),
             )
         })?;

@@ -20,23 +20,23 @@
 //!   `RTT_max` of Eq. 5 from the longest path).
 //! * [`port`]: [`DcsimPort`], the arbiter on the port's clock, holding the DES packets.
 //! * [`host`]: the host engines (three fixed sizes), the per-flow receivers, counters.
-//! * [`collectives`]: permutation / all-to-all / all-to-all-v collectives (section 4.1).
-//! * [`metrics`]: CCT, queueing delay, reordering, utilization; kept for every transport.
+//! * [`section`]: `[transport.dcsim]`, the scenario section DCSIM owns, and its checks.
+//!
+//! Shared with every transport (outside this module): the collectives of section 4.1
+//! ([`crate::workload::collectives`]) and the metrics of section 4.1 ([`crate::metrics`]).
 //!
 //! The engine glue (events, wake-ups, drops) is `crate::engine::dcsim`; the oversubscribed
-//! fabric of section 4.2 is `crate::topology::cores`. Scenario fields: `transport.dcsim_*`,
-//! `topology.core_links`, `topology.slow_core_fraction`, `workload.collectives`,
+//! fabric of section 4.2 is `crate::topology::cores`. Scenario fields: `[transport.dcsim]`
+//! ([`section`]), `topology.core_links`, `topology.slow_core_fraction`, `workload.collectives`,
 //! `workload.collective_sizes` (README "Scenario format").
 //!
 //! Units: picoseconds in the DES; port cycles in the arbiters; host cycles in the engines.
 
-pub mod collectives;
 pub mod config;
 pub mod host;
-pub mod metrics;
 pub mod port;
+pub mod section;
 
 pub use config::DcsimParams;
 pub use host::{Counters, DcsimState};
-pub use metrics::CollMetrics;
 pub use port::DcsimPort;

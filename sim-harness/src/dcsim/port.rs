@@ -16,6 +16,7 @@
 //!
 //! Units: picoseconds, port cycles, bytes.
 
+use crate::clock::ClockDomain;
 use crate::packet::{Packet, PktKind};
 use rtl_models::{ConfigError, Cycles};
 use switch::dcsim::{
@@ -45,8 +46,8 @@ pub fn class_of(k: PktKind) -> Class {
 #[derive(Debug, Clone)]
 pub struct DcsimPort {
     arb: PortArbiter,
-    period_ps: u64,
-    origin_ps: u64,
+    /// The arbiter's clock: 8 bytes at the line rate, re-based at each rate change.
+    clock: ClockDomain,
     /// Statistics of arbiters replaced by rate changes.
     retired: DcsimArbiterStats,
     /// Departures found overdue by [`DcsimPort::catch_up`] (0 when the engine is right).
@@ -58,8 +59,7 @@ impl DcsimPort {
     pub fn new(cfg: DcsimArbiterConfig) -> Result<Self, ConfigError> {
         Ok(DcsimPort {
             arb: PortArbiter::new(cfg)?,
-            period_ps: cfg.clock.period_ps,
-            origin_ps: 0,
+            clock: ClockDomain::new(cfg.clock.period_ps, 0),
             retired: DcsimArbiterStats::default(),
             late: 0,
         })
@@ -72,12 +72,12 @@ impl DcsimPort {
 
     /// The first cycle starting at or after `ps`.
     pub fn cycle_at(&self, ps: u64) -> Cycles {
-        ps.saturating_sub(self.origin_ps).div_ceil(self.period_ps)
+        self.clock.cycle_ceil(ps)
     }
 
     /// Start of cycle `c`, ps.
     pub fn ps_at(&self, c: Cycles) -> u64 {
-        self.origin_ps + c * self.period_ps
+        self.clock.start_of(c)
     }
 
     /// Bring the arbiter to the cycle of `now` without skipping a departure: returns a
@@ -100,6 +100,13 @@ impl DcsimPort {
     /// A packet arrives in the current cycle (after [`DcsimPort::catch_up`]).
     pub fn enqueue(&mut self, pk: Packet) -> Enqueue {
         self.arb.enqueue(class_of(pk.kind), pk, pk.bytes)
+    }
+
+    /// Move the port `delta` ps later in DES time (a paused Wormhole partition resumed
+    /// `delta` later): its clock's origin moves; the arbiter's state, kept in cycles, is
+    /// untouched, so every pending departure happens `delta` later.
+    pub fn shift(&mut self, delta: u64) {
+        self.clock.shift(delta);
     }
 
     /// When the next packet starts (no further arrivals), ps.
@@ -178,8 +185,7 @@ impl DcsimPort {
             self.retired.accepted[k] -= fresh_stats.accepted[k];
         }
         self.arb = fresh;
-        self.period_ps = cfg.clock.period_ps;
-        self.origin_ps = now.max(free_ps);
+        self.clock = ClockDomain::new(cfg.clock.period_ps, now.max(free_ps));
         Ok(())
     }
 }
@@ -237,6 +243,27 @@ mod tests {
         assert_eq!(d.desc.psn, 1);
         assert_eq!(p.late, 1);
         assert_eq!(p.catch_up(1000), None);
+    }
+
+    /// A shifted port does at `t + delta` what an unshifted copy does at `t`.
+    #[test]
+    fn shift_moves_every_departure() {
+        let mut a = DcsimPort::new(cfg()).unwrap();
+        for i in 0..3 {
+            a.enqueue(pk(PktKind::Data, 9064, i));
+        }
+        a.enqueue(pk(PktKind::Sim, 64, 9));
+        let mut b = a.clone();
+        let delta = 123_456_789;
+        b.shift(delta);
+        assert_eq!(b.next_start_ps(), a.next_start_ps().map(|t| t + delta));
+        while let Some(da) = a.take() {
+            let db = b.take().unwrap();
+            assert_eq!(db.desc.psn, da.desc.psn);
+            assert_eq!(b.end_ps(&db), a.end_ps(&da) + delta);
+            assert_eq!(b.cycle_at(a.end_ps(&da) + delta), a.cycle_at(a.end_ps(&da)));
+        }
+        assert!(b.take().is_none());
     }
 
     #[test]

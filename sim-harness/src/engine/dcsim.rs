@@ -1,5 +1,5 @@
-//! Engine glue of DCSIM and of the collective metrics (a child module of the engine, so it
-//! reaches the engine's private state; the DCSIM logic itself is in [`crate::dcsim`]).
+//! Engine glue of DCSIM (a child module of the engine, so it reaches the engine's private
+//! state; the DCSIM logic itself is in [`crate::dcsim`]).
 //!
 //! ```text
 //!  Arrivals --> dcsim_open: pending -> engine slot --> dcsim_host_drain(h)
@@ -16,34 +16,18 @@
 //! Every event that touches a flow in a host engine checks Eq. 3 (`n_SIM <= n_DATA`)
 //! afterwards ([`crate::dcsim::Counters::invariant_checks`]).
 
-use super::{Cause, FailureRt, PortKind, Sim};
+use super::metrics::arrival_of;
+use super::{Cause, PortDriver, Sim};
 use crate::dcsim::host::{Phase, NO_FLOW};
-use crate::dcsim::metrics::Arrival;
-use crate::dcsim::{CollMetrics, DcsimParams, DcsimPort, DcsimState};
+use crate::dcsim::{DcsimParams, DcsimPort, DcsimState};
 use crate::error::{Error, Result};
 use crate::event::{Comp, Kind, NEVER};
 use crate::packet::{Packet, PktKind};
 use crate::results::RunResult;
 use crate::scenario::{CcKind, Scenario};
-use crate::topology::{cores, Node};
 use nic::dcsim::{sim_ack_for, DataAck, DataArrival};
 use rtl_models::RandomSource;
 use switch::dcsim::{Class, Enqueue};
-
-/// Default metrics interval when queue sampling is off, ps.
-const DEFAULT_INTERVAL_PS: u64 = 10_000_000;
-
-/// The metrics' view of DATA `pk` arriving (`hdr` header bytes; `new` if a first copy).
-fn arrival_of(pk: &Packet, hdr: u32, new: bool) -> Arrival {
-    Arrival {
-        flow: pk.flow,
-        psn: pk.psn,
-        wire_bytes: pk.bytes,
-        payload: pk.bytes.saturating_sub(hdr),
-        new,
-        stamp: pk.cum_ack,
-    }
-}
 
 impl DcsimState {
     /// A packet was dropped (any cause): count it by kind, free a DATA-ACK's side entry.
@@ -62,30 +46,7 @@ impl DcsimState {
 }
 
 impl Sim {
-    /// Links and switches of the path `src -> dst` (entropy 0; every path of a fat tree
-    /// between two hosts has the same length).
-    fn path_shape(&self, src: u32, dst: u32) -> (u32, u32) {
-        let (mut links, mut switches) = (1u32, 0u32);
-        let mut port = src;
-        for _ in 0..64 {
-            match self.fabric.ports[port as usize].peer {
-                Node::Host(_) => return (links, switches),
-                Node::Switch(s) => {
-                    let (route, seed) = self.switches[s as usize];
-                    let Some(next) = route.select(src, dst, 0, seed) else {
-                        break;
-                    };
-                    switches += 1;
-                    links += 1;
-                    port = next;
-                }
-            }
-        }
-        (links, switches)
-    }
-
-    /// Set up the collective metrics (every transport), the oversubscribed cores
-    /// (`topology.core_links`) and, for `cc = "dcsim"`, the DCSIM ports and hosts.
+    /// For `cc = "dcsim"`: the DCSIM ports and hosts.
     pub(super) fn dcsim_setup(&mut self, s: &Scenario) -> Result<()> {
         let t = &s.topology;
         let mtu = u64::from(s.transport.mtu.max(1));
@@ -94,47 +55,6 @@ impl Sim {
             .iter()
             .map(|f| f.bytes.div_ceil(mtu).max(1) as u32)
             .collect();
-        let paths: Vec<(u32, u32)> = specs
-            .iter()
-            .map(|f| self.path_shape(f.src, f.dst))
-            .collect();
-        let interval = if self.sample_ps > 0 {
-            self.sample_ps
-        } else {
-            DEFAULT_INTERVAL_PS
-        };
-        self.cm = Some(Box::new(CollMetrics::new(
-            &specs,
-            &datas,
-            &paths,
-            t.link_gbps,
-            t.link_delay_ns * 1000,
-            t.switch_latency_ns * 1000,
-            interval,
-        )));
-
-        // DCSIM 4.2: the even spines' cables slowed at t = 0, like a [[failures]] rate change.
-        let slow = cores::slowed_core_ports(&self.fabric, t);
-        let f = t.slow_core_fraction;
-        let fraction_ok = f.is_finite() && f > 0.0 && f <= 1.0;
-        if !slow.is_empty() && !fraction_ok {
-            return Err(Error::field(
-                "topology.slow_core_fraction",
-                format!("must be in (0, 1], got {}", t.slow_core_fraction),
-            ));
-        }
-        for p in slow {
-            let i = self.failures.len() as u32;
-            let g = self.fabric.ports[p as usize].gbps * t.slow_core_fraction;
-            self.failures.push(FailureRt {
-                ports: [p, self.fabric.ports[p as usize].reverse],
-                gbps: Some(g),
-                at: 0,
-                until: None,
-            });
-            self.q.push(0, Comp::new(Kind::Failure, 2 * i));
-        }
-
         if s.transport.cc != CcKind::Dcsim {
             return Ok(());
         }
@@ -162,7 +82,7 @@ impl Sim {
             let cfg = params.arbiter_config(gbps, "topology.link_gbps")?;
             let dp = DcsimPort::new(cfg).map_err(|e| {
                 Error::field(
-                    "transport.dcsim_data_buffer",
+                    "transport.dcsim.data_buffer",
                     format!("{} ({})", e.problem, e.field),
                 )
             })?;
@@ -170,7 +90,7 @@ impl Sim {
             if p < self.fabric.hosts as usize {
                 seeds.push(port.rng.next_u32());
             }
-            port.kind = PortKind::Dcsim(Box::new(dp));
+            port.kind = PortDriver::Dcsim(Box::new(dp));
         }
         let flows: Vec<(u32, u32)> = specs.iter().zip(&datas).map(|(f, &d)| (f.src, d)).collect();
         self.dcsim = Some(Box::new(DcsimState::new(
@@ -191,7 +111,7 @@ impl Sim {
     fn dcsim_port_sync(&mut self, p: u32) {
         loop {
             let now = self.now;
-            let PortKind::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+            let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
                 return;
             };
             let Some(d) = dp.catch_up(now) else {
@@ -206,7 +126,7 @@ impl Sim {
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
     fn dcsim_enqueue(&mut self, p: u32, pk: Packet) -> bool {
         self.dcsim_port_sync(p);
-        let PortKind::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+        let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
             return false;
         };
         match dp.enqueue(pk) {
@@ -245,7 +165,7 @@ impl Sim {
             self.dcsim_wake(p, t);
             return;
         }
-        let PortKind::Dcsim(dp) = &mut port.kind else {
+        let PortDriver::Dcsim(dp) = &mut port.kind else {
             return;
         };
         let Some(t) = dp.next_start_ps() else {
@@ -258,7 +178,7 @@ impl Sim {
         let Some(d) = dp.take() else { return };
         let end = dp.end_ps(&d);
         self.dcsim_depart(p, d.desc, end);
-        if let PortKind::Dcsim(dp) = &self.ports[p as usize].kind {
+        if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {
             if !dp.is_empty() {
                 self.dcsim_wake(p, end);
             }
@@ -316,7 +236,7 @@ impl Sim {
         let Some(st) = dcsim.as_deref_mut() else {
             return;
         };
-        let PortKind::Dcsim(dp) = &mut ports[h as usize].kind else {
+        let PortDriver::Dcsim(dp) = &mut ports[h as usize].kind else {
             return;
         };
         let l = st.p.small_bytes;
@@ -364,7 +284,8 @@ impl Sim {
             flows,
             ..
         } = self;
-        if let (Some(st), PortKind::Dcsim(dp)) = (dcsim.as_deref_mut(), &mut ports[h as usize].kind)
+        if let (Some(st), PortDriver::Dcsim(dp)) =
+            (dcsim.as_deref_mut(), &mut ports[h as usize].kind)
         {
             let hd = &mut st.hosts[h as usize];
             while let Some(r) = hd.eng.pop_release() {
@@ -623,7 +544,7 @@ impl Sim {
         let port = &mut ports[p as usize];
         let free = port.busy_until;
         let gbps = port.gbps;
-        if let PortKind::Dcsim(dp) = &mut port.kind {
+        if let PortDriver::Dcsim(dp) = &mut port.kind {
             // Checked at setup for every rate of the scenario.
             if let Ok(cfg) = st.p.arbiter_config(gbps, "failures") {
                 let _ = dp.set_rate(cfg, now, free);
@@ -632,31 +553,9 @@ impl Sim {
         self.dcsim_service(p);
     }
 
-    /// Baseline (non-DCSIM) DATA arrival at its receiver: collective metrics. `new` if it
-    /// was the first copy; `cum` the receiver's cumulative point after it.
-    pub(super) fn metrics_data(&mut self, pk: &Packet, new: bool, cum: u32) {
-        let now = self.now;
-        let hdr = self.hdr_bytes;
-        if let Some(cm) = self.cm.as_deref_mut() {
-            let f = pk.flow;
-            cm.on_data(arrival_of(pk, hdr, new), now);
-            if cum >= cm.datas(f) {
-                cm.on_flow_received(f, now);
-            }
-        }
-    }
-
-    /// Add the collective metrics and, for DCSIM, its counters and per-flow numbers to `r`.
+    /// For DCSIM: its counters and per-flow numbers in `r`.
     pub(super) fn dcsim_results(&self, r: &mut RunResult) {
         let x = &mut r.summary.extra;
-        let data_sent = self.c.data_sent.max(1) as f64;
-        let data_drops = self.c.data_dropped;
-        x.insert("data_drops".into(), data_drops as f64);
-        x.insert("data_loss_rate".into(), data_drops as f64 / data_sent);
-        x.insert("data_sent".into(), self.c.data_sent as f64);
-        if let Some(cm) = &self.cm {
-            cm.results(self.fabric.hosts, self.fabric.host_gbps, x, &mut r.tables);
-        }
         let Some(st) = self.dcsim.as_deref() else {
             x.insert("sim_drops".into(), 0.0);
             x.insert("sim_loss_rate".into(), 0.0);
@@ -677,7 +576,7 @@ impl Sim {
         let (mut queued_data, mut queued_ctrl) = (0u64, 0u64);
         let mut late_ports = 0u64;
         for (p, port) in self.ports.iter().enumerate() {
-            if let PortKind::Dcsim(dp) = &port.kind {
+            if let PortDriver::Dcsim(dp) = &port.kind {
                 late_ports += dp.late;
                 let a = dp.arbiter();
                 if p >= self.fabric.hosts as usize {
@@ -698,7 +597,7 @@ impl Sim {
         // Per-port class counters (`dcsim_ports.csv`), ports that saw traffic.
         let mut rows = Vec::new();
         for (p, port) in self.ports.iter().enumerate() {
-            if let PortKind::Dcsim(dp) = &port.kind {
+            if let PortDriver::Dcsim(dp) = &port.kind {
                 let a = dp.stats();
                 if a.accepted.iter().sum::<u64>() == 0 && a.dropped.iter().sum::<u64>() == 0 {
                     continue;

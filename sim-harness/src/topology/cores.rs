@@ -8,7 +8,7 @@
 //! through the same machinery as a `[[failures]]` rate change. ECMP keeps hashing over
 //! every spine, so half the paths become nearly dead.
 
-use super::Fabric;
+use super::{Fabric, Tier};
 use crate::scenario::{CoreLinks, Topology};
 
 /// The output ports of the spines `t.core_links` slows down (their reverse ports are the
@@ -19,12 +19,7 @@ pub fn slowed_core_ports(f: &Fabric, t: &Topology) -> Vec<u32> {
     }
     f.switches
         .iter()
-        .filter(|sw| {
-            sw.name
-                .strip_prefix("spine")
-                .and_then(|i| i.parse::<u32>().ok())
-                .is_some_and(|i| i % 2 == 0)
-        })
+        .filter(|sw| sw.tier == Tier::Spine && sw.index % 2 == 0)
         .flat_map(|sw| sw.first_port..sw.first_port + sw.n_ports)
         .collect()
 }

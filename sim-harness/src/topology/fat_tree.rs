@@ -13,7 +13,7 @@
 //! With `topology.hosts` below the full size, hosts fill ToRs (and ToRs fill pods) in
 //! order, and only the switches needed exist: the last ToR or pod may be partial.
 
-use super::{Fabric, FabricBuilder, Route};
+use super::{Fabric, FabricBuilder, Route, Tier};
 use crate::error::Result;
 use crate::scenario::Topology;
 use crate::validate::{host_count, tor_host_ports};
@@ -39,7 +39,7 @@ pub fn build(t: &Topology) -> Result<Fabric> {
             .map(|i| format!("tor{tor}.down{i}"))
             .chain((0..u).map(|j| format!("tor{tor}.up{j}")))
             .collect();
-        let (sw, first) = b.add_switch(format!("tor{tor}"), names, g);
+        let (sw, first) = b.add_switch(Tier::Tor, tor, names, g);
         b.set_route(
             sw,
             Route::Tree {
@@ -60,7 +60,7 @@ pub fn build(t: &Topology) -> Result<Fabric> {
     if t.tiers == 2 {
         for s in 0..u {
             let names = (0..n_tor).map(|i| format!("spine{s}.down{i}")).collect();
-            let (sw, first) = b.add_switch(format!("spine{s}"), names, g);
+            let (sw, first) = b.add_switch(Tier::Spine, s, names, g);
             b.set_route(
                 sw,
                 Route::Tree {
@@ -97,7 +97,7 @@ pub fn build(t: &Topology) -> Result<Fabric> {
                 .map(|i| format!("agg{a}.down{i}"))
                 .chain((0..half).map(|j| format!("agg{a}.up{j}")))
                 .collect();
-            let (sw, first) = b.add_switch(format!("agg{a}"), names, g);
+            let (sw, first) = b.add_switch(Tier::Agg, a, names, g);
             b.set_route(
                 sw,
                 Route::Tree {
@@ -120,7 +120,7 @@ pub fn build(t: &Topology) -> Result<Fabric> {
         for j in 0..half {
             let s = gi * half + j;
             let names = (0..pods).map(|p| format!("spine{s}.down{p}")).collect();
-            let (sw, first) = b.add_switch(format!("spine{s}"), names, g);
+            let (sw, first) = b.add_switch(Tier::Spine, s, names, g);
             b.set_route(
                 sw,
                 Route::Tree {

@@ -68,9 +68,67 @@ pub struct PortSpec {
     pub gbps: f64,
     /// Propagation delay of the cable, ps.
     pub prop_ps: u64,
+    /// What the port is (set when the fabric is finished): code asks the role, never the
+    /// name.
+    pub role: PortRole,
 }
 
-/// How a switch picks the output port for a destination.
+/// The tier of a switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// Top of rack: hosts below.
+    Tor,
+    /// Aggregation (3-tier fat trees).
+    Agg,
+    /// Spine / core: the top tier.
+    Spine,
+}
+
+/// What an output port is, by where it sits and which way its cable leads (towards the hosts
+/// or away from them). New fabrics (two datacenters, Zeropod pods) add roles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PortRole {
+    /// A host's NIC port (towards its ToR).
+    HostNic,
+    /// A ToR port towards a host.
+    TorDown,
+    /// A ToR port towards the next tier.
+    TorUp,
+    /// An aggregation port towards a ToR.
+    AggDown,
+    /// An aggregation port towards a spine.
+    AggUp,
+    /// A spine port towards the tier below.
+    SpineDown,
+}
+
+impl PortRole {
+    /// The role of a port of a switch of `tier` whose cable leads up (`up`) or down.
+    pub const fn of(tier: Tier, up: bool) -> PortRole {
+        match (tier, up) {
+            (Tier::Tor, false) => PortRole::TorDown,
+            (Tier::Tor, true) => PortRole::TorUp,
+            (Tier::Agg, false) => PortRole::AggDown,
+            (Tier::Agg, true) => PortRole::AggUp,
+            (Tier::Spine, _) => PortRole::SpineDown,
+        }
+    }
+}
+
+/// A host-to-host path: its shape, and its base RTT and BDP ([`Fabric::path`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Path {
+    /// Cables and switches traversed.
+    pub shape: PathShape,
+    /// Base RTT (see the module doc, with this path's shape and cables), ps.
+    pub base_rtt_ps: u64,
+    /// BDP at the host link rate over this path's base RTT, bytes.
+    pub bdp_bytes: u64,
+}
+
+/// How a switch picks the output port for a destination: one variant per kind of fabric
+/// (today the fat tree's up/down ECMP route; two-datacenter and source-routed cell routes are
+/// further variants), dispatched by a `match` in [`Route::select`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
     /// Hosts `lo..hi` are below this switch: port `first_down + (dst - lo) / per_down`.
@@ -137,6 +195,10 @@ pub fn ecmp_hash(src: u32, dst: u32, ev: u16, seed: u64) -> u32 {
 pub struct SwitchSpec {
     /// Name (`tor3`, `agg0`, `spine7`).
     pub name: String,
+    /// Its tier.
+    pub tier: Tier,
+    /// Its index within its tier (the 3 of `tor3`).
+    pub index: u32,
     /// Its routing rule.
     pub route: Route,
     /// Its output ports (`first..first + count`).
@@ -176,6 +238,43 @@ impl Fabric {
             .iter()
             .position(|p| p.name == name)
             .map(|i| i as u32)
+    }
+
+    /// The path `src -> dst` (hosts; entropy 0, as every path between two hosts of a fat tree
+    /// has the same shape): its cables and switches, and its base RTT and BDP for DATA packets
+    /// of `data_bytes` and ACKs of `ack_bytes` with `switch_ps` per switch (the formula of
+    /// [`Fabric::base_rtt_ps`], with this path's own cables). On today's symmetric fat trees
+    /// the longest path gives exactly [`Fabric::base_rtt_ps`] and [`Fabric::bdp_bytes`].
+    pub fn path(
+        &self,
+        src: u32,
+        dst: u32,
+        switch_ps: u64,
+        data_bytes: u32,
+        ack_bytes: u32,
+    ) -> Path {
+        let (mut links, mut switches, mut prop) = (1u32, 0u32, self.ports[src as usize].prop_ps);
+        let mut port = src;
+        for _ in 0..64 {
+            let Node::Switch(s) = self.ports[port as usize].peer else {
+                break;
+            };
+            let Some(next) = self.switches[s as usize].route.select(src, dst, 0, 0) else {
+                break;
+            };
+            switches += 1;
+            links += 1;
+            port = next;
+            prop += self.ports[port as usize].prop_ps;
+        }
+        let (l, s) = (u64::from(links), u64::from(switches));
+        let ser = |b: u32| ser_ps(b, self.host_gbps);
+        let base_rtt_ps = 2 * (prop + s * switch_ps) + l * ser(data_bytes) + l * ser(ack_bytes);
+        Path {
+            shape: PathShape { links, switches },
+            base_rtt_ps,
+            bdp_bytes: self.bdp_bytes(base_rtt_ps),
+        }
     }
 
     /// Base RTT of the longest path in ps, for DATA packets of `data_bytes` and ACKs of
@@ -221,6 +320,7 @@ impl FabricBuilder {
                 reverse: u32::MAX,
                 gbps: host_gbps,
                 prop_ps: 0,
+                role: PortRole::HostNic,
             })
             .collect();
         FabricBuilder {
@@ -237,9 +337,24 @@ impl FabricBuilder {
         }
     }
 
-    /// Add switch `name` with `port_names.len()` output ports; returns (switch id, id of
-    /// its first port). Its route must be set with [`FabricBuilder::set_route`].
-    pub fn add_switch(&mut self, name: String, port_names: Vec<String>, gbps: f64) -> (u32, u32) {
+    /// Add switch `index` of `tier` (named e.g. `tor3`) with `port_names.len()` output
+    /// ports; returns (switch id, id of its first port). Its route must be set with
+    /// [`FabricBuilder::set_route`].
+    pub fn add_switch(
+        &mut self,
+        tier: Tier,
+        index: u32,
+        port_names: Vec<String>,
+        gbps: f64,
+    ) -> (u32, u32) {
+        let name = format!(
+            "{}{index}",
+            match tier {
+                Tier::Tor => "tor",
+                Tier::Agg => "agg",
+                Tier::Spine => "spine",
+            }
+        );
         let id = self.f.switches.len() as u32;
         let first = self.f.ports.len() as u32;
         let n = port_names.len() as u32;
@@ -251,10 +366,13 @@ impl FabricBuilder {
                 reverse: u32::MAX,
                 gbps,
                 prop_ps: 0,
+                role: PortRole::SpineDown,
             });
         }
         self.f.switches.push(SwitchSpec {
             name,
+            tier,
+            index,
             route: Route::Tree {
                 lo: 0,
                 hi: 0,
@@ -295,9 +413,27 @@ impl FabricBuilder {
         self.f.longest = PathShape { links, switches };
     }
 
-    /// The finished fabric; every port must be connected.
-    pub fn finish(self) -> Fabric {
+    /// The finished fabric; every port must be connected. Sets each port's role: a switch
+    /// port leads up when its peer is a switch of a higher tier.
+    pub fn finish(mut self) -> Fabric {
         debug_assert!(self.f.ports.iter().all(|p| p.reverse != u32::MAX));
+        let tier = |n: Node, sw: &[SwitchSpec]| match n {
+            Node::Host(_) => None,
+            Node::Switch(s) => Some(sw[s as usize].tier),
+        };
+        let rank = |t: Option<Tier>| match t {
+            None => 0,
+            Some(Tier::Tor) => 1,
+            Some(Tier::Agg) => 2,
+            Some(Tier::Spine) => 3,
+        };
+        for i in 0..self.f.ports.len() {
+            let p = &self.f.ports[i];
+            if let Some(own) = tier(p.owner, &self.f.switches) {
+                let up = rank(tier(p.peer, &self.f.switches)) > rank(Some(own));
+                self.f.ports[i].role = PortRole::of(own, up);
+            }
+        }
         self.f
     }
 }
@@ -349,6 +485,26 @@ mod tests {
                 assert!(problem.contains("not supported yet"));
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// `Fabric::path` of the longest pair gives the global (longest-path) base RTT and BDP
+    /// exactly; a pair under one ToR has a shorter path (2 links, 1 switch).
+    #[test]
+    fn path_of_longest_pair_is_the_global_value() {
+        for tiers in [2, 3] {
+            let mut s = Scenario::default();
+            s.topology.tiers = tiers;
+            let f = build(&s).unwrap();
+            let (prop, sw, data, ack) = (1_000_000, 500_000, 4160, 64);
+            let rtt = f.base_rtt_ps(prop, sw, data, ack);
+            let far = f.path(0, f.hosts - 1, sw, data, ack);
+            assert_eq!(far.shape, f.longest);
+            assert_eq!(far.base_rtt_ps, rtt);
+            assert_eq!(far.bdp_bytes, f.bdp_bytes(rtt));
+            let near = f.path(0, 1, sw, data, ack);
+            assert_eq!((near.shape.links, near.shape.switches), (2, 1));
+            assert!(near.base_rtt_ps < rtt && near.bdp_bytes < far.bdp_bytes);
         }
     }
 }

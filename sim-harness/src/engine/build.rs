@@ -1,0 +1,241 @@
+//! Building a run: the fabric, ports, flows, failures and first events from a scenario
+//! (validated by [`crate::validate`]).
+
+use super::*;
+
+impl Sim {
+    /// Build the run for scenario `s` (already validated).
+    pub fn build(s: &Scenario) -> Result<Sim> {
+        crate::memory::use_large_pages();
+        let fabric = topology::build(s)?;
+        let t = &s.topology;
+        let hdr = s.transport.header_bytes;
+        let mtu = s.transport.mtu;
+        let sw_ps = t.switch_latency_ns * 1000;
+        let Derived {
+            base_rtt_ps,
+            bdp_bytes,
+            buffer_bytes,
+            rto_cycles,
+        } = Derived::new(s, &fabric);
+        debug_assert!(buffer_bytes >= u64::from(mtu + hdr), "checked by validate");
+        let red = RedConfig::linear(
+            (buffer_bytes as f64 * t.ecn_kmin) as u64,
+            (buffer_bytes as f64 * t.ecn_kmax) as u64,
+        );
+        let port_cfg = PortConfig {
+            buffer_bytes,
+            ecn: Some(red),
+            phantom: None,
+            trimming: s.transport.trimming,
+            header_bytes: hdr,
+        };
+        let ctl = OutputPortCtl::new(port_cfg).map_err(|e| cfg_err("topology.buffer", e))?;
+
+        let init = s
+            .transport
+            .init_cwnd
+            .bytes(bdp_bytes)
+            .clamp(mtu as u64, u32::MAX as u64 / 2);
+        let cfg = DctcpConfig {
+            mtu,
+            init_cwnd: init as u32,
+            min_cwnd: mtu,
+            max_cwnd: u32::MAX / 2,
+            rto: rto_cycles,
+            g_shift: 4,
+            alpha_init: 0,
+        };
+        cfg.check().map_err(|e| {
+            let field = match e.field {
+                "rto" => "transport.rto_us",
+                "init_cwnd" => "transport.init_cwnd",
+                _ => "transport.mtu",
+            };
+            cfg_err(field, e)
+        })?;
+
+        let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+        let switches: Vec<(Route, u64)> = fabric
+            .switches
+            .iter()
+            .map(|sw| (sw.route, rng.gen::<u64>()))
+            .collect();
+        let mut ports = Vec::with_capacity(fabric.ports.len());
+        for (i, p) in fabric.ports.iter().enumerate() {
+            let kind = match p.owner {
+                Node::Host(h) => PortDriver::Host(h),
+                // `topology.phantom_queue`: each port's own phantom queue (at its rate).
+                Node::Switch(_) if t.phantom_queue => {
+                    let phantom =
+                        crate::port::phantom_config(p.gbps, t.phantom_drain, buffer_bytes, red)
+                            .expect("checked by validate");
+                    let c = OutputPortCtl::new(PortConfig {
+                        phantom: Some(phantom),
+                        ..port_cfg
+                    })
+                    .expect("checked by validate");
+                    PortDriver::Switch(c)
+                }
+                Node::Switch(_) => PortDriver::Switch(ctl),
+            };
+            let delay_ps = p.prop_ps
+                + match p.peer {
+                    Node::Switch(_) => sw_ps,
+                    Node::Host(_) => 0,
+                };
+            debug_assert!(i < fabric.hosts as usize || matches!(kind, PortDriver::Switch(_)));
+            ports.push(PortRt {
+                busy_until: 0,
+                txdone_at: NEVER,
+                deliver_at: NEVER,
+                ser_q32: ser_q32(p.gbps),
+                delay_ps,
+                peer: p.peer,
+                down: 0,
+                gbps: p.gbps,
+                kind,
+                ctrl_q: VecDeque::new(),
+                data_q: VecDeque::new(),
+                link: VecDeque::new(),
+                rng: Lfsr32::new(rng.gen()),
+                sel_slot: u32::MAX,
+                tx_bytes: 0,
+                tx_packets: 0,
+                drops: 0,
+            });
+        }
+
+        let mut specs = workload::generate(s, fabric.hosts, bdp_bytes, fabric.host_gbps, &mut rng)?;
+        specs.sort_by_key(|f| f.start_ps);
+        let max_pkts = specs
+            .iter()
+            .map(|f| f.bytes.div_ceil(mtu as u64))
+            .max()
+            .unwrap_or(0);
+        if max_pkts >= 1 << 31 {
+            return Err(Error::field(
+                "workload.message",
+                format!("{max_pkts} packets in one message, more than 2^31"),
+            ));
+        }
+        let reps_cfg = flow::reps_config(s, bdp_bytes);
+        let detector = FailureDetector::new(flow::detector_config(
+            s,
+            NIC_CLOCK.cycle_at(base_rtt_ps),
+            rto_cycles,
+        ))
+        .map_err(|e| cfg_err("transport.rto_us", e))?;
+        let flows = specs
+            .iter()
+            .map(|f| {
+                if f.src >= fabric.hosts || f.dst >= fabric.hosts {
+                    return Err(Error::field(
+                        "workload.kind",
+                        format!(
+                            "a flow {} -> {} names a host the topology lacks",
+                            f.src, f.dst
+                        ),
+                    ));
+                }
+                let mut frng = Lfsr32::new(rng.gen());
+                let lb = Lb::new(s.transport.lb, s.transport.evs_bits, &reps_cfg, &mut frng)
+                    .map_err(|e| {
+                        let field = match e.field {
+                            "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
+                            "ev_bits" => "transport.evs_bits",
+                            _ => "transport.lb",
+                        };
+                        cfg_err(field, e)
+                    })?;
+                Ok(FlowRt {
+                    spec: *f,
+                    cc: None,
+                    rx: Receiver::new(),
+                    lb,
+                    rng: frng,
+                    in_ready: false,
+                    timer_at: NEVER,
+                    clock: NIC_CLOCK,
+                    end_ps: 0,
+                    stats: SenderStats::default(),
+                    failure_detections: 0,
+                    detector,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+
+        let mut failures = Vec::with_capacity(s.failures.len());
+        for (i, f) in s.failures.iter().enumerate() {
+            let p = fabric
+                .port_by_name(f.link.trim())
+                .unwrap_or_else(|| panic!("failures[{i}].link checked by validate"));
+            let at = (f.at_us * 1e6).round() as Time;
+            failures.push(FailureRt {
+                ports: [p, fabric.ports[p as usize].reverse],
+                gbps: f.gbps,
+                active: false,
+                at,
+                until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
+            });
+        }
+
+        let hosts = fabric.hosts as usize;
+        let sel = SelectionTable::new(&fabric, (s.output.selection_bucket_us * 1e6).round() as u64);
+        for (i, port) in ports.iter_mut().enumerate() {
+            port.sel_slot = sel.slot(i as u32);
+        }
+        let mut sim = Sim {
+            sel,
+            q: EventQueue::new(),
+            now: 0,
+            ports,
+            switches,
+            ready: vec![VecDeque::new(); hosts],
+            flows,
+            next_arrival: 0,
+            failures,
+            cfg,
+            hdr_bytes: hdr,
+            base_rtt_ps,
+            bdp_bytes,
+            buffer_bytes,
+            sample_ps: (s.output.queue_sample_us * 1e6).round() as u64,
+            max_time: if s.stop.max_time_us > 0.0 {
+                (s.stop.max_time_us * 1e6).round() as Time
+            } else {
+                NEVER
+            },
+            stall_ps: STALL_RTOS * NIC_CLOCK.cycles_ps(u64::from(rto_cycles)),
+            last_progress: 0,
+            flows_done: 0,
+            stalled: false,
+            interrupted: false,
+            c: Counters::default(),
+            queues: Vec::new(),
+            wall_s: 0.0,
+            dcsim: None,
+            cm: None,
+            prefetch: fabric.ports.len() >= PREFETCH_MIN_PORTS,
+            hops: [(Comp::new(Kind::Sample, 0), 0); HOPS],
+            hop_i: 0,
+            fabric,
+        };
+        if let Some(f) = sim.flows.first() {
+            sim.q.push(f.spec.start_ps, Comp::new(Kind::Arrivals, 0));
+            sim.last_progress = f.spec.start_ps;
+        }
+        for (i, f) in sim.failures.iter().enumerate() {
+            sim.q.push(f.at, Comp::new(Kind::Failure, 2 * i as u32));
+            if let Some(u) = f.until {
+                sim.q.push(u, Comp::new(Kind::Failure, 2 * i as u32 + 1));
+            }
+        }
+        if sim.sample_ps > 0 {
+            sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
+        }
+        sim.metrics_setup(s)?;
+        sim.dcsim_setup(s)?;
+        Ok(sim)
+    }
+}

@@ -1,0 +1,56 @@
+//! Links: a packet on the wire is a (arrival time, packet) entry of its port's link FIFO,
+//! with one `Deliver` event for the head.
+
+use super::*;
+
+impl Sim {
+    /// Put packet `i` on port `p`'s wire now.
+    #[inline]
+    pub(super) fn transmit(&mut self, p: u32, mut pk: Packet) {
+        if pk.kind == PktKind::Data && p < self.fabric.hosts {
+            // Transmission time at the source, for the queueing delay (DATAs leave `cum_ack`
+            // unused; see `crate::metrics`).
+            pk.cum_ack = crate::metrics::stamp(self.now);
+        }
+        let bytes = pk.bytes;
+        let port = &mut self.ports[p as usize];
+        port.busy_until = self.now.saturating_add(ser_ps(bytes, port.ser_q32));
+        if port.down != 0 {
+            self.drop_pkt(p, &pk, Cause::LinkDown);
+            return;
+        }
+        port.tx_bytes += bytes as u64;
+        port.tx_packets += 1;
+        let at = port.busy_until + port.delay_ps;
+        port.link.push_back((at, pk));
+        if port.deliver_at == NEVER {
+            port.deliver_at = at;
+            self.q.push(at, Comp::new(Kind::Deliver, p));
+        }
+    }
+
+    pub(super) fn on_deliver(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.deliver_at != self.now {
+            return;
+        }
+        port.deliver_at = NEVER;
+        loop {
+            let port = &mut self.ports[p as usize];
+            let Some(&(at, pk)) = port.link.front() else {
+                break;
+            };
+            if at > self.now {
+                port.deliver_at = at;
+                self.q.push(at, Comp::new(Kind::Deliver, p));
+                break;
+            }
+            port.link.pop_front();
+            let peer = port.peer;
+            match peer {
+                Node::Switch(s) => self.switch_arrive(s, pk),
+                Node::Host(h) => self.host_arrive(h, pk),
+            }
+        }
+    }
+}

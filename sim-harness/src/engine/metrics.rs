@@ -1,0 +1,102 @@
+//! Metrics every transport shares, and the fabric setup every transport shares: the
+//! collective metrics ([`crate::metrics::CollMetrics`]: CCT, queueing delay, reordering,
+//! utilization, loss) and the slowed cores of `topology.core_links` (DCSIM 4.2).
+
+use super::*;
+use crate::metrics::{Arrival, CollMetrics};
+use crate::topology::cores;
+
+/// Default metrics interval when queue sampling is off, ps.
+const DEFAULT_INTERVAL_PS: u64 = 10_000_000;
+
+/// The metrics' view of DATA `pk` arriving (`hdr` header bytes; `new` if a first copy).
+pub(super) fn arrival_of(pk: &Packet, hdr: u32, new: bool) -> Arrival {
+    Arrival {
+        flow: pk.flow,
+        psn: pk.psn,
+        wire_bytes: pk.bytes,
+        payload: pk.bytes.saturating_sub(hdr),
+        new,
+        stamp: pk.cum_ack,
+    }
+}
+
+impl Sim {
+    /// Set up the collective metrics (every transport) and the slowed cores
+    /// (`topology.core_links`, DCSIM 4.2: rate changes at t = 0).
+    pub(super) fn metrics_setup(&mut self, s: &Scenario) -> Result<()> {
+        let t = &s.topology;
+        let mtu = u64::from(s.transport.mtu.max(1));
+        let specs: Vec<_> = self.flows.iter().map(|f| f.spec).collect();
+        let datas: Vec<u32> = specs
+            .iter()
+            .map(|f| f.bytes.div_ceil(mtu).max(1) as u32)
+            .collect();
+        let paths: Vec<(u32, u32)> = specs
+            .iter()
+            .map(|f| {
+                // Every flow knows its own path (Fabric::path); the metrics need its shape.
+                let p = self.fabric.path(f.src, f.dst, 0, 0, 0).shape;
+                (p.links, p.switches)
+            })
+            .collect();
+        let interval = if self.sample_ps > 0 {
+            self.sample_ps
+        } else {
+            DEFAULT_INTERVAL_PS
+        };
+        self.cm = Some(Box::new(CollMetrics::new(
+            &specs,
+            &datas,
+            &paths,
+            t.link_gbps,
+            t.link_delay_ns * 1000,
+            t.switch_latency_ns * 1000,
+            interval,
+        )));
+
+        // DCSIM 4.2: the even spines' cables slowed at t = 0, like a [[failures]] rate change.
+        let slow = cores::slowed_core_ports(&self.fabric, t);
+        for p in slow {
+            let i = self.failures.len() as u32;
+            let g = self.fabric.ports[p as usize].gbps * t.slow_core_fraction;
+            self.failures.push(FailureRt {
+                ports: [p, self.fabric.ports[p as usize].reverse],
+                gbps: Some(g),
+                active: false,
+                at: 0,
+                until: None,
+            });
+            self.q.push(0, Comp::new(Kind::Failure, 2 * i));
+        }
+
+        Ok(())
+    }
+
+    /// Baseline (non-DCSIM) DATA arrival at its receiver: collective metrics. `new` if it
+    /// was the first copy; `cum` the receiver's cumulative point after it.
+    pub(super) fn metrics_data(&mut self, pk: &Packet, new: bool, cum: u32) {
+        let now = self.now;
+        let hdr = self.hdr_bytes;
+        if let Some(cm) = self.cm.as_deref_mut() {
+            let f = pk.flow;
+            cm.on_data(arrival_of(pk, hdr, new), now);
+            if cum >= cm.datas(f) {
+                cm.on_flow_received(f, now);
+            }
+        }
+    }
+
+    /// Add the loss counters and the collective metrics to `r`.
+    pub(super) fn metrics_results(&self, r: &mut RunResult) {
+        let x = &mut r.summary.extra;
+        let data_sent = self.c.data_sent.max(1) as f64;
+        let data_drops = self.c.data_dropped;
+        x.insert("data_drops".into(), data_drops as f64);
+        x.insert("data_loss_rate".into(), data_drops as f64 / data_sent);
+        x.insert("data_sent".into(), self.c.data_sent as f64);
+        if let Some(cm) = &self.cm {
+            cm.results(self.fabric.hosts, self.fabric.host_gbps, x, &mut r.tables);
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! Output ports: serving the queues (control lane first, then DATA: the host's ready flows
+//! or the switch's FIFO), admission at a switch port (`switch::output_port`: tail drop,
+//! RED/ECN, trimming), drops.
+
+use super::*;
+
+impl Sim {
+    /// Start the next packet on idle port `p` (at `self.now`), if it has one, and schedule
+    /// its `TxDone` if more wait.
+    pub(super) fn start_next(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let host = match port.kind {
+            PortDriver::Host(h) => Some(h),
+            PortDriver::Switch(_) => None,
+            PortDriver::Dcsim(_) => return self.dcsim_service(p),
+        };
+        let pkt = if let Some(x) = port.ctrl_q.pop_front() {
+            Some(x)
+        } else if let Some(h) = host {
+            self.host_pull(h)
+        } else {
+            let x = port.data_q.pop_front();
+            if let Some(pk) = &x {
+                port.kind.on_data_departure(pk.bytes);
+            }
+            x
+        };
+        let Some(pk) = pkt else { return };
+        self.transmit(p, pk);
+        let port = &mut self.ports[p as usize];
+        let more = !port.ctrl_q.is_empty()
+            || match port.kind {
+                PortDriver::Switch(_) => !port.data_q.is_empty(),
+                PortDriver::Host(h) => !self.ready[h as usize].is_empty(),
+                PortDriver::Dcsim(_) => false,
+            };
+        if more {
+            port.txdone_at = port.busy_until;
+            self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    /// Make port `p` serve its queues: start now if idle, else make sure a `TxDone` is due.
+    #[inline]
+    pub(super) fn kick(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if let PortDriver::Dcsim(_) = port.kind {
+            return self.dcsim_service(p);
+        }
+        if port.txdone_at != NEVER {
+            return;
+        }
+        if port.busy_until <= self.now {
+            self.start_next(p);
+        } else {
+            port.txdone_at = port.busy_until;
+            self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    pub(super) fn on_txdone(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if port.txdone_at != self.now {
+            return;
+        }
+        port.txdone_at = NEVER;
+        self.start_next(p);
+    }
+
+    pub(super) fn drop_pkt(&mut self, p: u32, pk: &Packet, cause: Cause) {
+        if let Some(d) = self.dcsim.as_deref_mut() {
+            d.on_drop(pk);
+        }
+        if pk.kind == PktKind::Data {
+            self.c.data_dropped += 1;
+        } else {
+            self.c.ctrl_dropped += 1;
+        }
+        self.c.drops[cause as usize] += 1;
+        self.ports[p as usize].drops += 1;
+    }
+
+    pub(super) fn switch_arrive(&mut self, s: u32, mut pk: Packet) {
+        let (route, seed) = self.switches[s as usize];
+        let Some(out) = route.select(pk.src, pk.dst, pk.ev, seed) else {
+            // Unreachable destination: cannot happen in a connected fabric.
+            let first = self.fabric.switches[s as usize].first_port;
+            self.drop_pkt(first, &pk, Cause::LinkDown);
+            return;
+        };
+        let now_c = self.cycle();
+        if pk.kind == PktKind::Data {
+            let slot = self.ports[out as usize].sel_slot;
+            self.sel.on_select_slot(self.now, slot, pk.bytes);
+        }
+        if let PortDriver::Dcsim(_) = self.ports[out as usize].kind {
+            return self.dcsim_switch_arrive(out, pk);
+        }
+        let port = &mut self.ports[out as usize];
+        match port.kind.admit(now_c, &mut pk, &mut port.rng) {
+            Admitted::Data => port.data_q.push_back(pk),
+            Admitted::Control { trimmed } => {
+                if trimmed {
+                    self.c.data_trimmed += 1;
+                    self.c.ctrl_created += 1;
+                }
+                port.ctrl_q.push_back(pk);
+            }
+            Admitted::Dropped => {
+                self.drop_pkt(out, &pk, Cause::BufferFull);
+                return;
+            }
+        }
+        self.kick(out);
+    }
+}

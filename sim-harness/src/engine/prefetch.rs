@@ -1,0 +1,110 @@
+//! Prefetching the memory of the events a few places ahead (see [`Sim::prefetch_ahead`]).
+
+use super::*;
+
+impl Sim {
+    /// Prefetch the memory the events a few places ahead will need, so the cache misses
+    /// overlap with the work of the events before them (the DES is bound by memory
+    /// latency). A pipeline over the next events of the calendar's current bucket, each
+    /// stage reading only what an earlier stage requested:
+    ///
+    /// | events ahead (D = [`PREFETCH_AHEAD`]) | `Deliver` on port p | `TxDone` on port p |
+    /// |---|---|---|
+    /// | 2D | p's lines | p's lines |
+    /// | D | p's two link head entries | p's queue heads, link tail |
+    /// | D/2 | the next port (routed as [`Sim::switch_arrive`] will) or the flow | |
+    /// | D/4 | that port's data queue and link tails (the port remembered in `hops`) | |
+    #[inline]
+    pub(super) fn prefetch_ahead(&mut self) {
+        const D: usize = PREFETCH_AHEAD;
+        if !self.prefetch {
+            return;
+        }
+        if let Some(c) = self.q.ahead_comp(2 * D) {
+            if let Some(port) = self.ports.get(c.index() as usize) {
+                match c.kind() {
+                    Kind::Deliver => prefetch(&port.link),
+                    Kind::TxDone => port.prefetch(true),
+                    _ => {}
+                }
+            }
+        }
+        if let Some(c) = self.q.ahead_comp(D) {
+            if let Some(port) = self.ports.get(c.index() as usize) {
+                match c.kind() {
+                    Kind::Deliver => {
+                        // The head, and the entry after it (whose time the delivery reads
+                        // to schedule the next one).
+                        if let Some(e) = port.link.front() {
+                            prefetch_lines(e);
+                            prefetch_next(e);
+                        }
+                    }
+                    Kind::TxDone => {
+                        if let Some(e) = port.data_q.front() {
+                            prefetch_lines(e);
+                        }
+                        if let Some(e) = port.ctrl_q.front() {
+                            prefetch_lines(e);
+                        }
+                        if let Some(e) = port.link.back() {
+                            prefetch_next(e);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some(c) = self.q.ahead_comp(D / 2) {
+            if c.kind() == Kind::Deliver {
+                match self.next_hop(c.index()) {
+                    Some(Hop::Port(out, data)) => {
+                        if let Some(o) = self.ports.get(out as usize) {
+                            o.prefetch(data);
+                        }
+                        // Remembered for the last stage, which would route again.
+                        self.hops[self.hop_i % HOPS] = (c, out);
+                        self.hop_i = self.hop_i.wrapping_add(1);
+                    }
+                    Some(Hop::Flow(f, data, psn)) => {
+                        if let Some(f) = self.flows.get(f as usize) {
+                            f.prefetch(data, psn);
+                        }
+                    }
+                    None => {}
+                }
+            }
+        }
+        if let Some(c) = self.q.ahead_comp(D / 4) {
+            if c.kind() == Kind::Deliver {
+                let hop = self.hops.iter().find(|h| h.0 == c).map(|h| h.1);
+                if let Some(o) = hop.and_then(|out| self.ports.get(out as usize)) {
+                    if let Some(e) = o.data_q.back() {
+                        prefetch_next(e);
+                    }
+                    if let Some(e) = o.link.back() {
+                        prefetch_next(e);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where the head packet of port `p`'s link goes next: the switch output port it will
+    /// be routed to, or its flow at the receiving host (for prefetching only).
+    #[inline]
+    pub(super) fn next_hop(&self, p: u32) -> Option<Hop> {
+        let port = self.ports.get(p as usize)?;
+        let (_, pk) = port.link.front()?;
+        match port.peer {
+            Node::Switch(s) => {
+                let &(route, seed) = self.switches.get(s as usize)?;
+                let data = pk.kind == PktKind::Data;
+                route
+                    .select(pk.src, pk.dst, pk.ev, seed)
+                    .map(|o| Hop::Port(o, data))
+            }
+            Node::Host(_) => Some(Hop::Flow(pk.flow, pk.kind == PktKind::Data, pk.psn)),
+        }
+    }
+}

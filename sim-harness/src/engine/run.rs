@@ -1,0 +1,64 @@
+//! The run loop: pops events in (time, sequence) order and dispatches them; the stop
+//! conditions (all flows done, `stop.max_time_us`, the stall deadline, the caller's stop flag).
+
+use super::*;
+
+impl Sim {
+    /// Run the event loop to the end (see the module doc for the stop conditions).
+    pub fn run(&mut self, ctl: &RunControl) {
+        let wall = std::time::Instant::now();
+        let mut last_report = wall;
+        if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            self.interrupted = true;
+        }
+        while !self.interrupted && !self.all_done() {
+            let Some(t) = self.q.peek_time() else { break };
+            // The stall deadline is a simulated time, so when a run stalls does not depend on
+            // how many events (e.g. output-only queue samples) happened before it.
+            let stall_at = if self.next_arrival > self.flows_done {
+                self.last_progress.saturating_add(self.stall_ps)
+            } else {
+                NEVER
+            };
+            if t > self.max_time.min(stall_at) {
+                if stall_at < self.max_time {
+                    self.now = stall_at;
+                    self.stalled = true;
+                } else {
+                    self.now = self.max_time;
+                }
+                break;
+            }
+            let (t, c) = self.q.pop().expect("peeked");
+            self.prefetch_ahead();
+            self.now = t;
+            self.c.events += 1;
+            match c.kind() {
+                Kind::Deliver => self.on_deliver(c.index()),
+                Kind::TxDone => self.on_txdone(c.index()),
+                Kind::FlowTimer => self.on_flow_timer(c.index()),
+                Kind::Arrivals => self.on_arrivals(),
+                Kind::Failure => self.on_failure(c.index()),
+                Kind::Sample => self.on_sample(),
+                Kind::DcsimTimer => self.dcsim_on_timer(c.index()),
+            }
+            if self.c.events & (CHECK_EVERY - 1) == 0 {
+                if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    self.interrupted = true;
+                    break;
+                }
+                if let Some(p) = ctl.progress {
+                    let w = std::time::Instant::now();
+                    if w.duration_since(last_report).as_secs_f64() >= 0.25 {
+                        last_report = w;
+                        p(self.progress());
+                    }
+                }
+            }
+        }
+        self.wall_s = wall.elapsed().as_secs_f64();
+        if let Some(p) = ctl.progress {
+            p(self.progress());
+        }
+    }
+}

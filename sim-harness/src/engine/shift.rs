@@ -1,0 +1,70 @@
+//! Shifting part of a run in time (Wormhole's fast-forward, DESIGN.md "partition"): a set of
+//! ports and flows is paused and moved `delta` ps later, its pending events with it
+//! ([`crate::event::EventQueue::pause`] / `resume`), and so is every absolute time its state
+//! holds: a port's line (`busy_until`), its pending `TxDone` / `Deliver`, the packets on its
+//! link, a DCSIM port's clock; a flow's NIC clock (the origin of its sender, load balancer
+//! and detector cycle counters) and its timer. Which events belong to the set is
+//! [`crate::event::Kind::owner`].
+//!
+//! Not shifted yet: the DCSIM host engines (a DCSIM partition), the switch ports' phantom
+//! queues (off in every scenario), flows not started (their start time stays).
+
+use super::*;
+use crate::event::PartitionSet;
+
+/// Partition id used by [`Sim::shift_partition`] while it holds the events.
+const SHIFT_ID: u32 = u32::MAX;
+
+impl Sim {
+    /// Run until simulated time `t` (or an earlier stop), leaving the rest to a later
+    /// [`Sim::run`].
+    pub fn run_until(&mut self, t: Time, ctl: &RunControl) {
+        let max = self.max_time;
+        self.max_time = t.min(max);
+        self.run(ctl);
+        self.max_time = max;
+    }
+
+    /// Move ports `ports` and flows `flows` (a partition: flows sharing ports, transitively)
+    /// `delta` ps later, now: their pending events and every absolute time they hold (see
+    /// the module doc). Afterwards they behave as an unshifted run started `delta` later.
+    pub fn shift_partition(&mut self, ports: &[u32], flows: &[u32], delta: Time) {
+        let mut set = PartitionSet::new();
+        for &p in ports {
+            set.add_port(p);
+        }
+        for &f in flows {
+            set.add_flow(f);
+        }
+        self.q.pause(SHIFT_ID, set);
+        let later = |t: &mut Time| {
+            if *t != NEVER {
+                *t = t.saturating_add(delta);
+            }
+        };
+        for &p in ports {
+            let port = &mut self.ports[p as usize];
+            port.busy_until = port.busy_until.saturating_add(delta);
+            later(&mut port.txdone_at);
+            later(&mut port.deliver_at);
+            for (at, _) in port.link.iter_mut() {
+                *at = at.saturating_add(delta);
+            }
+            port.kind.shift(delta);
+        }
+        for &f in flows {
+            let flow = &mut self.flows[f as usize];
+            flow.clock.shift(delta);
+            later(&mut flow.timer_at);
+        }
+        self.q.resume(SHIFT_ID, delta);
+    }
+
+    /// Delay every flow's start by `delta` ps (before the run): the whole run offset in time,
+    /// to compare a shifted partition with.
+    pub fn delay_starts(&mut self, delta: Time) {
+        for f in &mut self.flows {
+            f.spec.start_ps = f.spec.start_ps.saturating_add(delta);
+        }
+    }
+}

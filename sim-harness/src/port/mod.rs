@@ -1,0 +1,136 @@
+//! Port drivers: what an output port does with the packets offered to it. One variant per
+//! kind of port, statically dispatched (a `match`, no `dyn` per packet):
+//!
+//! * [`PortDriver::Host`]: a host NIC; it pulls DATA from its flows (the transport), so it
+//!   admits nothing here.
+//! * [`PortDriver::Switch`]: the baseline switch output port, the `switch` crate's
+//!   [`OutputPortCtl`] (tail drop at the buffer, RED/ECN marking, trimming; a phantom queue
+//!   if configured), with a strict-priority control lane beside its DATA FIFO.
+//! * [`PortDriver::Dcsim`]: a DCSIM port (switch or host NIC), whose arbiter holds the
+//!   packets ([`crate::dcsim::DcsimPort`]; engine glue in `engine/dcsim.rs`).
+//!
+//! The engine keeps the queues (packets by value) and the link; the driver decides
+//! admission ([`PortDriver::admit`]), accounts departures, reports occupancy and its
+//! counters, and moves its absolute times on a shift ([`PortDriver::shift`]).
+
+use crate::clock::NIC_PERIOD_PS;
+use crate::dcsim::DcsimPort;
+use crate::packet::{Packet, PktKind};
+use rtl_models::{Cycles, Lfsr32, PhantomConfig, Rate, RedConfig};
+use switch::output_port::{Admit, MarkOn, OutputPortCtl, PhantomPortConfig};
+
+/// The driver of one output port.
+#[derive(Debug, Clone)]
+pub enum PortDriver {
+    /// A host NIC (pulls DATA from its flows); the host id.
+    Host(u32),
+    /// A baseline switch output port with its admission / marking block.
+    Switch(OutputPortCtl),
+    /// A DCSIM port, switch or host NIC (`transport.cc = "dcsim"`).
+    Dcsim(Box<DcsimPort>),
+}
+
+/// Where an admitted packet goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admitted {
+    /// The DATA FIFO (ECN mark already applied to the packet).
+    Data,
+    /// The control lane: a control packet, or a DATA trimmed to its header.
+    Control {
+        /// Whether this was a DATA trimmed by the port.
+        trimmed: bool,
+    },
+    /// Dropped: the buffer is full.
+    Dropped,
+}
+
+impl PortDriver {
+    /// Offer packet `pk` to a switch output port at cycle `now` of the port's clock:
+    /// control packets go to the control lane; a DATA is admitted by the port's block (tail
+    /// drop, RED/ECN with `rng`, trimming), which may mark or trim `pk`.
+    #[inline]
+    pub fn admit(&mut self, now: Cycles, pk: &mut Packet, rng: &mut Lfsr32) -> Admitted {
+        if pk.kind.is_control() {
+            return Admitted::Control { trimmed: false };
+        }
+        let PortDriver::Switch(ctl) = self else {
+            unreachable!("switch routes lead to switch output ports")
+        };
+        match ctl.on_arrival(now, pk.bytes, rng) {
+            Admit::Enqueue { ecn_mark } => {
+                pk.ecn |= ecn_mark;
+                Admitted::Data
+            }
+            Admit::Trim => {
+                pk.bytes = ctl.trimmed_size(pk.bytes);
+                pk.kind = PktKind::Header;
+                Admitted::Control { trimmed: true }
+            }
+            Admit::Drop => Admitted::Dropped,
+        }
+    }
+
+    /// A DATA of `bytes` left the port's DATA FIFO.
+    #[inline]
+    pub fn on_data_departure(&mut self, bytes: u32) {
+        if let PortDriver::Switch(ctl) = self {
+            ctl.on_departure(bytes);
+        }
+    }
+
+    /// Bytes queued for the occupancy samples: a switch port's DATA buffer, a DCSIM switch
+    /// port's queues (`switch_side`); `None` for host NICs.
+    pub fn occupancy_bytes(&self, switch_side: bool) -> Option<u64> {
+        match self {
+            PortDriver::Switch(ctl) => Some(ctl.occupancy_bytes()),
+            PortDriver::Dcsim(d) if switch_side => Some(d.queued_bytes()),
+            _ => None,
+        }
+    }
+
+    /// (ECN marks, trims) made by the port.
+    pub fn marks_trims(&self) -> (u64, u64) {
+        match self {
+            PortDriver::Switch(ctl) => (ctl.marks(), ctl.trims()),
+            PortDriver::Host(_) | PortDriver::Dcsim(_) => (0, 0),
+        }
+    }
+
+    /// Move the port's absolute times `delta` ps later (a shifted partition). The baseline
+    /// port's state is bytes only (its phantom queue, when on, is not shifted yet).
+    pub fn shift(&mut self, delta: u64) {
+        if let PortDriver::Dcsim(dp) = self {
+            dp.shift(delta);
+        }
+    }
+}
+
+/// The phantom queue of a baseline switch port of `gbps` on the 1 GHz port clock
+/// (`topology.phantom_queue`): draining `drain` (a fraction, (0, 1]) of the line rate and
+/// holding at most `cap_bytes` (the port's buffer), marking on the phantom occupancy with
+/// the port's own RED thresholds `red`. The error is a problem for `topology.phantom_drain`.
+pub fn phantom_config(
+    gbps: f64,
+    drain: f64,
+    cap_bytes: u64,
+    red: RedConfig,
+) -> Result<PhantomPortConfig, String> {
+    let line = Rate::from_link((gbps * 1e9).round() as u64, NIC_PERIOD_PS)
+        .ok_or_else(|| format!("{gbps} Gb/s is not a rate a port clock can hold"))?;
+    let permille = (drain * 1000.0).round() as u64;
+    let rate = line
+        .scale(permille, 1000)
+        .filter(|r| r.0 > 0)
+        .ok_or_else(|| format!("{drain} of {gbps} Gb/s drains nothing per port cycle"))?;
+    let cfg = PhantomConfig {
+        drain: rate,
+        cap_bytes,
+    };
+    cfg.validate()
+        .map_err(|e| format!("{} ({})", e.problem, e.field))?;
+    Ok(PhantomPortConfig {
+        queue: cfg,
+        ecn: red,
+        mark_on: MarkOn::Phantom,
+    })
+}

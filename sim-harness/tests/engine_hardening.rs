@@ -1,0 +1,196 @@
+//! Engine hardening (issue 9): output settings never change simulated results (not even when a
+//! run stalls), failures on one link compose, and slow links serialize as slowly as configured.
+//! Small fat trees, so each run takes well under a second in the dev profile.
+
+use sim_harness::scenario::{Failure, Scenario, Size, WorkloadKind};
+use sim_harness::{simulate, RunControl, RunResult};
+
+/// A 2-tier fat tree of radix 4 (8 hosts), a permutation of 64 KiB messages.
+fn small() -> Scenario {
+    let mut s = Scenario {
+        name: "engine_hardening".into(),
+        ..Scenario::default()
+    };
+    s.topology.tiers = 2;
+    s.topology.radix = 4;
+    s.workload.kind = WorkloadKind::Permutation;
+    s.workload.message = Size::Bytes(64 * 1024);
+    s.transport.rto_us = RTO_US as f64;
+    s
+}
+
+/// RTO of [`small`], us (above its 11 us base RTT).
+const RTO_US: u64 = 15;
+
+fn run(s: &Scenario) -> RunResult {
+    simulate(s, &RunControl::default()).expect("run")
+}
+
+/// Everything a run simulates, without what output settings decide: queue samples, the
+/// uplink selection table, wall-clock fields, the event count (samples are events), and the
+/// collective metrics defined per sampling interval (`metrics_interval_ps` is
+/// `output.queue_sample_us`, and `reorder_per_interval` is per that interval).
+fn simulated(r: &RunResult) -> String {
+    let mut m = r.summary.clone();
+    m.wall_s = 0.0;
+    m.events_per_s = 0.0;
+    m.data_packets_per_s = 0.0;
+    m.events = 0;
+    m.extra.remove("metrics_interval_ps");
+    m.extra.remove("reorder_per_interval");
+    format!("{m:?}\n{:?}\n{:?}", r.flows, r.links)
+}
+
+fn stalled(r: &RunResult) -> bool {
+    r.summary.extra.get("stalled") == Some(&1.0)
+}
+
+/// `output.queue_sample_us` (1 / 10 / 0) and `output.selection_bucket_us` (10 / 3 / 0) change
+/// no simulated result, in a run that completes and in one that stalls (a host link down from
+/// t = 0: its flows never finish). The samples are events, so `events` may differ.
+#[test]
+fn output_settings_do_not_change_results() {
+    let mut down = small();
+    down.failures.push(Failure {
+        link: "host0".into(),
+        at_us: 0.0,
+        for_us: None,
+        gbps: None,
+    });
+    for (name, base) in [("complete", small()), ("stalled", down)] {
+        let mut reference = None;
+        for (sample, bucket) in [(1.0, 10.0), (10.0, 3.0), (0.0, 0.0)] {
+            let mut s = base.clone();
+            s.output.queue_sample_us = sample;
+            s.output.selection_bucket_us = bucket;
+            let r = run(&s);
+            assert_eq!(stalled(&r), name == "stalled", "{name}: stalled flag");
+            if sample > 0.0 && name == "stalled" {
+                assert!(!r.queues.is_empty() || r.summary.events > 0);
+            }
+            let got = simulated(&r);
+            match &reference {
+                None => reference = Some(got),
+                Some(want) => assert_eq!(
+                    &got, want,
+                    "{name}: queue_sample_us = {sample}, selection_bucket_us = {bucket}"
+                ),
+            }
+        }
+    }
+}
+
+/// A run that stalls stops at exactly the last progress plus the stall window, and says so.
+#[test]
+fn stalled_run_stops_and_says_so() {
+    let mut s = small();
+    s.failures.push(Failure {
+        link: "host0".into(),
+        at_us: 0.0,
+        for_us: None,
+        gbps: None,
+    });
+    let r = run(&s);
+    assert!(stalled(&r));
+    assert!(r.summary.flows_completed < r.summary.flows);
+    // 2000 RTOs after the last progress (the last ACK of a flow that completed, or later).
+    let window = 2000 * RTO_US * 1_000_000;
+    let last_end = r.flows.iter().map(|f| f.end_ps).max().unwrap();
+    assert!(r.summary.end_time_ps >= last_end + window);
+    assert!(r.summary.end_time_ps <= last_end + window + RTO_US * 1_000_000);
+}
+
+/// Two failures overlapping on one link (10-110 us and 20-30 us) hold it down like the outer
+/// one alone: the inner one's end must not bring the link up.
+#[test]
+fn overlapping_failures_compose() {
+    let fail = |at_us: f64, for_us: f64| Failure {
+        link: "tor0.up0".into(),
+        at_us,
+        for_us: Some(for_us),
+        gbps: None,
+    };
+    let mut one = small();
+    one.workload.message = Size::Bytes(512 * 1024);
+    one.failures.push(fail(10.0, 100.0));
+    let mut two = one.clone();
+    two.failures.push(fail(20.0, 10.0));
+    let (a, b) = (run(&one), run(&two));
+    assert!(
+        a.summary.drops_by_cause["link_down"] > 0,
+        "the failure drops packets"
+    );
+    assert_eq!(simulated(&a), simulated(&b));
+    assert_eq!(
+        a.summary.events,
+        b.summary.events - 2,
+        "two more failure events"
+    );
+
+    // Rate changes compose too: an inner rate change ending restores the outer one's rate,
+    // not the link's base rate.
+    let slow = |at_us: f64, for_us: f64, gbps: f64| Failure {
+        link: "tor0.up0".into(),
+        at_us,
+        for_us: Some(for_us),
+        gbps: Some(gbps),
+    };
+    let mut one = small();
+    one.workload.message = Size::Bytes(512 * 1024);
+    one.failures.push(slow(10.0, 100.0, 10.0));
+    let mut two = one.clone();
+    two.failures.push(slow(20.0, 10.0, 10.0));
+    let (a, b) = (run(&one), run(&two));
+    assert_eq!(simulated(&a), simulated(&b));
+}
+
+/// A link below 8 Mb/s serializes more slowly than a faster one (the ps-per-byte product
+/// used to overflow u64 there, making 5 Mb/s faster than 10 Mb/s).
+#[test]
+fn slow_links_do_not_overflow_serialization() {
+    let fct = |gbps: f64| {
+        let mut s = small();
+        s.workload.kind = WorkloadKind::Incast;
+        s.workload.degree = 1;
+        s.workload.message = Size::Bytes(8192);
+        s.transport.rto_us = 1_000_000.0;
+        s.topology.link_gbps = gbps;
+        s.topology.buffer = Size::Bytes(1 << 20);
+        s.output.queue_sample_us = 0.0;
+        s.output.selection_bucket_us = 0.0;
+        let r = run(&s);
+        assert_eq!(r.summary.flows_completed, 1, "{gbps} Gb/s completes");
+        r.summary.max_fct_ps
+    };
+    let (f5, f10) = (fct(0.005), fct(0.01));
+    assert!(
+        f5 > f10,
+        "5 Mb/s FCT {f5} ps must exceed 10 Mb/s FCT {f10} ps"
+    );
+    // Two packets of 4160 bytes at 5 Mb/s take at least 13.3 ms to serialize at the source.
+    assert!(f5 > 13_000_000_000, "{f5}");
+}
+
+/// `topology.phantom_queue` puts a phantom queue (draining at 0.9 of the line rate) on every
+/// switch port: an incast then gets ECN marks earlier, so more marks than on the real queue;
+/// off (the default) is today's port.
+#[test]
+fn phantom_queue_is_selectable() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 4;
+    s.workload.message = Size::Bytes(256 * 1024);
+    s.output.queue_sample_us = 0.0;
+    let off = run(&s);
+    s.topology.phantom_queue = true;
+    let on = run(&s);
+    assert_eq!(on.summary.flows_completed, on.summary.flows);
+    assert!(
+        on.summary.ecn_marks > off.summary.ecn_marks,
+        "phantom {} marks vs real queue {}",
+        on.summary.ecn_marks,
+        off.summary.ecn_marks
+    );
+    s.topology.phantom_drain = 0.0;
+    assert!(simulate(&s, &RunControl::default()).is_err());
+}
