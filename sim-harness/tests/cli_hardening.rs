@@ -122,8 +122,8 @@ fn unit_conversions_cannot_overflow() {
         "topology.slow_core_fraction",
     );
     expect_error(
-        &dry(&["transport.dcsim_ack_every=70000"]),
-        "transport.dcsim_ack_every",
+        &dry(&["transport.dcsim.ack_every=70000"]),
+        "transport.dcsim.ack_every",
     );
     // The limits themselves are accepted.
     let out = dry(&[
@@ -196,7 +196,7 @@ fn sweep_grids_are_distinct_and_counted() {
         "transport.evs_bits",
         "workload.degree",
         "workload.flows",
-        "transport.dcsim_ack_every",
+        "transport.dcsim.ack_every",
     ];
     let grids: Vec<String> = paths.iter().map(|p| format!("{p}={values}")).collect();
     let grids: Vec<&str> = grids.iter().map(String::as_str).collect();

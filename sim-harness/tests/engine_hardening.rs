@@ -162,13 +162,15 @@ fn slow_links_do_not_overflow_serialization() {
         assert_eq!(r.summary.flows_completed, 1, "{gbps} Gb/s completes");
         r.summary.max_fct_ps
     };
-    let (f5, f10) = (fct(0.005), fct(0.01));
+    // 10 Mb/s is the slowest rate validation allows (`units.rs`); the old `bytes * ser_q32`
+    // in u64 came within 25% of overflowing there and overflowed below about 8 Mb/s.
+    let (f10, f20) = (fct(0.01), fct(0.02));
     assert!(
-        f5 > f10,
-        "5 Mb/s FCT {f5} ps must exceed 10 Mb/s FCT {f10} ps"
+        f10 > f20,
+        "10 Mb/s FCT {f10} ps must exceed 20 Mb/s FCT {f20} ps"
     );
-    // Two packets of 4160 bytes at 5 Mb/s take at least 13.3 ms to serialize at the source.
-    assert!(f5 > 13_000_000_000, "{f5}");
+    // Two packets of 4160 bytes at 10 Mb/s take at least 6.6 ms to serialize at the source.
+    assert!(f10 > 6_600_000_000, "{f10}");
 }
 
 /// `topology.phantom_queue` puts a phantom queue (draining at 0.9 of the line rate) on every
