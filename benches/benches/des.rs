@@ -3,6 +3,10 @@
 //! The large runs (1024 and 8192 hosts) are measured with the `dcfab` CLI's own timing
 //! (`summary.json`: `events_per_s`, `data_packets_per_s`); see `benches/README.md`.
 
+/// The `dcfab` binary's allocator (the library leaves the choice to its user).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use sim_harness::scenario::{LbKind, Scenario, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl};
