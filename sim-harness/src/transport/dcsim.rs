@@ -329,10 +329,7 @@ impl Sim {
             kind: PktKind::DataAck,
             ecn: false,
         };
-        self.c.ctrl_created += 1;
-        if self.port_enqueue(h, pk) {
-            self.port_serve(h);
-        }
+        self.send_ctrl(h, pk);
     }
 
     /// Flow `f` starts (DCSIM run): it waits for an engine slot at its source.
@@ -374,10 +371,7 @@ impl Sim {
                     kind: PktKind::SimAck,
                     ecn: false,
                 };
-                self.c.ctrl_created += 1;
-                if self.port_enqueue(h, reply) {
-                    self.port_serve(h);
-                }
+                self.send_ctrl(h, reply);
             }
             PktKind::SimAck => {
                 self.c.ctrl_delivered += 1;

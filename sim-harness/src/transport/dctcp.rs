@@ -53,9 +53,7 @@ impl Sim {
                             kind,
                             ecn,
                         };
-                        self.c.ctrl_created += 1;
-                        self.ports[h as usize].ctrl_q.push_back(reply);
-                        self.kick(h);
+                        self.send_ctrl(h, reply);
                     }
                     None => {
                         // Beyond the receiver's window: discarded (counted as a drop).

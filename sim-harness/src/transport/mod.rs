@@ -19,9 +19,11 @@
 //! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
 //!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
 //!
-//! What the drivers may touch of the engine (their context) is narrow by convention:
-//! `now`, the flows, a host port's control lane / DCSIM queues and its `kick`, the event
-//! queue for their own timer kinds, `drop_pkt` and the counters. Header extras a
+//! What the drivers may touch of the engine (their context) is narrow by convention, not
+//! by type: `now`, the flows, [`Sim::send_ctrl`] (a control packet from a host NIC, for
+//! either kind of port), the event queue for their own timer kinds, `drop_pkt` and the
+//! counters; DCSIM also reaches its NIC's arbiter (`port_sync`, `port_enqueue`,
+//! `port_serve`) for its SIM and DATA queues. Header extras a
 //! [`crate::packet::Packet`] cannot carry go to a [`side::SideTable`] (DCSIM's DATA-ACK
 //! SACK words today).
 //!
@@ -129,6 +131,26 @@ impl TransportDriver {
     pub(crate) fn on_late_departure(&mut self) {
         if let TransportDriver::Dcsim(d) = self {
             d.k.late_departures += 1;
+        }
+    }
+}
+
+/// The context of a transport driver: what it may ask of the engine beyond its own state
+/// and the flows (besides `now`, `drop_pkt` and the counters).
+impl Sim {
+    /// Send control packet `pk`, created by the transport, from host `h`'s NIC: counted as
+    /// created, queued on the NIC (its control lane; a self-scheduled port's own queues,
+    /// where a refused packet is a tail drop) and the port served.
+    #[inline]
+    pub(crate) fn send_ctrl(&mut self, h: u32, pk: Packet) {
+        self.c.ctrl_created += 1;
+        if self.ports[h as usize].kind.self_scheduled() {
+            if self.port_enqueue(h, pk) {
+                self.port_serve(h);
+            }
+        } else {
+            self.ports[h as usize].ctrl_q.push_back(pk);
+            self.kick(h);
         }
     }
 }
