@@ -239,6 +239,31 @@ impl LoadBalancer for Lb {
     }
 }
 
+/// The receiver side of a flow, owned by its transport: the DCTCP-style transport's SACK
+/// receiver in place (the hot path of a DATA arrival), or [`FlowRx::InTransport`] when the
+/// transport keeps its receivers in its own per-flow table (DCSIM's `DcsimReceiver`s in
+/// [`crate::dcsim::DcsimState`]; an erasure-code decoder or a cell reassembler next).
+// The SACK receiver stays in place (not boxed): a DATA arrival reaches it with no
+// indirection, and the prefetcher fetches its lines with the flow's.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum FlowRx {
+    /// The SACK receiver of [`crate::transport::dctcp`] (ACK / NACK).
+    Sack(Receiver),
+    /// Kept by the transport driver itself.
+    InTransport,
+}
+
+impl FlowRx {
+    /// DATA packets received out of order (0 for a receiver the transport keeps).
+    pub fn out_of_order(&self) -> u64 {
+        match self {
+            FlowRx::Sack(rx) => rx.stats.out_of_order,
+            FlowRx::InTransport => 0,
+        }
+    }
+}
+
 /// A flow as the engine keeps it.
 #[derive(Debug, Clone)]
 pub struct FlowRt {
@@ -246,8 +271,8 @@ pub struct FlowRt {
     pub spec: FlowSpec,
     /// Sender state while the flow is active (`None` before start and after completion).
     pub cc: Option<Cc>,
-    /// Receiver state.
-    pub rx: Receiver,
+    /// Receiver state: the transport's ([`FlowRx`]).
+    pub rx: FlowRx,
     /// Entropy chooser.
     pub lb: Lb,
     /// The flow's NIC random source.
@@ -277,9 +302,11 @@ impl FlowRt {
     pub fn prefetch(&self, data: bool, psn: u32) {
         use crate::prefetch::{prefetch, prefetch_lines};
         if data {
-            prefetch(&self.rx);
-            prefetch(self.rx.sack_word(psn));
-            prefetch_lines(&self.rx.stats);
+            if let FlowRx::Sack(rx) = &self.rx {
+                prefetch(rx);
+                prefetch(rx.sack_word(psn));
+                prefetch_lines(&rx.stats);
+            }
         } else {
             prefetch_lines(&self.lb);
             prefetch(&self.spec);

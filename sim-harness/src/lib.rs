@@ -20,25 +20,35 @@
 //!     sampling.rs  queues.csv samples (output only)
 //!     metrics.rs   collective metrics for every transport (metrics/: CCT, delay, reorder)
 //!     results.rs   RunResult (flows, links, summary, tables)
+//!  transport/    transport drivers (enum TransportDriver, static dispatch): the engine calls
+//!                transport_open / _arrive / _pull / _timer / _departing / _departed /
+//!                on_drop / _results and knows no transport
+//!     dctcp.rs   DCTCP-style window transport: DctcpSender + RTO + REPS failure detector,
+//!                SackReceiver (FlowRx::Sack), per-host ready rings (Dctcp)
+//!     dcsim.rs   DCSIM hosts (dcsim/ holds the blocks' glue: params, host engines, receivers)
+//!     side.rs    SideTable: header extras a Packet cannot carry (DCSIM DATA-ACK SACK words)
+//!     reps.rs    [transport.reps]
 //!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
+//!                (self-scheduled: port/dcsim.rs, port_serve / port_arrive / port_rate_changed)
 //!  clock.rs      ClockDomain (period + origin, shift): every ps <-> cycles conversion
 //!  event.rs      calendar queue, partitions (Kind::owner: which port / flow owns an event)
 //!
-//!  How a DATA packet flows (baseline DCTCP-style transport, engine/host.rs + ports.rs + links.rs):
+//!  How a DATA packet flows (DCTCP-style transport: transport/dctcp.rs + engine/ports.rs, links.rs):
 //!
-//!   host.rs: host_pull     ports.rs: start_next    links.rs: transmit        links.rs: on_deliver
+//!   dctcp.rs: dctcp_pull   ports.rs: start_next    links.rs: transmit        links.rs: on_deliver
 //!   flow ready ring  ----> NIC port (ctrl lane  --> port.link FIFO    -- Deliver --> peer?
 //!   Cc (DctcpSender)       first, then DATA)        (arrival time)      event     |
 //!   + Lb (ECMP/OPS/REPS)                                                         |
 //!        ^                                             +-------------------------+
 //!        |                                             | switch                  | host
 //!        |                                             v                         v
-//!        |           ports.rs: switch_arrive: Route::select -> PortDriver::admit host.rs: host_arrive
+//!        |           ports.rs: switch_arrive: Route::select -> PortDriver::admit dctcp.rs: dctcp_arrive
 //!        |             (tail drop / RED-ECN / trim) -> data FIFO | ctrl lane    SackReceiver -> ACK
 //!        +------ ACK (sender_ack: window, RTT -> FailureDetector, Lb) <------- into its NIC's ctrl lane
 //!
 //!  DCSIM (`transport.cc = "dcsim"`): dcsim/ (DcsimPort arbiter on every port, host engines,
-//!  receivers, its section) with the engine glue in engine/dcsim.rs.
+//!  receivers, its section) behind TransportDriver::Dcsim (transport/dcsim.rs) and
+//!  PortDriver::Dcsim (port/dcsim.rs).
 //! ```
 //!
 //! `unsafe` appears in two small modules only: a cache prefetch hint ([`prefetch`]) and the

@@ -191,40 +191,9 @@ pub struct FlowState {
     pub tx: u64,
 }
 
-/// Side data of DATA-ACKs in flight: the 64-bit selective map does not fit the 28-byte
-/// DES packet, which carries the slab index in its `psn` instead.
-#[derive(Debug, Clone, Default)]
-pub struct AckSlab {
-    sack: Vec<u64>,
-    free: Vec<u32>,
-}
-
-impl AckSlab {
-    /// Store `sack`; returns its index.
-    pub fn put(&mut self, sack: u64) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.sack[i as usize] = sack;
-                i
-            }
-            None => {
-                self.sack.push(sack);
-                (self.sack.len() - 1) as u32
-            }
-        }
-    }
-
-    /// Take back entry `i` (its packet arrived or was dropped).
-    pub fn take(&mut self, i: u32) -> u64 {
-        self.free.push(i);
-        self.sack.get(i as usize).copied().unwrap_or(0)
-    }
-
-    /// Entries in use.
-    pub fn live(&self) -> usize {
-        self.sack.len() - self.free.len()
-    }
-}
+/// The SACK words of the DATA-ACKs in flight (DCSIM section 2.4 (4)), a DATA-ACK carrying
+/// its slot in `psn`: the transport's [`crate::transport::side::SideTable`].
+pub type AckSlab = crate::transport::side::SideTable<u64>;
 
 /// Counters of the DCSIM transport (whole run).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

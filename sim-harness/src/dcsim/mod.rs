@@ -25,7 +25,8 @@
 //! Shared with every transport (outside this module): the collectives of section 4.1
 //! ([`crate::workload::collectives`]) and the metrics of section 4.1 ([`crate::metrics`]).
 //!
-//! The engine glue (events, wake-ups, drops) is `crate::engine::dcsim`; the oversubscribed
+//! The transport driver (host events, timers, drops) is [`crate::transport::dcsim`], the
+//! port glue (service, wake-ups, rate changes) `crate::port::dcsim`; the oversubscribed
 //! fabric of section 4.2 is `crate::topology::cores`. Scenario fields: `[transport.dcsim]`
 //! ([`section`]), `topology.core_links`, `topology.slow_core_fraction`, `workload.collectives`,
 //! `workload.collective_sizes` (README "Scenario format").

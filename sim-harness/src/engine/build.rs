@@ -151,7 +151,7 @@ impl Sim {
                 Ok(FlowRt {
                     spec: *f,
                     cc: None,
-                    rx: Receiver::new(),
+                    rx: TransportDriver::flow_rx(s.transport.cc),
                     lb,
                     rng: frng,
                     in_ready: false,
@@ -191,7 +191,6 @@ impl Sim {
             now: 0,
             ports,
             switches,
-            ready: vec![VecDeque::new(); hosts],
             flows,
             next_arrival: 0,
             failures,
@@ -214,7 +213,7 @@ impl Sim {
             c: Counters::default(),
             queues: Vec::new(),
             wall_s: 0.0,
-            dcsim: None,
+            transport: TransportDriver::Dctcp(Dctcp::new(hosts)),
             cm: None,
             prefetch: fabric.ports.len() >= PREFETCH_MIN_PORTS,
             hops: [(Comp::new(Kind::Sample, 0), 0); HOPS],
@@ -235,7 +234,7 @@ impl Sim {
             sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
         }
         sim.metrics_setup(s)?;
-        sim.dcsim_setup(s)?;
+        sim.transport_setup(s)?;
         Ok(sim)
     }
 }

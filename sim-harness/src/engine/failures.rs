@@ -20,8 +20,8 @@ impl Sim {
                     let port = &mut self.ports[p as usize];
                     port.gbps = g;
                     port.ser_q32 = ser_q32(port.gbps);
-                    if let PortDriver::Dcsim(_) = port.kind {
-                        self.dcsim_rate_changed(p);
+                    if port.kind.self_scheduled() {
+                        self.port_rate_changed(p);
                     }
                 }
                 None => {

@@ -6,7 +6,7 @@ use super::*;
 impl Sim {
     /// Put packet `i` on port `p`'s wire now.
     #[inline]
-    pub(super) fn transmit(&mut self, p: u32, mut pk: Packet) {
+    pub(crate) fn transmit(&mut self, p: u32, mut pk: Packet) {
         if pk.kind == PktKind::Data && p < self.fabric.hosts {
             // Transmission time at the source, for the queueing delay (DATAs leave `cum_ack`
             // unused; see `crate::metrics`).
@@ -49,7 +49,7 @@ impl Sim {
             let peer = port.peer;
             match peer {
                 Node::Switch(s) => self.switch_arrive(s, pk),
-                Node::Host(h) => self.host_arrive(h, pk),
+                Node::Host(h) => self.transport_arrive(h, pk),
             }
         }
     }

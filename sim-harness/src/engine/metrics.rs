@@ -10,7 +10,7 @@ use crate::topology::cores;
 const DEFAULT_INTERVAL_PS: u64 = 10_000_000;
 
 /// The metrics' view of DATA `pk` arriving (`hdr` header bytes; `new` if a first copy).
-pub(super) fn arrival_of(pk: &Packet, hdr: u32, new: bool) -> Arrival {
+pub(crate) fn arrival_of(pk: &Packet, hdr: u32, new: bool) -> Arrival {
     Arrival {
         flow: pk.flow,
         psn: pk.psn,
@@ -75,7 +75,7 @@ impl Sim {
 
     /// Baseline (non-DCSIM) DATA arrival at its receiver: collective metrics. `new` if it
     /// was the first copy; `cum` the receiver's cumulative point after it.
-    pub(super) fn metrics_data(&mut self, pk: &Packet, new: bool, cum: u32) {
+    pub(crate) fn metrics_data(&mut self, pk: &Packet, new: bool, cum: u32) {
         let now = self.now;
         let hdr = self.hdr_bytes;
         if let Some(cm) = self.cm.as_deref_mut() {

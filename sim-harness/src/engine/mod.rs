@@ -44,7 +44,7 @@
 use crate::clock::NIC_CLOCK;
 use crate::error::{Error, Result};
 use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
-use crate::flow::{self, Cc, FlowRt, Lb, Receiver, Sender};
+use crate::flow::{self, FlowRt, Lb};
 use crate::lb_stats::{SelectionTable, SELECTION_TABLE};
 use crate::packet::{Packet, PktKind};
 use crate::port::{Admitted, PortDriver};
@@ -53,10 +53,11 @@ use crate::results::{FlowRecord, LinkRecord, Progress, QueueSample, RunResult, S
 use crate::run::RunControl;
 use crate::scenario::Scenario;
 use crate::topology::{self, Fabric, Node, Route};
+use crate::transport::{Dctcp, TransportDriver};
 use crate::workload::{self, FlowSpec};
-use nic::lb::LoadBalancer;
-use nic::reps::{FailureDetector, LossVerdict};
-use nic::transport::{Ack, DctcpConfig, SenderStats};
+
+use nic::reps::FailureDetector;
+use nic::transport::{DctcpConfig, SenderStats};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtl_models::{Cycles, Lfsr32, RedConfig};
@@ -65,11 +66,9 @@ use std::sync::atomic::Ordering;
 use switch::output_port::{OutputPortCtl, PortConfig};
 
 mod build;
-mod dcsim;
 mod failures;
-mod host;
 mod links;
-mod metrics;
+pub(crate) mod metrics;
 mod ports;
 mod prefetch;
 mod results;
@@ -96,7 +95,7 @@ const CHECK_EVERY: u64 = 1 << 16;
 
 /// Why a packet was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cause {
+pub(crate) enum Cause {
     /// Output buffer full (tail drop).
     BufferFull = 0,
     /// Sent into a link that is down.
@@ -109,7 +108,7 @@ const CAUSE_NAMES: [&str; 3] = ["buffer_full", "link_down", "beyond_window"];
 
 /// Where a delivered packet goes next ([`Sim::next_hop`]): a port, or a flow (with
 /// whether the packet is a DATA, and its PSN).
-enum Hop {
+pub(crate) enum Hop {
     Port(u32, bool),
     Flow(u32, bool, u32),
 }
@@ -123,36 +122,36 @@ const HOPS: usize = 4;
 /// and counters a transmission updates, line 2 the data FIFO, then the admission block.
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
-struct PortRt {
+pub(crate) struct PortRt {
     // line 0
-    deliver_at: Time,
-    busy_until: Time,
+    pub(crate) deliver_at: Time,
+    pub(crate) busy_until: Time,
     /// Serialization time in ps per byte, Q32.32.
-    ser_q32: u64,
-    peer: Node,
+    pub(crate) ser_q32: u64,
+    pub(crate) peer: Node,
     /// Packets on the wire: (arrival time at the far end, packet).
-    link: VecDeque<(Time, Packet)>,
+    pub(crate) link: VecDeque<(Time, Packet)>,
     // line 1
-    txdone_at: Time,
+    pub(crate) txdone_at: Time,
     /// Propagation delay plus, towards a switch, its latency.
-    delay_ps: u64,
-    tx_bytes: u64,
-    tx_packets: u64,
+    pub(crate) delay_ps: u64,
+    pub(crate) tx_bytes: u64,
+    pub(crate) tx_packets: u64,
     /// Control lane.
-    ctrl_q: VecDeque<Packet>,
+    pub(crate) ctrl_q: VecDeque<Packet>,
     // line 2
     /// Data FIFO.
-    data_q: VecDeque<Packet>,
-    drops: u64,
-    gbps: f64,
-    rng: Lfsr32,
+    pub(crate) data_q: VecDeque<Packet>,
+    pub(crate) drops: u64,
+    pub(crate) gbps: f64,
+    pub(crate) rng: Lfsr32,
     /// Slot in [`SelectionTable`] (`u32::MAX`: not a counted ToR uplink).
-    sel_slot: u32,
+    pub(crate) sel_slot: u32,
     /// Failures holding the link down (up when 0).
-    down: u16,
+    pub(crate) down: u16,
     // lines 3..
     /// The port driver ([`crate::port`]).
-    kind: PortDriver,
+    pub(crate) kind: PortDriver,
 }
 
 impl PortRt {
@@ -168,7 +167,7 @@ impl PortRt {
 /// Serialization time of `bytes` at `ser_q32` ps per byte (Q32.32), rounded up; in u128 so
 /// no rate validation allows overflows (a u64 product overflows below about 8 Mb/s).
 #[inline]
-fn ser_ps(bytes: u32, ser_q32: u64) -> u64 {
+pub(crate) fn ser_ps(bytes: u32, ser_q32: u64) -> u64 {
     let ps = (u128::from(bytes) * u128::from(ser_q32)).div_ceil(1 << 32);
     u64::try_from(ps).unwrap_or(u64::MAX)
 }
@@ -178,7 +177,7 @@ fn ser_q32(gbps: f64) -> u64 {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct FailureRt {
+pub(crate) struct FailureRt {
     ports: [u32; 2],
     /// Between its begin and end events.
     active: bool,
@@ -188,59 +187,58 @@ struct FailureRt {
 }
 
 #[derive(Debug, Default, Clone, Copy)]
-struct Counters {
-    events: u64,
-    data_sent: u64,
-    data_delivered: u64,
-    data_dropped: u64,
-    data_trimmed: u64,
-    headers_delivered: u64,
-    ctrl_created: u64,
-    ctrl_delivered: u64,
-    ctrl_dropped: u64,
-    drops: [u64; 3],
-    timeouts: u64,
-    failure_detections: u64,
+pub(crate) struct Counters {
+    pub(crate) events: u64,
+    pub(crate) data_sent: u64,
+    pub(crate) data_delivered: u64,
+    pub(crate) data_dropped: u64,
+    pub(crate) data_trimmed: u64,
+    pub(crate) headers_delivered: u64,
+    pub(crate) ctrl_created: u64,
+    pub(crate) ctrl_delivered: u64,
+    pub(crate) ctrl_dropped: u64,
+    pub(crate) drops: [u64; 3],
+    pub(crate) timeouts: u64,
+    pub(crate) failure_detections: u64,
 }
 
 /// One fabric run.
 pub struct Sim {
-    q: EventQueue,
-    now: Time,
-    fabric: Fabric,
-    ports: Vec<PortRt>,
-    switches: Vec<(Route, u64)>,
-    ready: Vec<VecDeque<u32>>,
-    flows: Vec<FlowRt>,
-    next_arrival: usize,
-    failures: Vec<FailureRt>,
-    cfg: DctcpConfig,
-    hdr_bytes: u32,
-    base_rtt_ps: u64,
-    bdp_bytes: u64,
-    buffer_bytes: u64,
-    sample_ps: u64,
-    max_time: Time,
-    stall_ps: u64,
-    last_progress: Time,
-    flows_done: usize,
-    stalled: bool,
-    interrupted: bool,
-    c: Counters,
-    queues: Vec<QueueSample>,
+    pub(crate) q: EventQueue,
+    pub(crate) now: Time,
+    pub(crate) fabric: Fabric,
+    pub(crate) ports: Vec<PortRt>,
+    pub(crate) switches: Vec<(Route, u64)>,
+    pub(crate) flows: Vec<FlowRt>,
+    pub(crate) next_arrival: usize,
+    pub(crate) failures: Vec<FailureRt>,
+    pub(crate) cfg: DctcpConfig,
+    pub(crate) hdr_bytes: u32,
+    pub(crate) base_rtt_ps: u64,
+    pub(crate) bdp_bytes: u64,
+    pub(crate) buffer_bytes: u64,
+    pub(crate) sample_ps: u64,
+    pub(crate) max_time: Time,
+    pub(crate) stall_ps: u64,
+    pub(crate) last_progress: Time,
+    pub(crate) flows_done: usize,
+    pub(crate) stalled: bool,
+    pub(crate) interrupted: bool,
+    pub(crate) c: Counters,
+    pub(crate) queues: Vec<QueueSample>,
     /// DATA packets per ToR uplink per time bucket (`uplink_selection.csv`).
-    sel: SelectionTable,
-    wall_s: f64,
-    /// The DCSIM transport (`transport.cc = "dcsim"`).
-    dcsim: Option<Box<crate::dcsim::DcsimState>>,
+    pub(crate) sel: SelectionTable,
+    pub(crate) wall_s: f64,
+    /// The transport of every host ([`crate::transport`]).
+    pub(crate) transport: TransportDriver,
     /// Collective metrics (CCT, queueing delay, reordering, utilization), every transport.
-    cm: Option<Box<crate::metrics::CollMetrics>>,
+    pub(crate) cm: Option<Box<crate::metrics::CollMetrics>>,
     /// The last [`HOPS`] deliveries the prefetcher routed: (event, output port).
-    hops: [(Comp, u32); HOPS],
-    hop_i: usize,
+    pub(crate) hops: [(Comp, u32); HOPS],
+    pub(crate) hop_i: usize,
     /// Run [`Sim::prefetch_ahead`]: only when the ports outgrow the caches
     /// ([`PREFETCH_MIN_PORTS`]); below that the hints cost more than the misses they hide.
-    prefetch: bool,
+    pub(crate) prefetch: bool,
 }
 
 /// What a run derives from its scenario and fabric before anything else: the longest path's
@@ -294,7 +292,7 @@ impl Sim {
     }
 
     #[inline]
-    fn cycle(&self) -> Cycles {
+    pub(crate) fn cycle(&self) -> Cycles {
         NIC_CLOCK.cycle_at(self.now)
     }
 

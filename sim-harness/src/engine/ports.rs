@@ -11,13 +11,13 @@ impl Sim {
         let port = &mut self.ports[p as usize];
         let host = match port.kind {
             PortDriver::Host(h) => Some(h),
-            PortDriver::Switch(_) => None,
-            PortDriver::Dcsim(_) => return self.dcsim_service(p),
+            _ if port.kind.self_scheduled() => return self.port_serve(p),
+            _ => None,
         };
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
         } else if let Some(h) = host {
-            self.host_pull(h)
+            self.transport_pull(h)
         } else {
             let x = port.data_q.pop_front();
             if let Some(pk) = &x {
@@ -30,9 +30,8 @@ impl Sim {
         let port = &mut self.ports[p as usize];
         let more = !port.ctrl_q.is_empty()
             || match port.kind {
-                PortDriver::Switch(_) => !port.data_q.is_empty(),
-                PortDriver::Host(h) => !self.ready[h as usize].is_empty(),
-                PortDriver::Dcsim(_) => false,
+                PortDriver::Host(h) => self.transport.has_ready(h),
+                _ => !port.data_q.is_empty(),
             };
         if more {
             port.txdone_at = port.busy_until;
@@ -42,10 +41,10 @@ impl Sim {
 
     /// Make port `p` serve its queues: start now if idle, else make sure a `TxDone` is due.
     #[inline]
-    pub(super) fn kick(&mut self, p: u32) {
+    pub(crate) fn kick(&mut self, p: u32) {
         let port = &mut self.ports[p as usize];
-        if let PortDriver::Dcsim(_) = port.kind {
-            return self.dcsim_service(p);
+        if port.kind.self_scheduled() {
+            return self.port_serve(p);
         }
         if port.txdone_at != NEVER {
             return;
@@ -67,10 +66,8 @@ impl Sim {
         self.start_next(p);
     }
 
-    pub(super) fn drop_pkt(&mut self, p: u32, pk: &Packet, cause: Cause) {
-        if let Some(d) = self.dcsim.as_deref_mut() {
-            d.on_drop(pk);
-        }
+    pub(crate) fn drop_pkt(&mut self, p: u32, pk: &Packet, cause: Cause) {
+        self.transport.on_drop(pk);
         if pk.kind == PktKind::Data {
             self.c.data_dropped += 1;
         } else {
@@ -93,8 +90,8 @@ impl Sim {
             let slot = self.ports[out as usize].sel_slot;
             self.sel.on_select_slot(self.now, slot, pk.bytes);
         }
-        if let PortDriver::Dcsim(_) = self.ports[out as usize].kind {
-            return self.dcsim_switch_arrive(out, pk);
+        if self.ports[out as usize].kind.self_scheduled() {
+            return self.port_arrive(out, pk);
         }
         let port = &mut self.ports[out as usize];
         match port.kind.admit(now_c, &mut pk, &mut port.rng) {

@@ -15,7 +15,7 @@ impl Sim {
             };
             retx += st.retransmits;
             stalls += st.window_stalls;
-            ooo += f.rx.stats.out_of_order;
+            ooo += f.rx.out_of_order();
             let fct = if f.end_ps > 0 {
                 f.end_ps - f.spec.start_ps
             } else {
@@ -35,7 +35,7 @@ impl Sim {
                 packets_sent: st.packets_sent,
                 retransmits: st.retransmits,
                 ecn_acks: st.ecn_acks,
-                out_of_order: f.rx.stats.out_of_order,
+                out_of_order: f.rx.out_of_order(),
             });
         }
         fcts.sort_unstable();
@@ -149,7 +149,7 @@ impl Sim {
                 .collect(),
         };
         self.metrics_results(&mut r);
-        self.dcsim_results(&mut r);
+        self.transport_results(&mut r);
         r
     }
 }

@@ -36,11 +36,10 @@ impl Sim {
             match c.kind() {
                 Kind::Deliver => self.on_deliver(c.index()),
                 Kind::TxDone => self.on_txdone(c.index()),
-                Kind::FlowTimer => self.on_flow_timer(c.index()),
+                Kind::FlowTimer | Kind::DcsimTimer => self.transport_timer(c.kind(), c.index()),
                 Kind::Arrivals => self.on_arrivals(),
                 Kind::Failure => self.on_failure(c.index()),
                 Kind::Sample => self.on_sample(),
-                Kind::DcsimTimer => self.dcsim_on_timer(c.index()),
             }
             if self.c.events & (CHECK_EVERY - 1) == 0 {
                 if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -59,6 +58,20 @@ impl Sim {
         self.wall_s = wall.elapsed().as_secs_f64();
         if let Some(p) = ctl.progress {
             p(self.progress());
+        }
+    }
+
+    /// Flows whose start time has come open their transport.
+    pub(super) fn on_arrivals(&mut self) {
+        while let Some(flow) = self.flows.get(self.next_arrival) {
+            if flow.spec.start_ps > self.now {
+                self.q
+                    .push(flow.spec.start_ps, Comp::new(Kind::Arrivals, 0));
+                break;
+            }
+            let f = self.next_arrival as u32;
+            self.next_arrival += 1;
+            self.transport_open(f);
         }
     }
 }

@@ -16,7 +16,7 @@
 //!    capacity; over the run (`utilization`) from t = 0 to the last DATA arrival.
 //!
 //! ```text
-//!  host_arrive(DATA) --on_data(Arrival{flow, psn, bytes, new, stamp}, now)--> per interval:
+//!  transport_arrive(DATA) --on_data(Arrival{flow, psn, bytes, new, stamp}, now)--> per interval:
 //!        queueing delay sums, reorder count, payload bytes           bytes, reorder
 //!  receiver complete --on_flow_received(flow, now)--> collective end = max(flow ends)
 //!  results() --> summary.extra (mean_cct_ps, ...), collectives.csv, intervals.csv

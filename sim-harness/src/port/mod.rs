@@ -7,11 +7,15 @@
 //!   [`OutputPortCtl`] (tail drop at the buffer, RED/ECN marking, trimming; a phantom queue
 //!   if configured), with a strict-priority control lane beside its DATA FIFO.
 //! * [`PortDriver::Dcsim`]: a DCSIM port (switch or host NIC), whose arbiter holds the
-//!   packets ([`crate::dcsim::DcsimPort`]; engine glue in `engine/dcsim.rs`).
+//!   packets ([`crate::dcsim::DcsimPort`]; engine glue in `port/dcsim.rs`). It schedules its
+//!   own departures ([`PortDriver::self_scheduled`]): the engine serves it through
+//!   `Sim::port_serve` / `port_arrive` / `port_rate_changed`, never by its variant.
 //!
 //! The engine keeps the queues (packets by value) and the link; the driver decides
 //! admission ([`PortDriver::admit`]), accounts departures, reports occupancy and its
 //! counters, and moves its absolute times on a shift ([`PortDriver::shift`]).
+
+mod dcsim;
 
 use crate::clock::NIC_PERIOD_PS;
 use crate::dcsim::DcsimPort;
@@ -68,6 +72,14 @@ impl PortDriver {
             }
             Admit::Drop => Admitted::Dropped,
         }
+    }
+
+    /// Whether the port schedules its own departures (an arbiter with start times: DCSIM):
+    /// the engine then serves it with [`crate::engine::Sim::port_serve`] and offers it
+    /// arrivals with [`crate::engine::Sim::port_arrive`] instead of its FIFOs.
+    #[inline]
+    pub fn self_scheduled(&self) -> bool {
+        matches!(self, PortDriver::Dcsim(_))
     }
 
     /// A DATA of `bytes` left the port's DATA FIFO.

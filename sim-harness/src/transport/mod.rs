@@ -1,6 +1,285 @@
-//! Transports: what a host runs per flow (sender, receiver, timers) and the scenario section
-//! each one owns. A transport's parameters are one `[transport.<name>]` section whose struct
-//! and checks live next to its code: [`reps`] (`[transport.reps]`, the REPS load balancer's
-//! knobs) and [`crate::dcsim::section`] (`[transport.dcsim]`).
+//! Transports: what a host runs per flow (sender, receiver, timers, the packet kinds it
+//! owns) behind one driver, [`TransportDriver`], statically dispatched (an enum, a `match`
+//! per call, no `dyn` per packet). The engine knows no transport: it calls
+//!
+//! * [`Sim::transport_open`] when a flow arrives,
+//! * [`Sim::transport_arrive`] when a packet reaches a host,
+//! * [`Sim::transport_pull`] when a host NIC that pulls DATA from its flows is free,
+//! * [`Sim::transport_timer`] for the timer kinds it owns ([`Kind::FlowTimer`] for
+//!   [`dctcp`], [`Kind::DcsimTimer`] for [`dcsim`]),
+//! * [`TransportDriver::on_drop`] for every packet dropped anywhere,
+//! * [`Sim::transport_results`] at the end.
+//!
+//! The implementations:
+//!
+//! * [`dctcp`]: the DCTCP-style window transport (`transport.cc = "dctcp"`): the `nic`
+//!   crate's `DctcpSender` per flow with its RTO timer, the REPS failure detector, the
+//!   `SackReceiver` (ACK / NACK) in [`crate::flow::FlowRx::Sack`], and the host's
+//!   round-robin ring of ready flows ([`Dctcp`]).
+//! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
+//!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
+//!
+//! What the drivers may touch of the engine (their context) is narrow by convention, not
+//! by type: `now`, the flows, [`Sim::send_ctrl`] (a control packet from a host NIC, for
+//! either kind of port), the event queue for their own timer kinds, `drop_pkt` and the
+//! counters; DCSIM also reaches its NIC's arbiter (`port_sync`, `port_enqueue`,
+//! `port_serve`) for its SIM and DATA queues. Header extras a
+//! [`crate::packet::Packet`] cannot carry go to a [`side::SideTable`] (DCSIM's DATA-ACK
+//! SACK words today).
+//!
+//! Each transport's parameters are one `[transport.<name>]` section whose struct and checks
+//! live next to its code: [`reps`] (`[transport.reps]`, the REPS load balancer's knobs) and
+//! [`crate::dcsim::section`] (`[transport.dcsim]`).
 
+pub mod dcsim;
+pub mod dctcp;
 pub mod reps;
+pub mod side;
+
+use crate::dcsim::DcsimState;
+use crate::engine::Sim;
+use crate::error::Result;
+use crate::event::Kind;
+use crate::flow::{FlowRx, Receiver};
+use crate::packet::Packet;
+use crate::results::RunResult;
+use crate::scenario::{CcKind, Scenario};
+use std::collections::VecDeque;
+
+/// The DCTCP-style transport's own state beside its per-flow blocks ([`crate::flow::FlowRt`]):
+/// per host, the round-robin ring of flows whose window is open.
+#[derive(Debug, Clone, Default)]
+pub struct Dctcp {
+    ready: Vec<VecDeque<u32>>,
+}
+
+impl Dctcp {
+    /// The state of a fabric of `hosts` hosts.
+    pub fn new(hosts: usize) -> Dctcp {
+        Dctcp {
+            ready: vec![VecDeque::new(); hosts],
+        }
+    }
+}
+
+/// The transport of a run: one variant per implementation.
+#[derive(Debug, Clone)]
+pub enum TransportDriver {
+    /// The DCTCP-style window transport ([`dctcp`]).
+    Dctcp(Dctcp),
+    /// DCSIM ([`dcsim`]; boxed: its host engines).
+    Dcsim(Box<DcsimState>),
+}
+
+impl TransportDriver {
+    /// The receiver side of a new flow under transport `cc`: the DCTCP SACK receiver in
+    /// the flow, or nothing there for DCSIM (its receivers are in its own table).
+    pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
+        match cc {
+            CcKind::Dcsim => FlowRx::InTransport,
+            _ => FlowRx::Sack(Receiver::new()),
+        }
+    }
+
+    /// The ready ring of host `h` (DCTCP; DCSIM hosts have none: an empty ring).
+    #[inline]
+    pub(crate) fn ready(&mut self, h: u32) -> &mut VecDeque<u32> {
+        match self {
+            TransportDriver::Dctcp(d) => &mut d.ready[h as usize],
+            TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
+        }
+    }
+
+    /// Whether host `h` has a flow ready to send.
+    #[inline]
+    pub(crate) fn has_ready(&self, h: u32) -> bool {
+        match self {
+            TransportDriver::Dctcp(d) => !d.ready[h as usize].is_empty(),
+            TransportDriver::Dcsim(_) => false,
+        }
+    }
+
+    /// The DCSIM state, in a DCSIM run.
+    #[inline]
+    pub fn dcsim(&self) -> Option<&DcsimState> {
+        match self {
+            TransportDriver::Dcsim(d) => Some(d),
+            TransportDriver::Dctcp(_) => None,
+        }
+    }
+
+    /// The DCSIM state, in a DCSIM run.
+    #[inline]
+    pub fn dcsim_mut(&mut self) -> Option<&mut DcsimState> {
+        match self {
+            TransportDriver::Dcsim(d) => Some(d),
+            TransportDriver::Dctcp(_) => None,
+        }
+    }
+
+    /// Packet `pk` was dropped (any cause, anywhere): the transport's own accounting.
+    #[inline]
+    pub(crate) fn on_drop(&mut self, pk: &Packet) {
+        match self {
+            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dcsim(d) => d.on_drop(pk),
+        }
+    }
+
+    /// A port found a departure overdue when brought to now (DCSIM's counter).
+    #[inline]
+    pub(crate) fn on_late_departure(&mut self) {
+        if let TransportDriver::Dcsim(d) = self {
+            d.k.late_departures += 1;
+        }
+    }
+}
+
+/// The context of a transport driver: what it may ask of the engine beyond its own state
+/// and the flows (besides `now`, `drop_pkt` and the counters).
+impl Sim {
+    /// Send control packet `pk`, created by the transport, from host `h`'s NIC: counted as
+    /// created, queued on the NIC (its control lane; a self-scheduled port's own queues,
+    /// where a refused packet is a tail drop) and the port served.
+    #[inline]
+    pub(crate) fn send_ctrl(&mut self, h: u32, pk: Packet) {
+        self.c.ctrl_created += 1;
+        if self.ports[h as usize].kind.self_scheduled() {
+            if self.port_enqueue(h, pk) {
+                self.port_serve(h);
+            }
+        } else {
+            self.ports[h as usize].ctrl_q.push_back(pk);
+            self.kick(h);
+        }
+    }
+}
+
+impl Sim {
+    /// Install the transport of scenario `s` (the engine built with the DCTCP driver, its
+    /// flows and ports): DCSIM replaces the ports' drivers and the transport.
+    pub(crate) fn transport_setup(&mut self, s: &Scenario) -> Result<()> {
+        match s.transport.cc {
+            CcKind::Dcsim => self.dcsim_setup(s),
+            _ => Ok(()),
+        }
+    }
+
+    /// Flow `f` starts now.
+    #[inline]
+    pub(crate) fn transport_open(&mut self, f: u32) {
+        match self.transport {
+            TransportDriver::Dctcp(_) => self.dctcp_open(f),
+            TransportDriver::Dcsim(_) => self.dcsim_open(f),
+        }
+    }
+
+    /// Packet `pk` reached host `h`.
+    #[inline]
+    pub(crate) fn transport_arrive(&mut self, h: u32, pk: Packet) {
+        match self.transport {
+            TransportDriver::Dctcp(_) => self.dctcp_arrive(h, pk),
+            TransportDriver::Dcsim(_) => self.dcsim_host_arrive(h, pk),
+        }
+    }
+
+    /// The next DATA packet host `h`'s NIC sends, for a NIC that pulls from its flows.
+    #[inline]
+    pub(crate) fn transport_pull(&mut self, h: u32) -> Option<Packet> {
+        match self.transport {
+            TransportDriver::Dctcp(_) => self.dctcp_pull(h),
+            TransportDriver::Dcsim(_) => None,
+        }
+    }
+
+    /// Packet `pk` starts leaving host `h`'s NIC now, for a NIC whose port schedules its own
+    /// departures ([`crate::port::PortDriver::self_scheduled`]).
+    #[inline]
+    pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
+        match self.transport {
+            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dcsim(_) => self.dcsim_departing(h, pk),
+        }
+    }
+
+    /// Packet `pk` left host `h`'s NIC (after [`Sim::transport_departing`] and its
+    /// transmission).
+    #[inline]
+    pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
+        match self.transport {
+            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dcsim(_) => self.dcsim_departed(h, pk),
+        }
+    }
+
+    /// A timer event of a kind a transport owns (`i`: the flow or host it names).
+    #[inline]
+    pub(crate) fn transport_timer(&mut self, kind: Kind, i: u32) {
+        match kind {
+            Kind::FlowTimer => self.on_flow_timer(i),
+            Kind::DcsimTimer => self.dcsim_on_timer(i),
+            _ => {}
+        }
+    }
+
+    /// The transport's counters and per-flow numbers in `r`.
+    pub(crate) fn transport_results(&self, r: &mut RunResult) {
+        match self.transport {
+            TransportDriver::Dctcp(_) => {
+                // The DCSIM loss keys are in every summary (0 without DCSIM).
+                let x = &mut r.summary.extra;
+                x.insert("sim_drops".into(), 0.0);
+                x.insert("sim_loss_rate".into(), 0.0);
+            }
+            TransportDriver::Dcsim(_) => self.dcsim_results(r),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::RunControl;
+    use crate::scenario::{Size, WorkloadKind};
+
+    /// 8 hosts (2-tier fat tree of radix 4), a permutation of 64 KiB messages under `cc`.
+    fn tiny(cc: CcKind) -> Scenario {
+        let mut s = Scenario::default();
+        s.topology.tiers = 2;
+        s.topology.radix = 4;
+        s.workload.kind = WorkloadKind::Permutation;
+        s.workload.message = Size::Bytes(64 * 1024);
+        s.transport.cc = cc;
+        s
+    }
+
+    #[test]
+    fn each_transport_owns_its_receivers_and_completes_its_flows() {
+        for cc in [CcKind::Dctcp, CcKind::Dcsim] {
+            let s = tiny(cc);
+            crate::validate::validate(&s).expect("valid scenario");
+            let mut sim = Sim::build(&s).expect("build");
+            let dcsim = cc == CcKind::Dcsim;
+            assert_eq!(matches!(sim.transport, TransportDriver::Dcsim(_)), dcsim);
+            assert_eq!(sim.transport.dcsim().is_some(), dcsim);
+            assert!(!sim.flows.is_empty());
+            for f in &sim.flows {
+                // DCTCP keeps its SACK receiver in the flow; DCSIM in its own table.
+                assert_eq!(matches!(f.rx, FlowRx::Sack(_)), !dcsim, "{cc:?}");
+            }
+            sim.run(&RunControl::default());
+            assert_eq!(
+                sim.flows_done,
+                sim.flows.len(),
+                "{cc:?}: every flow completes"
+            );
+            let r = sim.results(&s);
+            assert!(r.flows.iter().all(|f| f.end_ps > 0), "{cc:?}");
+            if let Some(st) = sim.transport.dcsim() {
+                // Every DATA-ACK's side-table slot was taken back (arrived or dropped).
+                assert!(st.acks.is_empty(), "{} DATA-ACK slots live", st.acks.live());
+                assert!(st.k.data_acks_sent > 0);
+            }
+        }
+    }
+}

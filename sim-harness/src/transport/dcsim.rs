@@ -1,28 +1,33 @@
-//! Engine glue of DCSIM (a child module of the engine, so it reaches the engine's private
-//! state; the DCSIM logic itself is in [`crate::dcsim`]).
+//! The DCSIM transport driver ([`super::TransportDriver::Dcsim`]): the host side of DCSIM
+//! in the DES (the DCSIM logic itself is in [`crate::dcsim`]; its ports' glue in
+//! `crate::port::dcsim`). Reached only through the driver's dispatch in [`super`].
 //!
 //! ```text
 //!  Arrivals --> dcsim_open: pending -> engine slot --> dcsim_host_drain(h)
 //!  dcsim_host_drain(h): engine to now (timers) -> releases into the NIC's DATA queue
-//!                       -> SIMs while the NIC's SIM queue has room -> dcsim_service(h)
+//!                       -> SIMs while the NIC's SIM queue has room -> port_serve(h)
 //!                       -> dcsim_host_timer(h) (one DcsimTimer event per host)
-//!  dcsim_service(p):    line free and a packet due now? take it (dcsim_depart: engine
-//!                       hooks, transmit) : else one TxDone wake-up at the next start
-//!  switch arrival --> dcsim_enqueue(out) (drop = tail drop of its class) --> service
+//!  port_serve(p) (port/dcsim.rs): line free and a packet due now? take it (port_depart:
+//!                       dcsim_departing, transmit, dcsim_departed) : else one TxDone
+//!                       wake-up at the next start
+//!  switch arrival --> port_arrive(out) -> port_enqueue (drop = tail drop of its class)
 //!  host arrival  --> SIM: SIM-ACK at once | SIM-ACK: on_sim_ack | DATA: receiver, metrics,
-//!                    DATA-ACK | DATA-ACK: on_data_ack, flow completion
+//!                    DATA-ACK (SACK word in the side table) | DATA-ACK: on_data_ack,
+//!                    flow completion
 //! ```
 //!
 //! Every event that touches a flow in a host engine checks Eq. 3 (`n_SIM <= n_DATA`)
 //! afterwards ([`crate::dcsim::Counters::invariant_checks`]).
 
-use super::metrics::arrival_of;
-use super::{Cause, PortDriver, Sim};
+use super::TransportDriver;
 use crate::dcsim::host::{Phase, NO_FLOW};
 use crate::dcsim::{DcsimParams, DcsimPort, DcsimState};
+use crate::engine::metrics::arrival_of;
+use crate::engine::Sim;
 use crate::error::{Error, Result};
 use crate::event::{Comp, Kind, NEVER};
 use crate::packet::{Packet, PktKind};
+use crate::port::PortDriver;
 use crate::results::RunResult;
 use crate::scenario::{CcKind, Scenario};
 use nic::dcsim::{sim_ack_for, DataAck, DataArrival};
@@ -31,7 +36,7 @@ use switch::dcsim::{Class, Enqueue};
 
 impl DcsimState {
     /// A packet was dropped (any cause): count it by kind, free a DATA-ACK's side entry.
-    pub(super) fn on_drop(&mut self, pk: &Packet) {
+    pub(crate) fn on_drop(&mut self, pk: &Packet) {
         match pk.kind {
             PktKind::Sim => self.k.sim_drops += 1,
             PktKind::SimAck => self.k.sim_ack_drops += 1,
@@ -47,7 +52,7 @@ impl DcsimState {
 
 impl Sim {
     /// For `cc = "dcsim"`: the DCSIM ports and hosts.
-    pub(super) fn dcsim_setup(&mut self, s: &Scenario) -> Result<()> {
+    pub(crate) fn dcsim_setup(&mut self, s: &Scenario) -> Result<()> {
         let t = &s.topology;
         let mtu = u64::from(s.transport.mtu.max(1));
         let specs: Vec<_> = self.flows.iter().map(|f| f.spec).collect();
@@ -93,7 +98,7 @@ impl Sim {
             port.kind = PortDriver::Dcsim(Box::new(dp));
         }
         let flows: Vec<(u32, u32)> = specs.iter().zip(&datas).map(|(f, &d)| (f.src, d)).collect();
-        self.dcsim = Some(Box::new(DcsimState::new(
+        self.transport = TransportDriver::Dcsim(Box::new(DcsimState::new(
             params,
             self.fabric.hosts,
             &flows,
@@ -104,136 +109,56 @@ impl Sim {
 
     /// The DCSIM state (only called in DCSIM runs).
     fn st(&mut self) -> &mut DcsimState {
-        self.dcsim.as_deref_mut().expect("a DCSIM run")
+        self.transport.dcsim_mut().expect("a DCSIM run")
     }
 
-    /// Bring port `p`'s arbiter to now; transmit any departure found overdue.
-    fn dcsim_port_sync(&mut self, p: u32) {
-        loop {
-            let now = self.now;
-            let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
-                return;
-            };
-            let Some(d) = dp.catch_up(now) else {
-                return;
-            };
-            let end = now + (dp.end_ps(&d) - dp.ps_at(d.start));
-            self.st().k.late_departures += 1;
-            self.dcsim_depart(p, d.desc, end);
-        }
-    }
-
-    /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
-    fn dcsim_enqueue(&mut self, p: u32, pk: Packet) -> bool {
-        self.dcsim_port_sync(p);
-        let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
-            return false;
-        };
-        match dp.enqueue(pk) {
-            Enqueue::Accepted => true,
-            Enqueue::Dropped | Enqueue::Rejected => {
-                self.drop_pkt(p, &pk, Cause::BufferFull);
-                false
-            }
-        }
-    }
-
-    /// A packet reached a switch whose output `out` is a DCSIM port.
-    pub(super) fn dcsim_switch_arrive(&mut self, out: u32, pk: Packet) {
-        if self.dcsim_enqueue(out, pk) {
-            self.dcsim_service(out);
-        }
-    }
-
-    /// Make sure port `p` wakes up at `t` (or earlier).
-    fn dcsim_wake(&mut self, p: u32, t: u64) {
-        let port = &mut self.ports[p as usize];
-        if port.txdone_at == NEVER || t < port.txdone_at {
-            port.txdone_at = t;
-            self.q.push(t, Comp::new(Kind::TxDone, p));
-        }
-    }
-
-    /// Serve DCSIM port `p` now: start its next packet if one is due, else arrange the
-    /// wake-up at the next start.
-    pub(super) fn dcsim_service(&mut self, p: u32) {
-        self.dcsim_port_sync(p);
+    /// Packet `pk` starts leaving host `p`'s NIC now (before its transmission): the host
+    /// engine to now, SIM / DATA transmitted.
+    pub(crate) fn dcsim_departing(&mut self, p: u32, pk: &Packet) {
         let now = self.now;
-        let port = &mut self.ports[p as usize];
-        if port.busy_until > now {
-            let t = port.busy_until;
-            self.dcsim_wake(p, t);
-            return;
-        }
-        let PortDriver::Dcsim(dp) = &mut port.kind else {
-            return;
-        };
-        let Some(t) = dp.next_start_ps() else {
-            return;
-        };
-        if t > now {
-            self.dcsim_wake(p, t);
-            return;
-        }
-        let Some(d) = dp.take() else { return };
-        let end = dp.end_ps(&d);
-        self.dcsim_depart(p, d.desc, end);
-        if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {
-            if !dp.is_empty() {
-                self.dcsim_wake(p, end);
+        let st = self.st();
+        let c = st.p.host_cycle(now);
+        let hd = &mut st.hosts[p as usize];
+        hd.eng.advance_to(c);
+        let phase = st.flows[pk.flow as usize].phase;
+        match pk.kind {
+            PktKind::Sim => {
+                st.k.sims_sent += 1;
+                if let Phase::Open(slot) = phase {
+                    st.hosts[p as usize].eng.on_sim_transmitted(slot, pk.ev);
+                    st.check_invariant(p, slot);
+                }
             }
+            PktKind::Data => {
+                st.flows[pk.flow as usize].tx += 1;
+                if let Phase::Open(slot) = phase {
+                    st.hosts[p as usize].eng.on_data_transmitted(slot, pk.psn);
+                    st.check_invariant(p, slot);
+                }
+                self.c.data_sent += 1;
+            }
+            _ => {}
         }
     }
 
-    /// Packet `pk` leaves port `p` now; the line is busy until `end`.
-    fn dcsim_depart(&mut self, p: u32, pk: Packet, end: u64) {
-        let host = p < self.fabric.hosts;
-        if host {
-            let now = self.now;
-            let st = self.st();
-            let c = st.p.host_cycle(now);
-            let hd = &mut st.hosts[p as usize];
-            hd.eng.advance_to(c);
-            let phase = st.flows[pk.flow as usize].phase;
-            match pk.kind {
-                PktKind::Sim => {
-                    st.k.sims_sent += 1;
-                    if let Phase::Open(slot) = phase {
-                        st.hosts[p as usize].eng.on_sim_transmitted(slot, pk.ev);
-                        st.check_invariant(p, slot);
-                    }
-                }
-                PktKind::Data => {
-                    st.flows[pk.flow as usize].tx += 1;
-                    if let Phase::Open(slot) = phase {
-                        st.hosts[p as usize].eng.on_data_transmitted(slot, pk.psn);
-                        st.check_invariant(p, slot);
-                    }
-                    self.c.data_sent += 1;
-                }
-                _ => {}
-            }
+    /// Packet `pk` left host `p`'s NIC: SIMs refilled after a SIM, the host's timer.
+    pub(crate) fn dcsim_departed(&mut self, p: u32, pk: &Packet) {
+        if pk.kind == PktKind::Sim {
+            self.dcsim_refill_sims(p);
         }
-        self.transmit(p, pk);
-        self.ports[p as usize].busy_until = end;
-        if host {
-            if pk.kind == PktKind::Sim {
-                self.dcsim_refill_sims(p);
-            }
-            self.dcsim_host_timer(p);
-        }
+        self.dcsim_host_timer(p);
     }
 
     /// Host `h` adds SIMs to its NIC's SIM queue while it has room and a flow may send one
     /// (section 2.4 (1)); the port is at now.
     fn dcsim_refill_sims(&mut self, h: u32) {
         let Sim {
-            dcsim,
+            transport,
             ports,
             flows,
             ..
         } = self;
-        let Some(st) = dcsim.as_deref_mut() else {
+        let Some(st) = transport.dcsim_mut() else {
             return;
         };
         let PortDriver::Dcsim(dp) = &mut ports[h as usize].kind else {
@@ -277,15 +202,15 @@ impl Sim {
             let c = st.p.host_cycle(now);
             st.hosts[h as usize].eng.advance_to(c);
         }
-        self.dcsim_port_sync(h);
+        self.port_sync(h);
         let Sim {
-            dcsim,
+            transport,
             ports,
             flows,
             ..
         } = self;
         if let (Some(st), PortDriver::Dcsim(dp)) =
-            (dcsim.as_deref_mut(), &mut ports[h as usize].kind)
+            (transport.dcsim_mut(), &mut ports[h as usize].kind)
         {
             let hd = &mut st.hosts[h as usize];
             while let Some(r) = hd.eng.pop_release() {
@@ -309,7 +234,7 @@ impl Sim {
             }
         }
         self.dcsim_refill_sims(h);
-        self.dcsim_service(h);
+        self.port_serve(h);
         self.dcsim_host_timer(h);
     }
 
@@ -352,7 +277,7 @@ impl Sim {
     }
 
     /// Host `h`'s `DcsimTimer` event.
-    pub(super) fn dcsim_on_timer(&mut self, h: u32) {
+    pub(crate) fn dcsim_on_timer(&mut self, h: u32) {
         let now = self.now;
         let mut acks = Vec::new();
         {
@@ -404,18 +329,17 @@ impl Sim {
             kind: PktKind::DataAck,
             ecn: false,
         };
-        self.c.ctrl_created += 1;
-        if self.dcsim_enqueue(h, pk) {
-            self.dcsim_service(h);
-        }
+        self.send_ctrl(h, pk);
     }
 
     /// Flow `f` starts (DCSIM run): it waits for an engine slot at its source.
-    pub(super) fn dcsim_open(&mut self, f: u32) {
+    pub(crate) fn dcsim_open(&mut self, f: u32) {
         let h = self.flows[f as usize].spec.src;
         let now = self.now;
-        let Sim { dcsim, flows, .. } = self;
-        let Some(st) = dcsim.as_deref_mut() else {
+        let Sim {
+            transport, flows, ..
+        } = self;
+        let Some(st) = transport.dcsim_mut() else {
             return;
         };
         let c = st.p.host_cycle(now);
@@ -427,7 +351,7 @@ impl Sim {
     }
 
     /// A packet reached host `h` (DCSIM run).
-    pub(super) fn dcsim_host_arrive(&mut self, h: u32, pk: Packet) {
+    pub(crate) fn dcsim_host_arrive(&mut self, h: u32, pk: Packet) {
         let now = self.now;
         let f = pk.flow;
         match pk.kind {
@@ -447,10 +371,7 @@ impl Sim {
                     kind: PktKind::SimAck,
                     ecn: false,
                 };
-                self.c.ctrl_created += 1;
-                if self.dcsim_enqueue(h, reply) {
-                    self.dcsim_service(h);
-                }
+                self.send_ctrl(h, reply);
             }
             PktKind::SimAck => {
                 self.c.ctrl_delivered += 1;
@@ -466,8 +387,8 @@ impl Sim {
             PktKind::Data => {
                 self.c.data_delivered += 1;
                 let hdr = self.hdr_bytes;
-                let Sim { dcsim, cm, .. } = self;
-                let (Some(st), Some(cm)) = (dcsim.as_deref_mut(), cm.as_deref_mut()) else {
+                let Sim { transport, cm, .. } = self;
+                let (Some(st), Some(cm)) = (transport.dcsim_mut(), cm.as_deref_mut()) else {
                     return;
                 };
                 let c = st.p.host_cycle(now);
@@ -491,8 +412,10 @@ impl Sim {
             }
             PktKind::DataAck => {
                 self.c.ctrl_delivered += 1;
-                let Sim { dcsim, flows, .. } = self;
-                let Some(st) = dcsim.as_deref_mut() else {
+                let Sim {
+                    transport, flows, ..
+                } = self;
+                let Some(st) = transport.dcsim_mut() else {
                     return;
                 };
                 let sack = st.acks.take(pk.psn);
@@ -534,29 +457,10 @@ impl Sim {
         }
     }
 
-    /// The link rate of DCSIM port `p` changed (failure machinery).
-    pub(super) fn dcsim_rate_changed(&mut self, p: u32) {
-        let now = self.now;
-        let Sim { dcsim, ports, .. } = self;
-        let Some(st) = dcsim.as_deref() else {
-            return;
-        };
-        let port = &mut ports[p as usize];
-        let free = port.busy_until;
-        let gbps = port.gbps;
-        if let PortDriver::Dcsim(dp) = &mut port.kind {
-            // Checked at setup for every rate of the scenario.
-            if let Ok(cfg) = st.p.arbiter_config(gbps, "failures") {
-                let _ = dp.set_rate(cfg, now, free);
-            }
-        }
-        self.dcsim_service(p);
-    }
-
     /// For DCSIM: its counters and per-flow numbers in `r`.
-    pub(super) fn dcsim_results(&self, r: &mut RunResult) {
+    pub(crate) fn dcsim_results(&self, r: &mut RunResult) {
         let x = &mut r.summary.extra;
-        let Some(st) = self.dcsim.as_deref() else {
+        let Some(st) = self.transport.dcsim() else {
             x.insert("sim_drops".into(), 0.0);
             x.insert("sim_loss_rate".into(), 0.0);
             return;

@@ -2,14 +2,17 @@
 //! (`DctcpSender` window, RTO timer, REPS failure detector), the host's round-robin pull of
 //! DATA from its ready flows, and flow arrivals.
 
-use super::*;
+use crate::engine::{Cause, Sim};
+use crate::event::{Comp, Kind, NEVER};
+use crate::flow::{Cc, FlowRx, Sender};
+use crate::packet::{Packet, PktKind};
+use nic::lb::LoadBalancer;
+use nic::reps::LossVerdict;
+use nic::transport::Ack;
 
 impl Sim {
     /// A packet reached host `h`.
-    pub(super) fn host_arrive(&mut self, h: u32, pk: Packet) {
-        if self.dcsim.is_some() {
-            return self.dcsim_host_arrive(h, pk);
-        }
+    pub(crate) fn dctcp_arrive(&mut self, h: u32, pk: Packet) {
         let f = pk.flow;
         match pk.kind {
             PktKind::Data | PktKind::Header => {
@@ -20,19 +23,21 @@ impl Sim {
                     self.c.ctrl_delivered += 1;
                 }
                 let flow = &mut self.flows[f as usize];
+                let FlowRx::Sack(rx) = &mut flow.rx else {
+                    return;
+                };
                 let reply = if pk.kind == PktKind::Data {
-                    let dups = flow.rx.stats.duplicates;
-                    let r = flow
-                        .rx
+                    let dups = rx.stats.duplicates;
+                    let r = rx
                         .on_data(pk.psn, pk.ecn, pk.ev)
                         .map(|a| (PktKind::Ack, a.cum_ack, a.ecn));
                     if let Some((_, cum, _)) = r {
-                        let new = flow.rx.stats.duplicates == dups;
+                        let new = rx.stats.duplicates == dups;
                         self.metrics_data(&pk, new, cum);
                     }
                     r
                 } else {
-                    flow.rx.on_trimmed(pk.psn, pk.ev);
+                    rx.on_trimmed(pk.psn, pk.ev);
                     Some((PktKind::Nack, 0, false))
                 };
                 match reply {
@@ -48,9 +53,7 @@ impl Sim {
                             kind,
                             ecn,
                         };
-                        self.c.ctrl_created += 1;
-                        self.ports[h as usize].ctrl_q.push_back(reply);
-                        self.kick(h);
+                        self.send_ctrl(h, reply);
                     }
                     None => {
                         // Beyond the receiver's window: discarded (counted as a drop).
@@ -81,12 +84,12 @@ impl Sim {
                     self.after_sender_change(f);
                 }
             }
-            // DCSIM packets exist only in DCSIM runs (handled above).
+            // DCSIM packets exist only in DCSIM runs (its own driver).
             PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
         }
     }
 
-    pub(super) fn sender_ack(&mut self, f: u32, a: Ack) {
+    pub(crate) fn sender_ack(&mut self, f: u32, a: Ack) {
         let flow = &mut self.flows[f as usize];
         let now_c = flow.clock.cycle_at(self.now);
         let Some(cc) = &mut flow.cc else { return };
@@ -111,7 +114,7 @@ impl Sim {
 
     /// After anything changed flow `f`'s sender: judge an RTO, put the flow in its host's
     /// ready ring if it can send, kick the host port, and (re)arm the flow's timer event.
-    pub(super) fn after_sender_change(&mut self, f: u32) {
+    pub(crate) fn after_sender_change(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         let now_c = flow.clock.cycle_at(self.now);
         let Some(cc) = &mut flow.cc else { return };
@@ -135,16 +138,16 @@ impl Sim {
         if sendable {
             if !flow.in_ready {
                 flow.in_ready = true;
-                self.ready[h as usize].push_back(f);
+                self.transport.ready(h).push_back(f);
             }
             self.kick(h);
         }
     }
 
     /// The next DATA packet host `h` sends: round robin over its ready flows.
-    pub(super) fn host_pull(&mut self, h: u32) -> Option<Packet> {
+    pub(crate) fn dctcp_pull(&mut self, h: u32) -> Option<Packet> {
         loop {
-            let f = self.ready[h as usize].pop_front()?;
+            let f = self.transport.ready(h).pop_front()?;
             let flow = &mut self.flows[f as usize];
             let now_c = flow.clock.cycle_at(self.now);
             let Some(cc) = &mut flow.cc else {
@@ -159,7 +162,7 @@ impl Sim {
             };
             let ev = flow.lb.on_send(now_c, &mut flow.rng);
             if cc.can_send() {
-                self.ready[h as usize].push_back(f);
+                self.transport.ready(h).push_back(f);
             } else {
                 flow.in_ready = false;
             }
@@ -186,7 +189,7 @@ impl Sim {
         }
     }
 
-    pub(super) fn on_flow_timer(&mut self, f: u32) {
+    pub(crate) fn on_flow_timer(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         let now_c = flow.clock.cycle_at(self.now);
         if flow.timer_at != self.now {
@@ -199,25 +202,14 @@ impl Sim {
         }
     }
 
-    pub(super) fn on_arrivals(&mut self) {
-        while let Some(flow) = self.flows.get_mut(self.next_arrival) {
-            if flow.spec.start_ps > self.now {
-                self.q
-                    .push(flow.spec.start_ps, Comp::new(Kind::Arrivals, 0));
-                break;
-            }
-            let f = self.next_arrival as u32;
-            self.next_arrival += 1;
-            if self.dcsim.is_some() {
-                self.dcsim_open(f);
-                continue;
-            }
-            let now_c = flow.clock.cycle_at(self.now);
-            let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
-                .expect("configuration and message size checked at build");
-            flow.cc = Some(Cc::Dctcp(Box::new(s)));
-            self.last_progress = self.now;
-            self.after_sender_change(f);
-        }
+    /// Flow `f` starts now: its DCTCP sender.
+    pub(crate) fn dctcp_open(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(self.now);
+        let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
+            .expect("configuration and message size checked at build");
+        flow.cc = Some(Cc::Dctcp(Box::new(s)));
+        self.last_progress = self.now;
+        self.after_sender_change(f);
     }
 }

@@ -1,0 +1,128 @@
+//! Engine glue of the DCSIM port ([`PortDriver::Dcsim`], DCSIM section 2.3): a port whose
+//! arbiter decides when each packet starts ([`PortDriver::self_scheduled`]). The engine
+//! serves it through [`Sim::port_serve`] (a start or a wake-up at the next start),
+//! offers it switch arrivals through [`Sim::port_arrive`] and tells it of rate changes
+//! through [`Sim::port_rate_changed`]; a host NIC's departures call the transport's hooks
+//! ([`Sim::transport_departing`], [`Sim::transport_departed`]).
+
+use super::PortDriver;
+use crate::engine::{Cause, Sim};
+use crate::event::{Comp, Kind, NEVER};
+use crate::packet::Packet;
+use switch::dcsim::Enqueue;
+
+impl Sim {
+    /// Bring port `p`'s arbiter to now; transmit any departure found overdue.
+    pub(crate) fn port_sync(&mut self, p: u32) {
+        loop {
+            let now = self.now;
+            let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+                return;
+            };
+            let Some(d) = dp.catch_up(now) else {
+                return;
+            };
+            let end = now + (dp.end_ps(&d) - dp.ps_at(d.start));
+            self.transport.on_late_departure();
+            self.port_depart(p, d.desc, end);
+        }
+    }
+
+    /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
+    pub(crate) fn port_enqueue(&mut self, p: u32, pk: Packet) -> bool {
+        self.port_sync(p);
+        let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+            return false;
+        };
+        match dp.enqueue(pk) {
+            Enqueue::Accepted => true,
+            Enqueue::Dropped | Enqueue::Rejected => {
+                self.drop_pkt(p, &pk, Cause::BufferFull);
+                false
+            }
+        }
+    }
+
+    /// A packet reached a switch whose output `out` is a DCSIM port.
+    pub(crate) fn port_arrive(&mut self, out: u32, pk: Packet) {
+        if self.port_enqueue(out, pk) {
+            self.port_serve(out);
+        }
+    }
+
+    /// Make sure port `p` wakes up at `t` (or earlier).
+    pub(crate) fn port_wake(&mut self, p: u32, t: u64) {
+        let port = &mut self.ports[p as usize];
+        if port.txdone_at == NEVER || t < port.txdone_at {
+            port.txdone_at = t;
+            self.q.push(t, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    /// Serve DCSIM port `p` now: start its next packet if one is due, else arrange the
+    /// wake-up at the next start.
+    pub(crate) fn port_serve(&mut self, p: u32) {
+        self.port_sync(p);
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if port.busy_until > now {
+            let t = port.busy_until;
+            self.port_wake(p, t);
+            return;
+        }
+        let PortDriver::Dcsim(dp) = &mut port.kind else {
+            return;
+        };
+        let Some(t) = dp.next_start_ps() else {
+            return;
+        };
+        if t > now {
+            self.port_wake(p, t);
+            return;
+        }
+        let Some(d) = dp.take() else { return };
+        let end = dp.end_ps(&d);
+        self.port_depart(p, d.desc, end);
+        if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {
+            if !dp.is_empty() {
+                self.port_wake(p, end);
+            }
+        }
+    }
+
+    /// Packet `pk` leaves port `p` now; the line is busy until `end`.
+    pub(crate) fn port_depart(&mut self, p: u32, pk: Packet, end: u64) {
+        let host = p < self.fabric.hosts;
+        if host {
+            self.transport_departing(p, &pk);
+        }
+        self.transmit(p, pk);
+        self.ports[p as usize].busy_until = end;
+        if host {
+            self.transport_departed(p, &pk);
+        }
+    }
+
+    /// The link rate of port `p` changed (failure machinery): a DCSIM port's arbiter takes
+    /// the new rate (any other port reads its rate at each transmission).
+    pub(crate) fn port_rate_changed(&mut self, p: u32) {
+        let now = self.now;
+        let Sim {
+            transport, ports, ..
+        } = self;
+        // The arbiter configurations are the transport's (DCSIM parameters).
+        let Some(st) = transport.dcsim() else {
+            return;
+        };
+        let port = &mut ports[p as usize];
+        let free = port.busy_until;
+        let gbps = port.gbps;
+        if let PortDriver::Dcsim(dp) = &mut port.kind {
+            // Checked at setup for every rate of the scenario.
+            if let Ok(cfg) = st.p.arbiter_config(gbps, "failures") {
+                let _ = dp.set_rate(cfg, now, free);
+            }
+        }
+        self.port_serve(p);
+    }
+}
