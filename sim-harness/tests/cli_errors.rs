@@ -2,37 +2,10 @@
 //! `error: <field>: <problem>`, naming the field (or file, or flag), and never panics.
 //! None of these runs the simulator, so they are fast.
 
+mod common;
+use common::{dcfab, expect_error};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn dcfab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dcfab"))
-        .args(args)
-        .env("CI", "true")
-        .output()
-        .expect("dcfab runs")
-}
-
-/// Assert a clean one-line error that starts with `error: <field>:`; returns the line.
-#[track_caller]
-fn expect_error(out: &Output, field: &str) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "exit code; stderr: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one message expected, got: {err}");
-    let prefix = format!("error: {field}: ");
-    assert!(
-        lines[0].starts_with(&prefix),
-        "expected '{prefix}...', got: {err}"
-    );
-    assert!(
-        lines[0].len() > prefix.len() + 5,
-        "the problem is described: {err}"
-    );
-    assert!(out.stdout.is_empty(), "nothing on stdout");
-    lines[0].to_string()
-}
+use std::process::Output;
 
 /// `dcfab run` on the built-in default with these `--set`s.
 fn run_set(sets: &[&str]) -> Output {

@@ -3,33 +3,11 @@
 //! memory blow-ups from one small field, an uncapped `--jobs`, mixed output directories and
 //! SIGTERM, misleading validation messages. Runs are tiny (8 hosts, short time limits).
 
+mod common;
+use common::{dcfab, expect_error};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn dcfab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dcfab"))
-        .args(args)
-        .env("CI", "true")
-        .output()
-        .expect("dcfab runs")
-}
-
-/// Assert a clean one-line error starting `error: <field>: `; returns the line.
-#[track_caller]
-fn expect_error(out: &Output, field: &str) -> String {
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "exit code; stderr: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one message expected, got: {err}");
-    let prefix = format!("error: {field}: ");
-    assert!(
-        lines[0].starts_with(&prefix),
-        "expected '{prefix}...', got: {err}"
-    );
-    lines[0].to_string()
-}
 
 /// `dcfab run --dry-run` on the built-in default with these `--set`s.
 fn dry(sets: &[&str]) -> Output {

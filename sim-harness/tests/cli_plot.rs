@@ -2,23 +2,9 @@
 //! title (scenario and seed), axis labels with units, and one legend entry and one drawn line
 //! or bar set per expected series.
 
+mod common;
+use common::{dcfab_in, ok};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn dcfab_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dcfab"))
-        .args(args)
-        .current_dir(dir)
-        .env("CI", "true")
-        .output()
-        .expect("dcfab runs")
-}
-
-fn ok(out: &Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// 8 hosts, permutation of 64 KiB messages, queue samples every µs.
 const TINY: &str = r#"

@@ -2,24 +2,11 @@
 //! messages): the output files, their provenance, determinism, `--set`, the default output
 //! directory, sweeps, and Ctrl-C.
 
+mod common;
+use common::{dcfab_in, ok};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn dcfab_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dcfab"))
-        .args(args)
-        .current_dir(dir)
-        .env("CI", "true")
-        .output()
-        .expect("dcfab runs")
-}
-
-fn ok(out: &Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// 8 hosts (2-tier k=4 fat tree), permutation of 64 KiB messages.
 const TINY: &str = r#"

@@ -4,24 +4,11 @@
 //! `tests/slurm/cluster.sh` under a temporary directory), skipped with a message where Slurm
 //! is not installed or the test is not root.
 
+mod common;
+use common::{dcfab_env as dcfab_in, ok};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn dcfab_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dcfab"));
-    c.args(args).current_dir(dir).env("CI", "true");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("dcfab runs")
-}
-
-fn ok(out: &Output) -> String {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 const TINY: &str = r#"
 name = "tiny"
