@@ -98,6 +98,52 @@ pub struct Topology {
     pub phantom_queue: bool,
     /// Drain rate of the phantom queues, a fraction of each port's line rate, in (0, 1].
     pub phantom_drain: f64,
+    /// Which switch output ports get a phantom queue when `phantom_queue` is on, by role
+    /// (default: every switch port).
+    pub phantom_ports: Vec<SwitchPortRole>,
+    /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
+    /// queue (default), the physical one (phantom only observed), or both.
+    pub phantom_mark_on: PhantomMarkOn,
+}
+
+/// A switch output port's role, as a scenario names it (`topology.phantom_ports`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwitchPortRole {
+    /// A ToR port towards a host (`tor<t>.down<i>`).
+    TorDown,
+    /// A ToR port towards the next tier (`tor<t>.up<j>`).
+    TorUp,
+    /// An aggregation port towards a ToR (`agg<a>.down<i>`).
+    AggDown,
+    /// An aggregation port towards a spine (`agg<a>.up<j>`).
+    AggUp,
+    /// A spine port towards the tier below (`spine<s>.down<i>`).
+    SpineDown,
+}
+
+impl SwitchPortRole {
+    /// Every switch port role.
+    pub const ALL: [SwitchPortRole; 5] = [
+        SwitchPortRole::TorDown,
+        SwitchPortRole::TorUp,
+        SwitchPortRole::AggDown,
+        SwitchPortRole::AggUp,
+        SwitchPortRole::SpineDown,
+    ];
+}
+
+/// Which queue drives the ECN marks of a port with a phantom queue
+/// (`switch::output_port::MarkOn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhantomMarkOn {
+    /// The phantom queue (Uno's choice).
+    Phantom,
+    /// The physical queue; the phantom queue is only observed.
+    Physical,
+    /// Either: marked when the physical or the phantom marker says so.
+    Both,
 }
 
 /// Which core (spine) switches are in use.
@@ -129,6 +175,8 @@ impl Default for Topology {
             slow_core_fraction: 0.01,
             phantom_queue: false,
             phantom_drain: 0.9,
+            phantom_ports: SwitchPortRole::ALL.to_vec(),
+            phantom_mark_on: PhantomMarkOn::Phantom,
         }
     }
 }

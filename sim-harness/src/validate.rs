@@ -685,6 +685,13 @@ fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u
             ),
         ));
     }
+    if t.phantom_queue && t.phantom_ports.is_empty() {
+        return Err(Error::field(
+            "topology.phantom_ports",
+            "is empty, so no port would get a phantom queue: name at least one of tor_down, \
+             tor_up, agg_down, agg_up, spine_down (or set topology.phantom_queue = false)",
+        ));
+    }
     if !t.phantom_queue {
         return Ok(());
     }
@@ -700,6 +707,7 @@ fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u
             t.phantom_drain,
             buffer_bytes,
             rtl_models::RedConfig::linear(0, buffer_bytes),
+            t.phantom_mark_on,
         )
         .map_err(|e| Error::field("topology.phantom_drain", e))?;
     }

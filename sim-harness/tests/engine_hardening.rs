@@ -2,7 +2,7 @@
 //! run stalls), failures on one link compose, and slow links serialize as slowly as configured.
 //! Small fat trees, so each run takes well under a second in the dev profile.
 
-use sim_harness::scenario::{Failure, Scenario, Size, WorkloadKind};
+use sim_harness::scenario::{Failure, PhantomMarkOn, Scenario, Size, SwitchPortRole, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult};
 
 /// A 2-tier fat tree of radix 4 (8 hosts), a permutation of 64 KiB messages.
@@ -195,4 +195,46 @@ fn phantom_queue_is_selectable() {
     );
     s.topology.phantom_drain = 0.0;
     assert!(simulate(&s, &RunControl::default()).is_err());
+}
+
+/// The phantom queue is chosen per port (by role, `topology.phantom_ports`) and so is what
+/// drives the marks (`topology.phantom_mark_on`): an incast's congested ToR downlink alone
+/// with a phantom queue marks more than no phantom queue; a role this 2-tier fabric does not
+/// have (aggregation uplinks), or phantom queues that only observe (`physical`), leave the run
+/// bit-identical to no phantom queue; an empty selection is refused.
+#[test]
+fn phantom_queue_is_selectable_per_port() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 4;
+    s.workload.message = Size::Bytes(256 * 1024);
+    s.output.queue_sample_us = 0.0;
+    let off = run(&s);
+    s.topology.phantom_queue = true;
+    s.topology.phantom_ports = vec![SwitchPortRole::TorDown];
+    let tor_down = run(&s);
+    assert!(
+        tor_down.summary.ecn_marks > off.summary.ecn_marks,
+        "phantom on ToR downlinks {} marks vs none {}",
+        tor_down.summary.ecn_marks,
+        off.summary.ecn_marks
+    );
+    s.topology.phantom_ports = vec![SwitchPortRole::AggUp];
+    assert_eq!(
+        simulated(&run(&s)),
+        simulated(&off),
+        "no agg ports in 2 tiers"
+    );
+    s.topology.phantom_ports = SwitchPortRole::ALL.to_vec();
+    s.topology.phantom_mark_on = PhantomMarkOn::Physical;
+    assert_eq!(
+        simulated(&run(&s)),
+        simulated(&off),
+        "phantom only observed"
+    );
+    s.topology.phantom_mark_on = PhantomMarkOn::Both;
+    assert!(run(&s).summary.ecn_marks >= tor_down.summary.ecn_marks);
+    s.topology.phantom_ports.clear();
+    let e = simulate(&s, &RunControl::default()).expect_err("empty selection");
+    assert!(e.to_string().contains("topology.phantom_ports"), "{e}");
 }

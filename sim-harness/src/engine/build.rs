@@ -66,10 +66,20 @@ impl Sim {
             let kind = match p.owner {
                 Node::Host(h) => PortDriver::Host(h),
                 // `topology.phantom_queue`: each port's own phantom queue (at its rate).
-                Node::Switch(_) if t.phantom_queue => {
-                    let phantom =
-                        crate::port::phantom_config(p.gbps, t.phantom_drain, buffer_bytes, red)
-                            .expect("checked by validate");
+                Node::Switch(_)
+                    if t.phantom_queue
+                        && p.role
+                            .switch_role()
+                            .is_some_and(|r| t.phantom_ports.contains(&r)) =>
+                {
+                    let phantom = crate::port::phantom_config(
+                        p.gbps,
+                        t.phantom_drain,
+                        buffer_bytes,
+                        red,
+                        t.phantom_mark_on,
+                    )
+                    .expect("checked by validate");
                     let c = OutputPortCtl::new(PortConfig {
                         phantom: Some(phantom),
                         ..port_cfg

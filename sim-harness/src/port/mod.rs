@@ -119,13 +119,14 @@ impl PortDriver {
 
 /// The phantom queue of a baseline switch port of `gbps` on the 1 GHz port clock
 /// (`topology.phantom_queue`): draining `drain` (a fraction, (0, 1]) of the line rate and
-/// holding at most `cap_bytes` (the port's buffer), marking on the phantom occupancy with
-/// the port's own RED thresholds `red`. The error is a problem for `topology.phantom_drain`.
+/// holding at most `cap_bytes` (the port's buffer), marking as `mark_on` says (on the phantom
+/// occupancy with the port's own RED thresholds `red`). The error is a problem for `topology.phantom_drain`.
 pub fn phantom_config(
     gbps: f64,
     drain: f64,
     cap_bytes: u64,
     red: RedConfig,
+    mark_on: crate::scenario::PhantomMarkOn,
 ) -> Result<PhantomPortConfig, String> {
     let line = Rate::from_link((gbps * 1e9).round() as u64, NIC_PERIOD_PS)
         .ok_or_else(|| format!("{gbps} Gb/s is not a rate a port clock can hold"))?;
@@ -143,6 +144,10 @@ pub fn phantom_config(
     Ok(PhantomPortConfig {
         queue: cfg,
         ecn: red,
-        mark_on: MarkOn::Phantom,
+        mark_on: match mark_on {
+            crate::scenario::PhantomMarkOn::Phantom => MarkOn::Phantom,
+            crate::scenario::PhantomMarkOn::Physical => MarkOn::Physical,
+            crate::scenario::PhantomMarkOn::Both => MarkOn::Both,
+        },
     })
 }

@@ -103,6 +103,19 @@ pub enum PortRole {
 }
 
 impl PortRole {
+    /// The scenario's name of this role (`topology.phantom_ports`); `None` for a host NIC.
+    pub const fn switch_role(self) -> Option<crate::scenario::SwitchPortRole> {
+        use crate::scenario::SwitchPortRole as S;
+        match self {
+            PortRole::HostNic => None,
+            PortRole::TorDown => Some(S::TorDown),
+            PortRole::TorUp => Some(S::TorUp),
+            PortRole::AggDown => Some(S::AggDown),
+            PortRole::AggUp => Some(S::AggUp),
+            PortRole::SpineDown => Some(S::SpineDown),
+        }
+    }
+
     /// The role of a port of a switch of `tier` whose cable leads up (`up`) or down.
     pub const fn of(tier: Tier, up: bool) -> PortRole {
         match (tier, up) {
