@@ -22,6 +22,7 @@
 //! picoseconds outside.
 
 use super::config::DcsimParams;
+use crate::clock::ClockDomain;
 use crate::error::{Error, Result};
 use nic::dcsim::{DataAck, DcsimHost, DcsimReceiver, FlowSlot, HostRelease, HostStats, OpenError};
 use nic::lb::Ev;
@@ -163,6 +164,44 @@ pub struct HostDriver {
     pub timer_at: u64,
     /// The NIC's random source (SIM EVs, DATA-ACK EVs).
     pub rng: Lfsr32,
+    /// The host's clock (`host_period_ps` from t = 0, its origin moved by
+    /// [`HostDriver::shift`]): the engine's cycles and those of the receivers at this host.
+    pub clock: ClockDomain,
+}
+
+impl HostDriver {
+    /// The host clock's cycle at DES time `t` (ps).
+    #[inline]
+    pub fn cycle(&self, t: u64) -> Cycles {
+        self.clock.cycle_at(t)
+    }
+
+    /// Start of host cycle `c`, ps.
+    #[inline]
+    pub fn ps(&self, c: Cycles) -> u64 {
+        self.clock.start_of(c)
+    }
+
+    /// Move the host `delta` ps later (a shifted partition): its clock (so the engine's and
+    /// its receivers' cycle counters keep their values), its receivers' deadlines and its
+    /// pending timer. The receivers' own copies of their deadlines
+    /// ([`FlowState::rx_timer_at`]) move with their flows ([`DcsimState::shift`]).
+    pub fn shift(&mut self, delta: u64) {
+        self.clock.shift(delta);
+        let later = |t: u64| {
+            if t == u64::MAX {
+                t
+            } else {
+                t.saturating_add(delta)
+            }
+        };
+        self.timer_at = later(self.timer_at);
+        let timers = std::mem::take(&mut self.rx_timers);
+        self.rx_timers = timers
+            .into_iter()
+            .map(|Reverse((t, f))| Reverse((later(t), f)))
+            .collect();
+    }
 }
 
 /// Where a flow is.
@@ -296,6 +335,7 @@ impl DcsimState {
                 rx_timers: BinaryHeap::new(),
                 timer_at: u64::MAX,
                 rng: Lfsr32::new(seed),
+                clock: p.host_clock(),
             })
             .collect();
         let rx = DcsimReceiver::new(p.rx).map_err(|e| {
@@ -321,6 +361,22 @@ impl DcsimState {
             acks: AckSlab::default(),
             k: Counters::default(),
         })
+    }
+
+    /// Move hosts `hosts` and the receivers of flows `flows` (a partition: the flows whose
+    /// receivers are at those hosts, with every flow they send) `delta` ps later: the
+    /// hosts' clocks, deadlines and timers ([`HostDriver::shift`]) and the flows' receiver
+    /// deadlines. Engine and receiver state is in cycles and stays as it is.
+    pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
+        for &h in hosts {
+            self.hosts[h as usize].shift(delta);
+        }
+        for &f in flows {
+            let fs = &mut self.flows[f as usize];
+            if fs.rx_timer_at != u64::MAX {
+                fs.rx_timer_at = fs.rx_timer_at.saturating_add(delta);
+            }
+        }
     }
 
     /// Check Eq. 3 for flow slot `slot` of host `h` (counted; a debug build asserts).
