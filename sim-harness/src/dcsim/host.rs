@@ -454,6 +454,37 @@ mod tests {
         assert_eq!((st.k.invariant_checks, st.k.invariant_violations), (1, 0));
     }
 
+    /// A shifted host reads at `t + delta` the cycle it read at `t`, and its deadlines and
+    /// its receivers' copies of them stay equal (else the timer would be skipped as stale).
+    #[test]
+    fn shift_moves_host_clock_deadlines_and_receiver_copies() {
+        let p = params();
+        let mut st = DcsimState::new(p, 2, &[(0, 5), (1, 5)], vec![1, 2]).unwrap();
+        let (t, delta) = (1_234_567, 7_654_321);
+        for h in 0..2u32 {
+            let hd = &mut st.hosts[h as usize];
+            hd.rx_timers.push(Reverse((t, h)));
+            hd.timer_at = t;
+            st.flows[h as usize].rx_timer_at = t;
+        }
+        let before = st.hosts[0].cycle(t);
+        st.shift(&[0], &[0], delta);
+        let hd = &st.hosts[0];
+        assert_eq!(hd.cycle(t + delta), before);
+        assert_eq!(hd.ps(before), st.hosts[1].ps(before) + delta);
+        assert_eq!(hd.timer_at, t + delta);
+        assert_eq!(hd.rx_timers.peek(), Some(&Reverse((t + delta, 0))));
+        assert_eq!(st.flows[0].rx_timer_at, t + delta);
+        // Host 1 and its flow are in no partition shifted.
+        assert_eq!(st.hosts[1].timer_at, t);
+        assert_eq!(st.hosts[1].rx_timers.peek(), Some(&Reverse((t, 1))));
+        assert_eq!(st.flows[1].rx_timer_at, t);
+        // An unarmed timer stays unarmed.
+        st.hosts[1].timer_at = u64::MAX;
+        st.shift(&[1], &[], delta);
+        assert_eq!(st.hosts[1].timer_at, u64::MAX);
+    }
+
     #[test]
     fn narrow_evs_name_their_field() {
         let mut s = Scenario::default();
