@@ -22,6 +22,7 @@
 //! picoseconds outside.
 
 use super::config::DcsimParams;
+use crate::clock::ClockDomain;
 use crate::error::{Error, Result};
 use nic::dcsim::{DataAck, DcsimHost, DcsimReceiver, FlowSlot, HostRelease, HostStats, OpenError};
 use nic::lb::Ev;
@@ -163,6 +164,44 @@ pub struct HostDriver {
     pub timer_at: u64,
     /// The NIC's random source (SIM EVs, DATA-ACK EVs).
     pub rng: Lfsr32,
+    /// The host's clock (`host_period_ps` from t = 0, its origin moved by
+    /// [`HostDriver::shift`]): the engine's cycles and those of the receivers at this host.
+    pub clock: ClockDomain,
+}
+
+impl HostDriver {
+    /// The host clock's cycle at DES time `t` (ps).
+    #[inline]
+    pub fn cycle(&self, t: u64) -> Cycles {
+        self.clock.cycle_at(t)
+    }
+
+    /// Start of host cycle `c`, ps.
+    #[inline]
+    pub fn ps(&self, c: Cycles) -> u64 {
+        self.clock.start_of(c)
+    }
+
+    /// Move the host `delta` ps later (a shifted partition): its clock (so the engine's and
+    /// its receivers' cycle counters keep their values), its receivers' deadlines and its
+    /// pending timer. The receivers' own copies of their deadlines
+    /// ([`FlowState::rx_timer_at`]) move with their flows ([`DcsimState::shift`]).
+    pub fn shift(&mut self, delta: u64) {
+        self.clock.shift(delta);
+        let later = |t: u64| {
+            if t == u64::MAX {
+                t
+            } else {
+                t.saturating_add(delta)
+            }
+        };
+        self.timer_at = later(self.timer_at);
+        let timers = std::mem::take(&mut self.rx_timers);
+        self.rx_timers = timers
+            .into_iter()
+            .map(|Reverse((t, f))| Reverse((later(t), f)))
+            .collect();
+    }
 }
 
 /// Where a flow is.
@@ -296,6 +335,7 @@ impl DcsimState {
                 rx_timers: BinaryHeap::new(),
                 timer_at: u64::MAX,
                 rng: Lfsr32::new(seed),
+                clock: p.host_clock(),
             })
             .collect();
         let rx = DcsimReceiver::new(p.rx).map_err(|e| {
@@ -321,6 +361,22 @@ impl DcsimState {
             acks: AckSlab::default(),
             k: Counters::default(),
         })
+    }
+
+    /// Move hosts `hosts` and the receivers of flows `flows` (a partition: the flows whose
+    /// receivers are at those hosts, with every flow they send) `delta` ps later: the
+    /// hosts' clocks, deadlines and timers ([`HostDriver::shift`]) and the flows' receiver
+    /// deadlines. Engine and receiver state is in cycles and stays as it is.
+    pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
+        for &h in hosts {
+            self.hosts[h as usize].shift(delta);
+        }
+        for &f in flows {
+            let fs = &mut self.flows[f as usize];
+            if fs.rx_timer_at != u64::MAX {
+                fs.rx_timer_at = fs.rx_timer_at.saturating_add(delta);
+            }
+        }
     }
 
     /// Check Eq. 3 for flow slot `slot` of host `h` (counted; a debug build asserts).
@@ -396,6 +452,37 @@ mod tests {
         assert_eq!(st.hosts[0].pending.len(), 1);
         st.check_invariant(0, 0);
         assert_eq!((st.k.invariant_checks, st.k.invariant_violations), (1, 0));
+    }
+
+    /// A shifted host reads at `t + delta` the cycle it read at `t`, and its deadlines and
+    /// its receivers' copies of them stay equal (else the timer would be skipped as stale).
+    #[test]
+    fn shift_moves_host_clock_deadlines_and_receiver_copies() {
+        let p = params();
+        let mut st = DcsimState::new(p, 2, &[(0, 5), (1, 5)], vec![1, 2]).unwrap();
+        let (t, delta) = (1_234_567, 7_654_321);
+        for h in 0..2u32 {
+            let hd = &mut st.hosts[h as usize];
+            hd.rx_timers.push(Reverse((t, h)));
+            hd.timer_at = t;
+            st.flows[h as usize].rx_timer_at = t;
+        }
+        let before = st.hosts[0].cycle(t);
+        st.shift(&[0], &[0], delta);
+        let hd = &st.hosts[0];
+        assert_eq!(hd.cycle(t + delta), before);
+        assert_eq!(hd.ps(before), st.hosts[1].ps(before) + delta);
+        assert_eq!(hd.timer_at, t + delta);
+        assert_eq!(hd.rx_timers.peek(), Some(&Reverse((t + delta, 0))));
+        assert_eq!(st.flows[0].rx_timer_at, t + delta);
+        // Host 1 and its flow are in no partition shifted.
+        assert_eq!(st.hosts[1].timer_at, t);
+        assert_eq!(st.hosts[1].rx_timers.peek(), Some(&Reverse((t, 1))));
+        assert_eq!(st.flows[1].rx_timer_at, t);
+        // An unarmed timer stays unarmed.
+        st.hosts[1].timer_at = u64::MAX;
+        st.shift(&[1], &[], delta);
+        assert_eq!(st.hosts[1].timer_at, u64::MAX);
     }
 
     #[test]

@@ -85,16 +85,16 @@ impl Sim {
                         ..port_cfg
                     })
                     .expect("checked by validate");
-                    PortDriver::Switch(c)
+                    PortDriver::Switch(c, NIC_CLOCK)
                 }
-                Node::Switch(_) => PortDriver::Switch(ctl),
+                Node::Switch(_) => PortDriver::Switch(ctl, NIC_CLOCK),
             };
             let delay_ps = p.prop_ps
                 + match p.peer {
                     Node::Switch(_) => sw_ps,
                     Node::Host(_) => 0,
                 };
-            debug_assert!(i < fabric.hosts as usize || matches!(kind, PortDriver::Switch(_)));
+            debug_assert!(i < fabric.hosts as usize || matches!(kind, PortDriver::Switch(..)));
             ports.push(PortRt {
                 busy_until: 0,
                 txdone_at: NEVER,

@@ -60,7 +60,7 @@ use nic::reps::FailureDetector;
 use nic::transport::{DctcpConfig, SenderStats};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtl_models::{Cycles, Lfsr32, RedConfig};
+use rtl_models::{Lfsr32, RedConfig};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::Ordering;
 use switch::output_port::{OutputPortCtl, PortConfig};
@@ -289,11 +289,6 @@ impl Sim {
     /// One BDP, bytes.
     pub fn bdp_bytes(&self) -> u64 {
         self.bdp_bytes
-    }
-
-    #[inline]
-    pub(crate) fn cycle(&self) -> Cycles {
-        NIC_CLOCK.cycle_at(self.now)
     }
 
     fn all_done(&self) -> bool {

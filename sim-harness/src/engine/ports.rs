@@ -85,7 +85,6 @@ impl Sim {
             self.drop_pkt(first, &pk, Cause::LinkDown);
             return;
         };
-        let now_c = self.cycle();
         if pk.kind == PktKind::Data {
             let slot = self.ports[out as usize].sel_slot;
             self.sel.on_select_slot(self.now, slot, pk.bytes);
@@ -94,7 +93,7 @@ impl Sim {
             return self.port_arrive(out, pk);
         }
         let port = &mut self.ports[out as usize];
-        match port.kind.admit(now_c, &mut pk, &mut port.rng) {
+        match port.kind.admit(self.now, &mut pk, &mut port.rng) {
             Admitted::Data => port.data_q.push_back(pk),
             Admitted::Control { trimmed } => {
                 if trimmed {

@@ -2,12 +2,15 @@
 //! ports and flows is paused and moved `delta` ps later, its pending events with it
 //! ([`crate::event::EventQueue::pause`] / `resume`), and so is every absolute time its state
 //! holds: a port's line (`busy_until`), its pending `TxDone` / `Deliver`, the packets on its
-//! link, a DCSIM port's clock; a flow's NIC clock (the origin of its sender, load balancer
-//! and detector cycle counters) and its timer. Which events belong to the set is
+//! link, its driver's clock (a switch port's, which its phantom queue's synced cycle counts
+//! in; a DCSIM port's); a flow's NIC clock (the origin of its sender, load balancer and
+//! detector cycle counters) and its timer; the transport's state of the hosts whose NIC
+//! port is in the set ([`crate::transport::TransportDriver::shift`]: a DCSIM host's clock,
+//! receiver deadlines and timer). Which events belong to the set is
 //! [`crate::event::Kind::owner`].
 //!
-//! Not shifted yet: the DCSIM host engines (a DCSIM partition), the switch ports' phantom
-//! queues (off in every scenario), flows not started (their start time stays).
+//! Not shifted: flows not started (their start time stays), and the run-wide stall
+//! deadline (`last_progress`, one for the whole run).
 
 use super::*;
 use crate::event::PartitionSet;
@@ -57,6 +60,13 @@ impl Sim {
             flow.clock.shift(delta);
             later(&mut flow.timer_at);
         }
+        // A host's NIC port is port `h` (ports 0..hosts are the host NICs).
+        let hosts: Vec<u32> = ports
+            .iter()
+            .copied()
+            .filter(|&p| p < self.fabric.hosts)
+            .collect();
+        self.transport.shift(&hosts, flows, delta);
         self.q.resume(SHIFT_ID, delta);
     }
 

@@ -17,10 +17,11 @@
 
 mod dcsim;
 
-use crate::clock::NIC_PERIOD_PS;
+use crate::clock::{ClockDomain, NIC_PERIOD_PS};
 use crate::dcsim::DcsimPort;
+use crate::event::Time;
 use crate::packet::{Packet, PktKind};
-use rtl_models::{Cycles, Lfsr32, PhantomConfig, Rate, RedConfig};
+use rtl_models::{Lfsr32, PhantomConfig, Rate, RedConfig};
 use switch::output_port::{Admit, MarkOn, OutputPortCtl, PhantomPortConfig};
 
 /// The driver of one output port.
@@ -28,8 +29,11 @@ use switch::output_port::{Admit, MarkOn, OutputPortCtl, PhantomPortConfig};
 pub enum PortDriver {
     /// A host NIC (pulls DATA from its flows); the host id.
     Host(u32),
-    /// A baseline switch output port with its admission / marking block.
-    Switch(OutputPortCtl),
+    /// A baseline switch output port with its admission / marking block, and the port's
+    /// clock (the 1 GHz NIC clock, its origin moved by [`PortDriver::shift`]): the block's
+    /// phantom queue keeps the cycle it was synced to, so the port converts DES time to its
+    /// own cycles.
+    Switch(OutputPortCtl, ClockDomain),
     /// A DCSIM port, switch or host NIC (`transport.cc = "dcsim"`).
     Dcsim(Box<DcsimPort>),
 }
@@ -49,18 +53,19 @@ pub enum Admitted {
 }
 
 impl PortDriver {
-    /// Offer packet `pk` to a switch output port at cycle `now` of the port's clock:
-    /// control packets go to the control lane; a DATA is admitted by the port's block (tail
-    /// drop, RED/ECN with `rng`, trimming), which may mark or trim `pk`.
+    /// Offer packet `pk` to a switch output port at DES time `now` (ps; the port converts it
+    /// to a cycle of its own clock): control packets go to the control lane; a DATA is
+    /// admitted by the port's block (tail drop, RED/ECN with `rng`, trimming), which may mark
+    /// or trim `pk`.
     #[inline]
-    pub fn admit(&mut self, now: Cycles, pk: &mut Packet, rng: &mut Lfsr32) -> Admitted {
+    pub fn admit(&mut self, now: Time, pk: &mut Packet, rng: &mut Lfsr32) -> Admitted {
         if pk.kind.is_control() {
             return Admitted::Control { trimmed: false };
         }
-        let PortDriver::Switch(ctl) = self else {
+        let PortDriver::Switch(ctl, clock) = self else {
             unreachable!("switch routes lead to switch output ports")
         };
-        match ctl.on_arrival(now, pk.bytes, rng) {
+        match ctl.on_arrival(clock.cycle_at(now), pk.bytes, rng) {
             Admit::Enqueue { ecn_mark } => {
                 pk.ecn |= ecn_mark;
                 Admitted::Data
@@ -85,7 +90,7 @@ impl PortDriver {
     /// A DATA of `bytes` left the port's DATA FIFO.
     #[inline]
     pub fn on_data_departure(&mut self, bytes: u32) {
-        if let PortDriver::Switch(ctl) = self {
+        if let PortDriver::Switch(ctl, _) = self {
             ctl.on_departure(bytes);
         }
     }
@@ -94,7 +99,7 @@ impl PortDriver {
     /// port's queues (`switch_side`); `None` for host NICs.
     pub fn occupancy_bytes(&self, switch_side: bool) -> Option<u64> {
         match self {
-            PortDriver::Switch(ctl) => Some(ctl.occupancy_bytes()),
+            PortDriver::Switch(ctl, _) => Some(ctl.occupancy_bytes()),
             PortDriver::Dcsim(d) if switch_side => Some(d.queued_bytes()),
             _ => None,
         }
@@ -103,16 +108,19 @@ impl PortDriver {
     /// (ECN marks, trims) made by the port.
     pub fn marks_trims(&self) -> (u64, u64) {
         match self {
-            PortDriver::Switch(ctl) => (ctl.marks(), ctl.trims()),
+            PortDriver::Switch(ctl, _) => (ctl.marks(), ctl.trims()),
             PortDriver::Host(_) | PortDriver::Dcsim(_) => (0, 0),
         }
     }
 
-    /// Move the port's absolute times `delta` ps later (a shifted partition). The baseline
-    /// port's state is bytes only (its phantom queue, when on, is not shifted yet).
+    /// Move the port's absolute times `delta` ps later (a shifted partition): a switch
+    /// port's clock (its phantom queue's synced cycle is a cycle of that clock, so the
+    /// queue drains nothing over the shift), a DCSIM port's clock. A host NIC holds none.
     pub fn shift(&mut self, delta: u64) {
-        if let PortDriver::Dcsim(dp) = self {
-            dp.shift(delta);
+        match self {
+            PortDriver::Switch(_, clock) => clock.shift(delta),
+            PortDriver::Dcsim(dp) => dp.shift(delta),
+            PortDriver::Host(_) => {}
         }
     }
 }

@@ -117,8 +117,8 @@ impl Sim {
     pub(crate) fn dcsim_departing(&mut self, p: u32, pk: &Packet) {
         let now = self.now;
         let st = self.st();
-        let c = st.p.host_cycle(now);
         let hd = &mut st.hosts[p as usize];
+        let c = hd.cycle(now);
         hd.eng.advance_to(c);
         let phase = st.flows[pk.flow as usize].phase;
         match pk.kind {
@@ -198,9 +198,9 @@ impl Sim {
     fn dcsim_host_drain(&mut self, h: u32) {
         let now = self.now;
         {
-            let st = self.st();
-            let c = st.p.host_cycle(now);
-            st.hosts[h as usize].eng.advance_to(c);
+            let hd = &mut self.st().hosts[h as usize];
+            let c = hd.cycle(now);
+            hd.eng.advance_to(c);
         }
         self.port_sync(h);
         let Sim {
@@ -245,7 +245,7 @@ impl Sim {
         let hd = &st.hosts[h as usize];
         let mut next = NEVER;
         if let Some(c) = hd.eng.next_timer() {
-            next = st.p.host_ps(c.max(hd.eng.now() + 1));
+            next = hd.ps(c.max(hd.eng.now() + 1));
         }
         if let Some(std::cmp::Reverse((t, _))) = hd.rx_timers.peek() {
             next = next.min((*t).max(now + 1));
@@ -264,7 +264,7 @@ impl Sim {
         let fs = &mut st.flows[f as usize];
         match fs.rx.next_timer() {
             Some(c) => {
-                let t = st.p.host_ps(c).max(now + 1);
+                let t = st.hosts[h as usize].ps(c).max(now + 1);
                 if t != fs.rx_timer_at {
                     fs.rx_timer_at = t;
                     st.hosts[h as usize]
@@ -282,8 +282,8 @@ impl Sim {
         let mut acks = Vec::new();
         {
             let st = self.st();
-            let c = st.p.host_cycle(now);
             let hd = &mut st.hosts[h as usize];
+            let c = hd.cycle(now);
             if hd.timer_at != now {
                 return;
             }
@@ -342,7 +342,7 @@ impl Sim {
         let Some(st) = transport.dcsim_mut() else {
             return;
         };
-        let c = st.p.host_cycle(now);
+        let c = st.hosts[h as usize].cycle(now);
         st.hosts[h as usize].eng.advance_to(c);
         st.hosts[h as usize].pending.push_back(f);
         st.admit(h, |g| flows[g as usize].spec.collective);
@@ -377,7 +377,7 @@ impl Sim {
                 self.c.ctrl_delivered += 1;
                 let st = self.st();
                 if let Phase::Open(slot) = st.flows[f as usize].phase {
-                    let c = st.p.host_cycle(now);
+                    let c = st.hosts[h as usize].cycle(now);
                     st.hosts[h as usize].eng.advance_to(c);
                     st.hosts[h as usize].eng.on_sim_ack(slot, pk.ev);
                     st.check_invariant(h, slot);
@@ -391,7 +391,8 @@ impl Sim {
                 let (Some(st), Some(cm)) = (transport.dcsim_mut(), cm.as_deref_mut()) else {
                     return;
                 };
-                let c = st.p.host_cycle(now);
+                // The receiver runs on its host's clock.
+                let c = st.hosts[h as usize].cycle(now);
                 let fs = &mut st.flows[f as usize];
                 fs.rx.advance_to(c);
                 let arrival = fs.rx.on_data(pk.psn);
@@ -422,8 +423,8 @@ impl Sim {
                 let Phase::Open(slot) = st.flows[f as usize].phase else {
                     return;
                 };
-                let c = st.p.host_cycle(now);
                 let hd = &mut st.hosts[h as usize];
+                let c = hd.cycle(now);
                 hd.eng.advance_to(c);
                 let n = hd.eng.on_data_ack(
                     slot,

@@ -126,6 +126,18 @@ impl TransportDriver {
         }
     }
 
+    /// Move the transport state of hosts `hosts` and flows `flows` (a partition; every flow
+    /// of a host shares its NIC port, so a host is in exactly one) `delta` ps later: every
+    /// absolute time it holds. DCTCP keeps none beside the flows' own clocks and timers
+    /// (shifted with the flows by [`Sim::shift_partition`]); DCSIM moves its hosts' clocks,
+    /// receiver deadlines and timers ([`DcsimState::shift`]).
+    pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
+        match self {
+            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
+        }
+    }
+
     /// A port found a departure overdue when brought to now (DCSIM's counter).
     #[inline]
     pub(crate) fn on_late_departure(&mut self) {
