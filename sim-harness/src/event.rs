@@ -39,8 +39,9 @@ pub enum Kind {
     Failure = 4,
     /// Queue-occupancy sampling tick (index: 0).
     Sample = 5,
-    /// A DCSIM host's engine or receiver timer (index: host, whose NIC is port `host`).
-    DcsimTimer = 6,
+    /// A transport's per-host timer (index: host, whose NIC is port `host`): DCSIM's host
+    /// engine and receiver deadlines.
+    HostTimer = 6,
 }
 
 /// Who an event belongs to (Wormhole Def. 1: each event belongs to exactly one port or one
@@ -61,7 +62,7 @@ impl Kind {
     #[inline]
     pub const fn owner(self, index: u32) -> Owner {
         match self {
-            Kind::TxDone | Kind::Deliver | Kind::DcsimTimer => Owner::Port(index),
+            Kind::TxDone | Kind::Deliver | Kind::HostTimer => Owner::Port(index),
             Kind::FlowTimer => Owner::Flow(index),
             Kind::Arrivals | Kind::Failure | Kind::Sample => Owner::Global,
         }
@@ -74,7 +75,7 @@ impl Kind {
         Kind::Arrivals,
         Kind::Failure,
         Kind::Sample,
-        Kind::DcsimTimer,
+        Kind::HostTimer,
     ];
 }
 

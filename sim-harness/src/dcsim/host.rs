@@ -6,7 +6,7 @@
 //!  flow arrives --> pending --(free slot)--> DcsimHost::open_flow(collective id, DATAs)
 //!  HostDriver:  eng (one of three fixed-size engines, chosen by the host's flow count)
 //!               slot_flow[slot] -> run flow id          rx_timers: (deadline ps, flow)
-//!               timer_at: the host's one pending DcsimTimer event
+//!               timer_at: the host's one pending HostTimer event
 //!  FlowState:   slot (while open), DcsimReceiver (DATA-ACKs), DATA transmissions
 //! ```
 //!
@@ -160,7 +160,7 @@ pub struct HostDriver {
     pub pending: VecDeque<u32>,
     /// Receivers' DATA-ACK interval deadlines at this host: (ps, flow).
     pub rx_timers: BinaryHeap<Reverse<(u64, u32)>>,
-    /// Time of the host's pending `DcsimTimer` event (`NEVER` if none).
+    /// Time of the host's pending `HostTimer` event (`NEVER` if none).
     pub timer_at: u64,
     /// The NIC's random source (SIM EVs, DATA-ACK EVs).
     pub rng: Lfsr32,

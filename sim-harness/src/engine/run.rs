@@ -36,7 +36,7 @@ impl Sim {
             match c.kind() {
                 Kind::Deliver => self.on_deliver(c.index()),
                 Kind::TxDone => self.on_txdone(c.index()),
-                Kind::FlowTimer | Kind::DcsimTimer => self.transport_timer(c.kind(), c.index()),
+                Kind::FlowTimer | Kind::HostTimer => self.transport_timer(c.kind(), c.index()),
                 Kind::Arrivals => self.on_arrivals(),
                 Kind::Failure => self.on_failure(c.index()),
                 Kind::Sample => self.on_sample(),

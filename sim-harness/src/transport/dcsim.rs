@@ -6,7 +6,7 @@
 //!  Arrivals --> dcsim_open: pending -> engine slot --> dcsim_host_drain(h)
 //!  dcsim_host_drain(h): engine to now (timers) -> releases into the NIC's DATA queue
 //!                       -> SIMs while the NIC's SIM queue has room -> port_serve(h)
-//!                       -> dcsim_host_timer(h) (one DcsimTimer event per host)
+//!                       -> dcsim_host_timer(h) (one HostTimer event per host)
 //!  port_serve(p) (port/dcsim.rs): line free and a packet due now? take it (port_depart:
 //!                       dcsim_departing, transmit, dcsim_departed) : else one TxDone
 //!                       wake-up at the next start
@@ -238,7 +238,7 @@ impl Sim {
         self.dcsim_host_timer(h);
     }
 
-    /// Schedule host `h`'s `DcsimTimer` at its earliest engine or receiver deadline.
+    /// Schedule host `h`'s `HostTimer` at its earliest engine or receiver deadline.
     fn dcsim_host_timer(&mut self, h: u32) {
         let now = self.now;
         let st = self.st();
@@ -253,7 +253,7 @@ impl Sim {
         let hd = &mut st.hosts[h as usize];
         if next < hd.timer_at {
             hd.timer_at = next;
-            self.q.push(next, Comp::new(Kind::DcsimTimer, h));
+            self.q.push(next, Comp::new(Kind::HostTimer, h));
         }
     }
 
@@ -276,7 +276,7 @@ impl Sim {
         }
     }
 
-    /// Host `h`'s `DcsimTimer` event.
+    /// Host `h`'s `HostTimer` event.
     pub(crate) fn dcsim_on_timer(&mut self, h: u32) {
         let now = self.now;
         let mut acks = Vec::new();

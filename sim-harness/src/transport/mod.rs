@@ -6,7 +6,7 @@
 //! * [`Sim::transport_arrive`] when a packet reaches a host,
 //! * [`Sim::transport_pull`] when a host NIC that pulls DATA from its flows is free,
 //! * [`Sim::transport_timer`] for the timer kinds it owns ([`Kind::FlowTimer`] for
-//!   [`dctcp`], [`Kind::DcsimTimer`] for [`dcsim`]),
+//!   [`dctcp`], [`Kind::HostTimer`] for [`dcsim`]),
 //! * [`TransportDriver::on_drop`] for every packet dropped anywhere,
 //! * [`Sim::transport_results`] at the end.
 //!
@@ -229,7 +229,7 @@ impl Sim {
     pub(crate) fn transport_timer(&mut self, kind: Kind, i: u32) {
         match kind {
             Kind::FlowTimer => self.on_flow_timer(i),
-            Kind::DcsimTimer => self.dcsim_on_timer(i),
+            Kind::HostTimer => self.dcsim_on_timer(i),
             _ => {}
         }
     }
