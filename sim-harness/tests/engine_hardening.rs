@@ -173,16 +173,23 @@ fn slow_links_do_not_overflow_serialization() {
     assert!(f10 > 6_600_000_000, "{f10}");
 }
 
-/// `topology.phantom_queue` puts a phantom queue (draining at 0.9 of the line rate) on every
-/// switch port: an incast then gets ECN marks earlier, so more marks than on the real queue;
-/// off (the default) is today's port.
-#[test]
-fn phantom_queue_is_selectable() {
+/// [`small`] as a 4-to-1 incast of 256 KiB (congestion at the receiver's ToR downlink), no
+/// queue samples: the phantom-queue tests' load.
+fn incast4() -> Scenario {
     let mut s = small();
     s.workload.kind = WorkloadKind::Incast;
     s.workload.degree = 4;
     s.workload.message = Size::Bytes(256 * 1024);
     s.output.queue_sample_us = 0.0;
+    s
+}
+
+/// `topology.phantom_queue` puts a phantom queue (draining at 0.9 of the line rate) on every
+/// switch port: an incast then gets ECN marks earlier, so more marks than on the real queue;
+/// off (the default) is today's port.
+#[test]
+fn phantom_queue_is_selectable() {
+    let mut s = incast4();
     let off = run(&s);
     s.topology.phantom_queue = true;
     let on = run(&s);
@@ -204,11 +211,7 @@ fn phantom_queue_is_selectable() {
 /// bit-identical to no phantom queue; an empty selection is refused.
 #[test]
 fn phantom_queue_is_selectable_per_port() {
-    let mut s = small();
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 4;
-    s.workload.message = Size::Bytes(256 * 1024);
-    s.output.queue_sample_us = 0.0;
+    let mut s = incast4();
     let off = run(&s);
     s.topology.phantom_queue = true;
     s.topology.phantom_ports = vec![SwitchPortRole::TorDown];
