@@ -12,7 +12,8 @@
 //! * The **fair share** of an interval is the mean of its active flows' rates.
 //! * **Convergence window**: from the last flow start `T_s` to the first completion at or
 //!   after it (or the end of the series): the intervals in which the set of flows is the
-//!   final one. `jain_index_final` is the index of the last interval of that window;
+//!   final one. `jain_index_final` is the index of the last interval of that window that
+//!   has one (some active flow sent);
 //!   `converge_10pct_us` is the start of the first interval from which on every interval of
 //!   the window has every active flow within 10% of the fair share, minus `T_s`, in µs
 //!   (absent when the window's last interval is not within 10%, or the window is empty).
@@ -36,7 +37,7 @@ pub struct FlowSpan {
 pub struct Fairness {
     /// `fairness.csv`, one row per interval with active flows that sent something.
     pub series: Vec<FairnessSample>,
-    /// Jain's index of the last interval of the convergence window.
+    /// Jain's index of the last interval of the convergence window that has one.
     pub jain_index_final: Option<f64>,
     /// Time from the last flow start until every active flow stays within 10% of the fair
     /// share, µs.
@@ -118,8 +119,8 @@ pub fn fairness(rows: &[RateSample], interval_ps: u64, flows: &[FlowSpan]) -> Fa
             window.push((t0, within, jain));
         }
     }
-    if let Some(&(_, within, jain)) = window.last() {
-        out.jain_index_final = (jain > 0.0).then_some(jain);
+    out.jain_index_final = window.iter().rev().map(|w| w.2).find(|&j| j > 0.0);
+    if let Some(&(_, within, _)) = window.last() {
         if within {
             let from = window
                 .iter()
@@ -264,7 +265,11 @@ mod tests {
         assert_eq!(f.series.len(), 1);
         assert_eq!(f.series[0].jain_index, 0.5);
         assert_eq!(f.converge_10pct_us, None);
-        assert_eq!(f.jain_index_final, None);
+        assert_eq!(
+            f.jain_index_final,
+            Some(0.5),
+            "the last interval that has an index"
+        );
         assert_eq!(fairness(&[], 10 * US, &flows), Fairness::default());
     }
 }
