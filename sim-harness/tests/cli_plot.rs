@@ -226,7 +226,7 @@ fn classes_phantom_queues_and_rates_are_drawn_when_present() {
     let r = svg(&d.join("rates.svg"));
     r.check(
         "rates",
-        who,
+        &format!("Sending rate, 2 largest flows {who}"),
         "time (µs)",
         "rate (Gbps)",
         &["flow 0", "flow 1"],

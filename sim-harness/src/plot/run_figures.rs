@@ -238,7 +238,7 @@ pub fn rates(dir: &Path, who: &RunLabel) -> Result<Drawn> {
     let chosen = top(per_flow, RATE_FLOWS, |s| {
         total.get(s.0.as_str()).copied().unwrap_or(0.0)
     });
-    let series = chosen
+    let series: Vec<Series> = chosen
         .into_iter()
         .map(|(k, points)| Series {
             name: format!("flow {k}"),
@@ -249,7 +249,11 @@ pub fn rates(dir: &Path, who: &RunLabel) -> Result<Drawn> {
     line_chart(
         &path,
         &LineChart {
-            title: format!("Sending rate, {RATE_FLOWS} largest flows{}", who.suffix()),
+            title: format!(
+                "Sending rate, {} largest flows{}",
+                series.len(),
+                who.suffix()
+            ),
             x_label: "time (µs)".into(),
             y_label: "rate (Gbps)".into(),
             series,
