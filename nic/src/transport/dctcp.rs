@@ -681,7 +681,11 @@ mod tests {
         }
         assert!(!s.is_done());
         let last = s.next_packet().unwrap();
-        assert_eq!((last.psn, last.payload), (4, 500), "the short last packet is kept");
+        assert_eq!(
+            (last.psn, last.payload),
+            (4, 500),
+            "the short last packet is kept"
+        );
         s.on_ack(&Ack {
             psn: 4,
             cum_ack: 5,

@@ -229,8 +229,10 @@ impl Sim {
             hops: [(Comp::new(Kind::Sample, 0), 0); HOPS],
             hop_i: 0,
             fabric,
+            wh: None,
         };
-        if let Some(f) = sim.flows.first() {
+        // (`llm` flows have no start time: their dependencies start them.)
+        if let Some(f) = sim.flows.first().filter(|f| f.spec.start_ps != NEVER) {
             sim.q.push(f.spec.start_ps, Comp::new(Kind::Arrivals, 0));
             sim.last_progress = f.spec.start_ps;
         }
@@ -245,6 +247,7 @@ impl Sim {
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;
+        sim.wormhole_setup(s)?;
         Ok(sim)
     }
 }

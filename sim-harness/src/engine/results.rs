@@ -150,6 +150,7 @@ impl Sim {
         };
         self.metrics_results(&mut r);
         self.transport_results(&mut r);
+        self.wh_results(&mut r);
         r
     }
 }
