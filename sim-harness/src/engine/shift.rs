@@ -89,3 +89,31 @@ pub(crate) fn partition_set(ports: &[u32], flows: &[u32]) -> PartitionSet {
     }
     set
 }
+
+impl Sim {
+    /// Give flow `f` (not started) the endpoints `src -> dst` and `bytes` bytes, keeping
+    /// its start time (for tests and tools that need a traffic pattern no workload kind
+    /// generates, e.g. partitions of chosen shapes). The collective metrics, built from the
+    /// original specs, are dropped. Refused (with the reason) for a started flow, an
+    /// unknown host, a flow to itself or an empty message.
+    pub fn set_flow(&mut self, f: u32, src: u32, dst: u32, bytes: u64) -> Result<()> {
+        let hosts = self.fabric.hosts;
+        let bad = |why: String| Err(Error::field("flow", format!("flow {f}: {why}")));
+        let Some(flow) = self.flows.get_mut(f as usize) else {
+            return bad("no such flow".into());
+        };
+        if flow.cc.is_some() || flow.end_ps != 0 {
+            return bad("already started".into());
+        }
+        if src >= hosts || dst >= hosts || src == dst || bytes == 0 {
+            return bad(format!(
+                "{src} -> {dst} of {bytes} bytes (hosts 0..{hosts}, distinct, at least 1 byte)"
+            ));
+        }
+        flow.spec.src = src;
+        flow.spec.dst = dst;
+        flow.spec.bytes = bytes;
+        self.cm = None;
+        Ok(())
+    }
+}
