@@ -42,6 +42,9 @@ pub enum Kind {
     /// A transport's per-host timer (index: host, whose NIC is port `host`): DCSIM's host
     /// engine and receiver deadlines.
     HostTimer = 6,
+    /// Wormhole's own events (index: 0 rate-sampling tick, 1 a skipped partition's wake-up,
+    /// `2 + 2 t (+ 1)` the start (end) of LLM DAG task `t`): see `engine/skip.rs`.
+    Wormhole = 10,
 }
 
 /// Who an event belongs to (Wormhole Def. 1: each event belongs to exactly one port or one
@@ -65,18 +68,25 @@ impl Kind {
             Kind::TxDone | Kind::Deliver | Kind::HostTimer => Owner::Port(index),
             Kind::FlowTimer => Owner::Flow(index),
             Kind::Arrivals | Kind::Failure | Kind::Sample => Owner::Global,
+            // Sampling, wake-ups and DAG tasks act on the run as a whole (a wake-up resumes
+            // a paused partition; a task starts flows anywhere).
+            Kind::Wormhole => Owner::Global,
         }
     }
 
-    const ALL: [Kind; 7] = [
-        Kind::TxDone,
-        Kind::Deliver,
-        Kind::FlowTimer,
-        Kind::Arrivals,
-        Kind::Failure,
-        Kind::Sample,
-        Kind::HostTimer,
-    ];
+    /// Kind by its 4-bit code (`None`: a code no kind uses).
+    const ALL: [Option<Kind>; 16] = {
+        let mut all = [None; 16];
+        all[Kind::TxDone as usize] = Some(Kind::TxDone);
+        all[Kind::Deliver as usize] = Some(Kind::Deliver);
+        all[Kind::FlowTimer as usize] = Some(Kind::FlowTimer);
+        all[Kind::Arrivals as usize] = Some(Kind::Arrivals);
+        all[Kind::Failure as usize] = Some(Kind::Failure);
+        all[Kind::Sample as usize] = Some(Kind::Sample);
+        all[Kind::HostTimer as usize] = Some(Kind::HostTimer);
+        all[Kind::Wormhole as usize] = Some(Kind::Wormhole);
+        all
+    };
 }
 
 /// The component an event belongs to: kind and index.
@@ -96,7 +106,10 @@ impl Comp {
     /// The kind.
     #[inline]
     pub fn kind(self) -> Kind {
-        Kind::ALL[(self.0 & 15) as usize]
+        match Kind::ALL[(self.0 & 15) as usize] {
+            Some(k) => k,
+            None => unreachable!("Comp::new writes only kind codes"),
+        }
     }
 
     /// The index.

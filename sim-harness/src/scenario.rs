@@ -466,6 +466,52 @@ pub struct Workload {
     /// Sizes (hosts) a collective may have, drawn uniformly (DCSIM 4.1: 8, 16, 32, 64);
     /// capped at the host count.
     pub collective_sizes: Vec<u32>,
+    /// `llm` only: the Table 1 configuration (`[workload.llm]`; absent = its defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<LlmWorkload>,
+}
+
+/// GPT (TP-DP-PP) or MoE (TP-EP-DP-PP), Wormhole Table 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LlmFamily {
+    /// Dense GPT.
+    Gpt,
+    /// Mixture of experts.
+    Moe,
+}
+
+/// `[workload.llm]`: one training iteration of a Wormhole Table 1 configuration
+/// ([`crate::wormhole::llm`]), each GPU a host of a rail-optimized fat tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmWorkload {
+    /// gpt | moe.
+    pub family: LlmFamily,
+    /// GPUs: 64, 128, 256 or 1024 (Table 1); the topology needs at least as many hosts.
+    pub gpus: u32,
+    /// Forward compute per micro-batch and stage, us (used when `gpu_tflops` is 0).
+    pub fwd_us: f64,
+    /// Backward compute per micro-batch and stage, us (used when `gpu_tflops` is 0).
+    pub bwd_us: f64,
+    /// GPU rate in TFLOP/s: compute times from the model's FLOPs instead (0 = off).
+    pub gpu_tflops: u64,
+    /// Every message size times this factor (0 < x <= 1; 1 = the sizes of the formulas),
+    /// for small instances.
+    pub bytes_scale: f64,
+}
+
+impl Default for LlmWorkload {
+    fn default() -> Self {
+        LlmWorkload {
+            family: LlmFamily::Gpt,
+            gpus: 64,
+            fwd_us: 50.0,
+            bwd_us: 100.0,
+            gpu_tflops: 0,
+            bytes_scale: 1.0,
+        }
+    }
 }
 
 impl Default for Workload {
@@ -479,6 +525,7 @@ impl Default for Workload {
             one_way: false,
             collectives: 0,
             collective_sizes: vec![8, 16, 32, 64],
+            llm: None,
         }
     }
 }
@@ -541,6 +588,16 @@ pub struct Skip {
     pub theta: f64,
     /// Number of rate samples `l`.
     pub samples: u32,
+    /// Rate-sampling interval, us (each sample: the bytes a flow sent in one interval).
+    #[serde(skip_serializing_if = "is_default_sample_us")]
+    pub sample_us: f64,
+}
+
+/// Default [`Skip::sample_us`].
+pub const DEFAULT_SAMPLE_US: f64 = 1.0;
+
+fn is_default_sample_us(x: &f64) -> bool {
+    *x == DEFAULT_SAMPLE_US
 }
 
 impl Default for Skip {
@@ -549,6 +606,7 @@ impl Default for Skip {
             enabled: false,
             theta: 0.05,
             samples: 2000,
+            sample_us: DEFAULT_SAMPLE_US,
         }
     }
 }

@@ -548,6 +548,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
     }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
     units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
+    crate::wormhole::checks::check(s)?;
     Ok(())
 }
 
@@ -581,8 +582,12 @@ fn check_supported(s: &Scenario) -> Result<()> {
     if let Some(k) = kind {
         return not_yet("topology.kind", k, "use fat_tree");
     }
-    if s.workload.kind == WorkloadKind::Llm {
-        return not_yet("workload.kind", "llm", "use another workload kind");
+    if s.workload.kind == WorkloadKind::Llm && s.transport.cc == CcKind::Dcsim {
+        return not_yet(
+            "workload.kind",
+            "llm under dcsim",
+            "use transport.cc = \"dctcp\"",
+        );
     }
     if s.workload.collectives > 0
         && !matches!(
@@ -594,16 +599,6 @@ fn check_supported(s: &Scenario) -> Result<()> {
             "workload.collectives",
             "only permutation, all_to_all and all_to_all_v form collectives (set it to 0)",
         ));
-    }
-    if s.skip.enabled {
-        // Wormhole fast-forwarding (partitions, steady-state detection, memoization) is not
-        // built yet; running without it while the file asks for it would be a silently
-        // different experiment.
-        return not_yet(
-            "skip.enabled",
-            "Wormhole fast-forwarding",
-            "set it to false or pass --no-skip",
-        );
     }
     if s.output.trace {
         return not_yet(
@@ -853,6 +848,27 @@ mod tests {
             ),
             ("skip.theta", Box::new(|s| s.skip.theta = 0.0)),
             ("skip.samples", Box::new(|s| s.skip.samples = 1)),
+            ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
+            (
+                "workload.llm.bytes_scale",
+                Box::new(|s| {
+                    s.workload.kind = WorkloadKind::Llm;
+                    s.workload.llm = Some(crate::scenario::LlmWorkload {
+                        bytes_scale: 2.0,
+                        ..Default::default()
+                    });
+                }),
+            ),
+            (
+                "workload.llm.gpus",
+                Box::new(|s| {
+                    s.workload.kind = WorkloadKind::Llm;
+                    s.workload.llm = Some(crate::scenario::LlmWorkload {
+                        gpus: 96,
+                        ..Default::default()
+                    });
+                }),
+            ),
             ("stop.max_time_us", Box::new(|s| s.stop.max_time_us = -5.0)),
             (
                 "output.queue_sample_us",
@@ -947,9 +963,11 @@ mod tests {
             ),
             (
                 "workload.kind",
-                Box::new(|s| s.workload.kind = WorkloadKind::Llm),
+                Box::new(|s| {
+                    s.workload.kind = WorkloadKind::Llm;
+                    s.transport.cc = CcKind::Dcsim;
+                }),
             ),
-            ("skip.enabled", Box::new(|s| s.skip.enabled = true)),
             ("output.trace", Box::new(|s| s.output.trace = true)),
             (
                 "workload.collectives",

@@ -289,6 +289,27 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         self.regs.inflight
     }
 
+    /// New packets not yet sent (`total - snd_nxt`).
+    pub const fn unsent(&self) -> u32 {
+        self.regs.total.saturating_sub(self.regs.snd_nxt)
+    }
+
+    /// Wormhole fast-forward (section 5.3 / 6.2 of the Wormhole paper): `pkts` full-MTU
+    /// packets of the message were sent and acknowledged at the steady rate while the
+    /// partition was skipped. They are taken from the not-yet-sent part of the PSN space
+    /// (the message shrinks by `pkts` packets; the last packet and its size stay), so
+    /// `snd_una`, `snd_nxt`, the PSN ring, the in-flight packets and the receiver's
+    /// expected PSN are all unchanged: equivalent to advancing every sequence number by
+    /// `pkts` on both ends and relabelling the packets in flight, without rewriting any.
+    /// The window state (cwnd, alpha, epoch) is the steady state's and stays. At most
+    /// `unsent() - 1` packets go (the last one is always sent at packet level); returns
+    /// how many did.
+    pub fn fast_forward(&mut self, pkts: u32) -> u32 {
+        let k = pkts.min(self.unsent().saturating_sub(1));
+        self.regs.total -= k;
+        k
+    }
+
     /// Every packet acknowledged.
     pub const fn is_done(&self) -> bool {
         self.regs.snd_una >= self.regs.total
@@ -625,6 +646,54 @@ mod tests {
     extern crate std;
     use super::*;
     use proptest::prelude::*;
+
+    /// A fast-forwarded sender finishes exactly as a sender of the shorter message would,
+    /// keeps its window, and never drops the last (possibly short) packet.
+    #[test]
+    fn fast_forward_shrinks_the_unsent_part_only() {
+        let cfg = DctcpConfig {
+            mtu: 1000,
+            init_cwnd: 4000,
+            min_cwnd: 1000,
+            max_cwnd: 1 << 20,
+            rto: 10_000,
+            g_shift: 4,
+            alpha_init: 0,
+        };
+        let mut s = DctcpSender::<8>::new(cfg, 10_500, 0).unwrap();
+        assert_eq!(s.unsent(), 11);
+        let sent: Vec<_> = (0..4).map(|_| s.next_packet().unwrap()).collect();
+        assert_eq!(s.unsent(), 7);
+        let cwnd = s.cwnd();
+        assert_eq!(s.fast_forward(5), 5);
+        assert_eq!(s.unsent(), 2);
+        assert_eq!(s.cwnd(), cwnd);
+        // At most unsent - 1: the last packet stays.
+        assert_eq!(s.fast_forward(9), 1);
+        assert_eq!(s.unsent(), 1);
+        for p in &sent {
+            s.on_ack(&Ack {
+                psn: p.psn,
+                cum_ack: p.psn + 1,
+                ecn: false,
+                ev: 0,
+            });
+        }
+        assert!(!s.is_done());
+        let last = s.next_packet().unwrap();
+        assert_eq!(
+            (last.psn, last.payload),
+            (4, 500),
+            "the short last packet is kept"
+        );
+        s.on_ack(&Ack {
+            psn: 4,
+            cum_ack: 5,
+            ecn: false,
+            ev: 0,
+        });
+        assert!(s.is_done());
+    }
     use std::vec::Vec;
 
     const MTU: u32 = 1000;

@@ -230,8 +230,10 @@ impl Sim {
             hop_i: 0,
             fabric,
             rates: None,
+            wh: None,
         };
-        if let Some(f) = sim.flows.first() {
+        // (`llm` flows have no start time: their dependencies start them.)
+        if let Some(f) = sim.flows.first().filter(|f| f.spec.start_ps != NEVER) {
             sim.q.push(f.spec.start_ps, Comp::new(Kind::Arrivals, 0));
             sim.last_progress = f.spec.start_ps;
         }
@@ -253,6 +255,7 @@ impl Sim {
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;
+        sim.wormhole_setup(s)?;
         Ok(sim)
     }
 }

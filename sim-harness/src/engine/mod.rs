@@ -44,7 +44,7 @@
 use crate::clock::NIC_CLOCK;
 use crate::error::{Error, Result};
 use crate::event::{Comp, EventQueue, Kind, Time, NEVER};
-use crate::flow::{self, FlowRt, Lb};
+use crate::flow::{self, Cc, FlowRt, Lb};
 use crate::lb_stats::{SelectionTable, SELECTION_TABLE};
 use crate::packet::{Packet, PktKind};
 use crate::port::{Admitted, PortDriver};
@@ -75,6 +75,7 @@ mod results;
 mod run;
 mod sampling;
 mod shift;
+mod skip;
 
 /// Picoseconds per cycle of the NIC and switch clocks (1 GHz): [`crate::clock::NIC_CLOCK`].
 pub const CYCLE_PS: u64 = crate::clock::NIC_PERIOD_PS;
@@ -241,6 +242,8 @@ pub struct Sim {
     pub(crate) prefetch: bool,
     /// The per-flow rate series (`output.rate_sample_us > 0`; [`sampling`]).
     pub(crate) rates: Option<Box<sampling::RateSampler>>,
+    /// Wormhole (`skip.enabled`, `llm` workloads): partitions, skipping, the LLM DAG.
+    pub(crate) wh: Option<Box<skip::Wormhole>>,
 }
 
 /// What a run derives from its scenario and fabric before anything else: the longest path's

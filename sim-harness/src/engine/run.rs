@@ -6,16 +6,31 @@ use super::*;
 impl Sim {
     /// Run the event loop to the end (see the module doc for the stop conditions).
     pub fn run(&mut self, ctl: &RunControl) {
+        // One branch per run: the loop without Wormhole is compiled without its hooks.
+        if self.wh.is_some() {
+            self.run_loop::<true>(ctl)
+        } else {
+            self.run_loop::<false>(ctl)
+        }
+    }
+
+    /// The event loop; `WH`: with Wormhole's hooks ([`super::skip`]).
+    fn run_loop<const WH: bool>(&mut self, ctl: &RunControl) {
         let wall = std::time::Instant::now();
         let mut last_report = wall;
         if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             self.interrupted = true;
         }
-        while !self.interrupted && !self.all_done() {
+        while !self.interrupted && !(self.all_done() && (!WH || self.wh_finished())) {
             let Some(t) = self.q.peek_time() else { break };
             // The stall deadline is a simulated time, so when a run stalls does not depend on
             // how many events (e.g. output-only queue samples) happened before it.
-            let stall_at = if self.next_arrival > self.flows_done {
+            let may_stall = if WH {
+                self.wh_may_stall()
+            } else {
+                self.next_arrival > self.flows_done
+            };
+            let stall_at = if may_stall {
                 self.last_progress.saturating_add(self.stall_ps)
             } else {
                 NEVER
@@ -32,7 +47,10 @@ impl Sim {
             let (t, c) = self.q.pop().expect("peeked");
             self.prefetch_ahead();
             self.now = t;
-            self.c.events += 1;
+            // Wormhole's own events are bookkeeping, not simulated events.
+            if !WH || c.kind() != Kind::Wormhole {
+                self.c.events += 1;
+            }
             match c.kind() {
                 Kind::Deliver => self.on_deliver(c.index()),
                 Kind::TxDone => self.on_txdone(c.index()),
@@ -40,6 +58,10 @@ impl Sim {
                 Kind::Arrivals => self.on_arrivals(),
                 Kind::Failure => self.on_failure(c.index()),
                 Kind::Sample => self.on_sample(c.index()),
+                Kind::Wormhole => self.on_wormhole(c.index()),
+            }
+            if WH {
+                self.wh_after_event();
             }
             if self.c.events & (CHECK_EVERY - 1) == 0 {
                 if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -71,7 +93,13 @@ impl Sim {
             }
             let f = self.next_arrival as u32;
             self.next_arrival += 1;
-            self.transport_open(f);
+            if self.wh.is_some() {
+                self.wh_flow_start(f);
+                self.transport_open(f);
+                self.wh_flow_opened(f);
+            } else {
+                self.transport_open(f);
+            }
         }
     }
 }

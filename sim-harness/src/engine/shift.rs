@@ -32,14 +32,14 @@ impl Sim {
     /// `delta` ps later, now: their pending events and every absolute time they hold (see
     /// the module doc). Afterwards they behave as an unshifted run started `delta` later.
     pub fn shift_partition(&mut self, ports: &[u32], flows: &[u32], delta: Time) {
-        let mut set = PartitionSet::new();
-        for &p in ports {
-            set.add_port(p);
-        }
-        for &f in flows {
-            set.add_flow(f);
-        }
-        self.q.pause(SHIFT_ID, set);
+        self.q.pause(SHIFT_ID, partition_set(ports, flows));
+        self.shift_state(ports, flows, delta);
+        self.q.resume(SHIFT_ID, delta);
+    }
+
+    /// Move every absolute time ports `ports` and flows `flows` hold `delta` ps later (not
+    /// their events: the caller has them paused in the queue, and resumes them by `delta`).
+    pub(crate) fn shift_state(&mut self, ports: &[u32], flows: &[u32], delta: Time) {
         let later = |t: &mut Time| {
             if *t != NEVER {
                 *t = t.saturating_add(delta);
@@ -67,7 +67,6 @@ impl Sim {
             .filter(|&p| p < self.fabric.hosts)
             .collect();
         self.transport.shift(&hosts, flows, delta);
-        self.q.resume(SHIFT_ID, delta);
     }
 
     /// Delay every flow's start by `delta` ps (before the run): the whole run offset in time,
@@ -76,5 +75,45 @@ impl Sim {
         for f in &mut self.flows {
             f.spec.start_ps = f.spec.start_ps.saturating_add(delta);
         }
+    }
+}
+
+/// The event-queue set of ports `ports` and flows `flows`.
+pub(crate) fn partition_set(ports: &[u32], flows: &[u32]) -> PartitionSet {
+    let mut set = PartitionSet::new();
+    for &p in ports {
+        set.add_port(p);
+    }
+    for &f in flows {
+        set.add_flow(f);
+    }
+    set
+}
+
+impl Sim {
+    /// Give flow `f` (not started) the endpoints `src -> dst` and `bytes` bytes, keeping
+    /// its start time (for tests and tools that need a traffic pattern no workload kind
+    /// generates, e.g. partitions of chosen shapes). The collective metrics, built from the
+    /// original specs, are dropped. Refused (with the reason) for a started flow, an
+    /// unknown host, a flow to itself or an empty message.
+    pub fn set_flow(&mut self, f: u32, src: u32, dst: u32, bytes: u64) -> Result<()> {
+        let hosts = self.fabric.hosts;
+        let bad = |why: String| Err(Error::field("flow", format!("flow {f}: {why}")));
+        let Some(flow) = self.flows.get_mut(f as usize) else {
+            return bad("no such flow".into());
+        };
+        if flow.cc.is_some() || flow.end_ps != 0 {
+            return bad("already started".into());
+        }
+        if src >= hosts || dst >= hosts || src == dst || bytes == 0 {
+            return bad(format!(
+                "{src} -> {dst} of {bytes} bytes (hosts 0..{hosts}, distinct, at least 1 byte)"
+            ));
+        }
+        flow.spec.src = src;
+        flow.spec.dst = dst;
+        flow.spec.bytes = bytes;
+        self.cm = None;
+        Ok(())
     }
 }

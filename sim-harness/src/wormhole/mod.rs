@@ -40,6 +40,7 @@
 //!   once, a compute task as a timer on its host); hosts map onto dcfab's fat tree with
 //!   `rail::RailLayout::fat_tree_host` (ToR host ports = `servers_per_tor`).
 
+pub mod checks;
 pub mod guidance;
 pub mod llm;
 pub mod memo;

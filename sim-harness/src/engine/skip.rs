@@ -1,0 +1,942 @@
+//! Wormhole in the run loop (`../shared/papers/wormhole.md` sections 4-6): incremental
+//! port-level partitions, per-flow steady-state detection, fast-forwarding of steady
+//! partitions with skip-back, memoization of unsteady periods, and the LLM DAG's
+//! dependency-driven flow starts. Active only when `skip.enabled` or `workload.kind = "llm"`
+//! ([`Sim::wh`] is `Some`); otherwise the run loop is the plain one.
+//!
+//! * **Partitions** (Def. 1, Appendix E, [`Partitions`]): a flow's ports are every output
+//!   port its DATA and its ACKs / NACKs can use ([`Sim::flow_ports`]: the ECMP path both
+//!   ways, or with per-packet spraying every up port a tree route offers). Flows join at
+//!   their start (merge) and leave at their completion (split).
+//! * **Steady state** (5.1, Eq. 6/7): every `skip.sample_us` each active flow's sending rate
+//!   (payload bytes of the DATA packets it sent in the interval) goes to its
+//!   [`SteadyDetector`] (`skip.theta`, `skip.samples`). Any change of a partition (a flow
+//!   starting or finishing in it, a resume) resets its flows' detectors (5.3).
+//! * **Fast-forward** (5.3, 6.2, 6.3): when every flow of a partition is steady,
+//!   [`skip::plan_skip`] gives the next interrupt: a flow's completion at its estimated
+//!   rate (keeping [`RESERVE_BDPS`] BDPs of each flow for the packet level), a known event
+//!   (the next timed arrival, a failure's start or end, the stop time) or the horizon
+//!   ([`HORIZON_PS`]). The partition is *paused* at once ([`EventQueue::pause`]: its
+//!   queues frozen with their occupancy, its events held) and a wake-up is scheduled at the
+//!   interrupt. At the wake-up (or earlier, when a flow starting at `t2` needs one of its
+//!   ports: the skip-back of 6.3, [`skip::skip_back`]) the partition resumes: each flow's
+//!   sender drops the bytes it sent meanwhile at its estimated rate from its unsent part
+//!   ([`nic::transport::DctcpSender::fast_forward`], whole packets), every absolute time
+//!   the partition holds and its held events move by the time skipped
+//!   ([`Sim::shift_state`], [`EventQueue::resume`]). Other partitions never see any of it.
+//!   Pausing until the interrupt instead of shifting at the start makes skip-back a
+//!   shorter resume: no event is ever moved back in time.
+//! * **Soundness limits.** Only the DCTCP-style transport is fast-forwarded (its per-flow
+//!   block state is the sender's window, unchanged in a steady state, and its message
+//!   length; the REPS word and failure detector are left as they are: at a steady rate
+//!   REPS recycles the same cached EVs, and their cycle counters move with the flow's
+//!   clock). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
+//!   with `skip.enabled` runs in full, says so on stderr and reports
+//!   `wormhole_skip_refused = 1`.
+//! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
+//!   partition (a flow started in it) its flow conflict graph (flows weighted by their rate
+//!   class, edges by shared ports) is looked up. A miss remembers the graph, the flows'
+//!   bytes so far and the time; when the partition next becomes steady the entry (end
+//!   rates, per-flow transient bytes, convergence time) is inserted. A hit skips the
+//!   transient: the partition is paused for the stored convergence time and resumes with
+//!   each flow advanced by its stored transient bytes (at most its skippable bytes).
+
+use super::*;
+use crate::wormhole::guidance::{Guidance, GuidanceInput};
+use crate::wormhole::llm::{LlmDag, TaskKind};
+use crate::wormhole::memo::{self, FlowConflictGraph, MemoDb, MemoValue};
+use crate::wormhole::partition::{Change, PartitionId, Partitions};
+use crate::wormhole::skip::{self, KnownEvent, SkipBack, SkipPlan, SteadyFlow};
+use crate::wormhole::steady::SteadyDetector;
+
+/// [`Kind::Wormhole`] index of the rate-sampling tick.
+const TICK: u32 = 0;
+/// [`Kind::Wormhole`] index of a wake-up of skipped partitions.
+const WAKE: u32 = 1;
+/// [`Kind::Wormhole`] index of the start of DAG task 0 (`TASK0 + 2 t`; its end `+ 1`).
+const TASK0: u32 = 2;
+
+/// Bytes of each flow kept for packet-level simulation after a skip, in BDPs of the run:
+/// the tail (last window in flight, its ACKs) is simulated, not estimated.
+pub const RESERVE_BDPS: u64 = 2;
+
+/// The skip horizon when no interrupt is foreseen (6.3: "a relatively large time"): 1 s.
+pub const HORIZON_PS: u64 = 1_000_000_000_000;
+
+/// Rate classes of the conflict graph's flow weights ([`memo::rate_class`]).
+const RATE_CLASSES: u32 = 16;
+
+/// One active flow's rate sampler.
+#[derive(Debug, Clone)]
+struct Sampler {
+    det: SteadyDetector,
+    /// DATA packets sent at the last sample (`None`: no baseline yet).
+    last: Option<u64>,
+    steady: bool,
+}
+
+/// A paused (skipped) partition.
+#[derive(Debug, Clone)]
+struct Frozen {
+    plan: SkipPlan,
+    flows: Vec<SteadyFlow>,
+    ports: Vec<u32>,
+    flow_ids: Vec<u32>,
+    /// A memo hit's transient (no skip-back: the stored bytes are for the whole transient).
+    memo_hit: bool,
+}
+
+/// A memo miss waiting for its partition's steady state.
+#[derive(Debug, Clone)]
+struct Miss {
+    graph: FlowConflictGraph,
+    /// The partition's flows (graph vertex order) and their DATA packets sent at the start.
+    flows: Vec<(u32, u64)>,
+    at: Time,
+}
+
+/// The LLM iteration being run.
+#[derive(Debug, Clone)]
+struct DagRun {
+    dag: LlmDag,
+    /// Flow index -> task, and task -> flow index (`u32::MAX`: a compute task).
+    flow_task: Vec<u32>,
+    task_flow: Vec<u32>,
+    /// Dependencies not finished yet, per task.
+    waiting: Vec<u32>,
+    succ: Vec<Vec<u32>>,
+    /// (start, finish) per task.
+    times: Vec<(Time, Time)>,
+    done: usize,
+}
+
+/// Counters of the summary's `wormhole_*` keys.
+#[derive(Debug, Clone, Copy, Default)]
+struct WhStats {
+    ticks: u64,
+    skips: u64,
+    skip_backs: u64,
+    skipped_ps: u64,
+    skipped_packets: u64,
+    partitions_max: u64,
+    steady_entries: u64,
+    memo_skips: u64,
+}
+
+/// Wormhole's run state ([`Sim::wh`]).
+#[derive(Debug)]
+pub(crate) struct Wormhole {
+    /// Fast-forwarding on (asked for, and the transport allows it).
+    skip: bool,
+    refused: bool,
+    sample_ps: u64,
+    theta: f64,
+    samples: usize,
+    mtu: u64,
+    reserve_bytes: u64,
+    capacity_bps: u64,
+    parts: Partitions,
+    /// Ports of each started flow (empty until it starts).
+    ports: Vec<Vec<u32>>,
+    active: BTreeMap<u32, Sampler>,
+    frozen: BTreeMap<PartitionId, Frozen>,
+    misses: BTreeMap<PartitionId, Miss>,
+    memo: MemoDb,
+    done_seen: usize,
+    started: usize,
+    dag: Option<DagRun>,
+    st: WhStats,
+    warnings: Vec<String>,
+}
+
+impl Sim {
+    /// Install Wormhole for scenario `s` (after the transport): nothing unless
+    /// `skip.enabled` or an `llm` workload.
+    pub(crate) fn wormhole_setup(&mut self, s: &Scenario) -> Result<()> {
+        let llm = s.workload.kind == crate::scenario::WorkloadKind::Llm;
+        if !s.skip.enabled && !llm {
+            return Ok(());
+        }
+        let refused = s.skip.enabled && !matches!(self.transport, TransportDriver::Dctcp(_));
+        let skip = s.skip.enabled && !refused;
+        let sample_ps = crate::units::us_to_ps("skip.sample_us", s.skip.sample_us)?;
+        let mut warnings = Vec::new();
+        if refused {
+            warnings.push(format!(
+                "skip.enabled: transport.cc = \"{}\" cannot be fast-forwarded soundly (its \
+                 hosts keep state that is not per flow); this run is simulated in full",
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ));
+        }
+        let mtu = u64::from(s.transport.mtu);
+        if skip {
+            let g = Guidance::new(&GuidanceInput {
+                link_gbps: self.fabric.host_gbps,
+                rtt_ps: self.base_rtt_ps,
+                flows: 1,
+                mtu_bytes: s.transport.mtu,
+                sample_interval_ps: sample_ps,
+            })?;
+            warnings.extend(
+                g.warnings(s.skip.theta, u64::from(s.skip.samples))
+                    .into_iter()
+                    .map(|w| format!("skip: {w}")),
+            );
+        }
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        let dag = if llm {
+            let t = &s.topology;
+            let d = crate::validate::tor_host_ports(u64::from(t.radix), t.oversubscription);
+            let (dag, _) = crate::workload::llm::dag(s, d as u32, self.fabric.hosts)?;
+            // The collective metrics need every flow's start time up front; an LLM
+            // iteration reports its own (`llm_*` keys, `iterations.csv`) instead.
+            self.cm = None;
+            Some(self.dag_setup(dag))
+        } else {
+            None
+        };
+        self.wh = Some(Box::new(Wormhole {
+            skip,
+            refused,
+            sample_ps,
+            theta: s.skip.theta,
+            samples: s.skip.samples as usize,
+            mtu,
+            reserve_bytes: (RESERVE_BDPS * self.bdp_bytes).max(mtu),
+            capacity_bps: (self.fabric.host_gbps * 1e9).round() as u64,
+            parts: Partitions::new(),
+            ports: vec![Vec::new(); self.flows.len()],
+            active: BTreeMap::new(),
+            frozen: BTreeMap::new(),
+            misses: BTreeMap::new(),
+            memo: MemoDb::new(),
+            done_seen: 0,
+            started: 0,
+            dag,
+            st: WhStats::default(),
+            warnings,
+        }));
+        if skip {
+            self.q.push(sample_ps, Comp::new(Kind::Wormhole, TICK));
+        }
+        Ok(())
+    }
+
+    fn dag_setup(&mut self, dag: LlmDag) -> DagRun {
+        let n = dag.tasks.len();
+        let mut task_flow = vec![u32::MAX; n];
+        let mut flow_task = Vec::new();
+        let mut succ = vec![Vec::new(); n];
+        let mut waiting = vec![0u32; n];
+        for (i, t) in dag.tasks.iter().enumerate() {
+            if let TaskKind::Flow { .. } = t.kind {
+                task_flow[i] = flow_task.len() as u32;
+                flow_task.push(i as u32);
+            }
+            waiting[i] = t.deps.len() as u32;
+            for &d in &t.deps {
+                succ[d as usize].push(i as u32);
+            }
+        }
+        debug_assert_eq!(flow_task.len(), self.flows.len());
+        for (i, t) in dag.tasks.iter().enumerate() {
+            if t.deps.is_empty() {
+                self.q
+                    .push(0, Comp::new(Kind::Wormhole, TASK0 + 2 * i as u32));
+            }
+        }
+        DagRun {
+            dag,
+            flow_task,
+            task_flow,
+            waiting,
+            succ,
+            times: vec![(NEVER, NEVER); n],
+            done: 0,
+        }
+    }
+
+    /// Whether Wormhole has nothing left to do (every DAG task finished).
+    pub(super) fn wh_finished(&self) -> bool {
+        self.wh
+            .as_ref()
+            .is_none_or(|w| w.dag.as_ref().is_none_or(|d| d.done == d.dag.tasks.len()))
+    }
+
+    /// Whether the stall deadline applies (some flow started and not done, none paused).
+    pub(super) fn wh_may_stall(&self) -> bool {
+        self.wh
+            .as_ref()
+            .is_some_and(|w| w.started > self.flows_done && w.frozen.is_empty())
+    }
+
+    /// A [`Kind::Wormhole`] event.
+    pub(super) fn on_wormhole(&mut self, i: u32) {
+        match i {
+            TICK => self.wh_tick(),
+            WAKE => self.wh_wake(),
+            _ => {
+                let t = (i - TASK0) / 2;
+                if (i - TASK0).is_multiple_of(2) {
+                    self.task_start(t);
+                } else {
+                    self.task_end(t);
+                }
+            }
+        }
+    }
+
+    /// After an event: flows that completed leave their partitions (and end their tasks).
+    #[inline]
+    pub(super) fn wh_after_event(&mut self) {
+        if self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.done_seen != self.flows_done)
+        {
+            self.wh_completions();
+        }
+    }
+
+    fn task_start(&mut self, t: u32) {
+        let now = self.now;
+        let Some(d) = self.wh.as_mut().and_then(|w| w.dag.as_mut()) else {
+            return;
+        };
+        d.times[t as usize].0 = now;
+        match d.dag.tasks[t as usize].kind {
+            TaskKind::Compute { duration_ps, .. } => {
+                self.q.push(
+                    now.saturating_add(duration_ps),
+                    Comp::new(Kind::Wormhole, TASK0 + 2 * t + 1),
+                );
+            }
+            TaskKind::Flow { .. } => {
+                let f = d.task_flow[t as usize];
+                self.flows[f as usize].spec.start_ps = now;
+                self.wh_flow_start(f);
+                self.transport_open(f);
+                self.wh_flow_opened(f);
+            }
+        }
+    }
+
+    fn task_end(&mut self, t: u32) {
+        let now = self.now;
+        let Some(d) = self.wh.as_mut().and_then(|w| w.dag.as_mut()) else {
+            return;
+        };
+        d.times[t as usize].1 = now;
+        d.done += 1;
+        let mut ready = Vec::new();
+        for &s in &d.succ[t as usize] {
+            d.waiting[s as usize] -= 1;
+            if d.waiting[s as usize] == 0 {
+                ready.push(s);
+            }
+        }
+        for s in ready {
+            self.task_start(s);
+        }
+    }
+
+    /// Every output port flow `f`'s packets can use: its DATA path and its ACK path (the
+    /// flow's ECMP entropy both ways, or every up port under per-packet spraying).
+    pub(crate) fn flow_ports(&self, f: u32) -> Vec<u32> {
+        let flow = &self.flows[f as usize];
+        let ev = match &flow.lb {
+            Lb::Ecmp(e) => Some(e.ev()),
+            _ => None,
+        };
+        let mut out = std::collections::BTreeSet::new();
+        self.walk(flow.spec.src, flow.spec.dst, ev, &mut out);
+        self.walk(flow.spec.dst, flow.spec.src, ev, &mut out);
+        out.into_iter().collect()
+    }
+
+    fn walk(&self, src: u32, dst: u32, ev: Option<u16>, out: &mut std::collections::BTreeSet<u32>) {
+        let mut todo = vec![src];
+        out.insert(src);
+        while let Some(p) = todo.pop() {
+            let Node::Switch(s) = self.ports[p as usize].peer else {
+                continue;
+            };
+            let (route, seed) = self.switches[s as usize];
+            let mut next = Vec::new();
+            match ev {
+                Some(ev) => next.extend(route.select(src, dst, ev, seed)),
+                None => {
+                    #[allow(irrefutable_let_patterns)]
+                    if let Route::Tree {
+                        lo,
+                        hi,
+                        per_down,
+                        first_down,
+                        first_up,
+                        n_up,
+                    } = route
+                    {
+                        if dst >= lo && dst < hi {
+                            next.push(first_down + (dst - lo) / per_down);
+                        } else {
+                            next.extend(first_up..first_up + n_up);
+                        }
+                    } else {
+                        let sw = &self.fabric.switches[s as usize];
+                        next.extend(sw.first_port..sw.first_port + sw.n_ports);
+                    }
+                }
+            }
+            for n in next {
+                if out.insert(n) {
+                    todo.push(n);
+                }
+            }
+        }
+    }
+
+    /// Flow `f` starts now (before its transport opens): resume every skipped partition it
+    /// touches (skip-back), join the partitions, reset detectors, look the new unsteady
+    /// period up in the memo.
+    pub(super) fn wh_flow_start(&mut self, f: u32) {
+        let ports = self.flow_ports(f);
+        let Some(w) = self.wh.as_mut() else { return };
+        let mut touched: Vec<PartitionId> = ports
+            .iter()
+            .filter_map(|&p| w.parts.partition_of_port(p))
+            .filter(|id| w.frozen.contains_key(id))
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for id in touched {
+            self.thaw(id);
+        }
+        let w = self.wh.as_mut().expect("checked");
+        let change = w.parts.start_flow(f, &ports).expect("a flow starts once");
+        w.ports[f as usize] = ports;
+        w.started += 1;
+        w.active.insert(
+            f,
+            Sampler {
+                det: SteadyDetector::new(w.theta, w.samples).expect("checked by validate"),
+                last: None,
+                steady: false,
+            },
+        );
+        w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
+        let id = match change {
+            Change::Merged { into, absorbed } => {
+                for a in absorbed {
+                    w.misses.remove(&a);
+                }
+                into
+            }
+            Change::Created(id) | Change::Joined(id) => id,
+            _ => unreachable!("start_flow creates, joins or merges"),
+        };
+        self.reset_partition(id);
+    }
+
+    /// Flow `f`'s transport has opened: its partition begins an unsteady period, looked up
+    /// in the memo.
+    pub(super) fn wh_flow_opened(&mut self, f: u32) {
+        if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
+            self.memo_lookup(id);
+        }
+    }
+
+    /// Reset the detectors of partition `id`'s flows (an interrupt, 5.3).
+    fn reset_partition(&mut self, id: PartitionId) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some(flows) = w.parts.flows(id) else {
+            return;
+        };
+        for f in flows {
+            if let Some(s) = w.active.get_mut(f) {
+                s.det.reset();
+                s.last = None;
+                s.steady = false;
+            }
+        }
+    }
+
+    /// DATA packets flow `f` has sent (first transmissions and retransmissions).
+    fn packets_sent(&self, f: u32) -> Option<u64> {
+        let flow = &self.flows[f as usize];
+        flow.cc.as_ref().map(|c| c.stats().packets_sent)
+    }
+
+    fn wh_completions(&mut self) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        w.done_seen = self.flows_done;
+        let done: Vec<u32> = w
+            .active
+            .keys()
+            .copied()
+            .filter(|&f| self.flows[f as usize].end_ps != 0)
+            .collect();
+        for f in done {
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.active.remove(&f);
+            if let Some(id) = w.parts.partition_of_flow(f) {
+                w.misses.remove(&id);
+            }
+            let change = w.parts.finish_flow(f).expect("an active flow");
+            let ids = match change {
+                Change::Shrunk(id) => vec![id],
+                Change::Split { kept, new } => {
+                    let mut v = vec![kept];
+                    v.extend(new);
+                    v
+                }
+                _ => Vec::new(),
+            };
+            for id in ids {
+                self.reset_partition(id);
+            }
+            let w = self.wh.as_mut().expect("wormhole on");
+            if let Some(d) = w.dag.as_ref() {
+                let t = d.flow_task[f as usize];
+                self.task_end(t);
+            }
+        }
+    }
+
+    /// The rate-sampling tick: one sample per active flow not skipped, then every partition
+    /// whose flows are all steady is fast-forwarded.
+    fn wh_tick(&mut self) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        w.st.ticks += 1;
+        let (mtu, sample_ps) = (w.mtu, w.sample_ps);
+        let frozen: std::collections::BTreeSet<u32> = w
+            .frozen
+            .values()
+            .flat_map(|fr| fr.flow_ids.iter().copied())
+            .collect();
+        let flows: Vec<u32> = w.active.keys().copied().collect();
+        for f in flows {
+            if frozen.contains(&f) {
+                continue;
+            }
+            let Some(sent) = self.packets_sent(f) else {
+                continue;
+            };
+            let w = self.wh.as_mut().expect("wormhole on");
+            let s = w.active.get_mut(&f).expect("active");
+            if let Some(last) = s.last {
+                let bits = u128::from(sent - last) * u128::from(mtu) * 8;
+                let rate = (bits * 1_000_000_000_000 / u128::from(sample_ps)) as u64;
+                s.det.push(rate);
+                let steady = s.det.is_steady();
+                if steady && !s.steady {
+                    w.st.steady_entries += 1;
+                }
+                s.steady = steady;
+            }
+            s.last = Some(sent);
+        }
+        let w = self.wh.as_ref().expect("wormhole on");
+        let ready: Vec<PartitionId> = w
+            .parts
+            .ids()
+            .filter(|id| !w.frozen.contains_key(id))
+            .filter(|&id| {
+                w.parts
+                    .flows(id)
+                    .is_some_and(|fl| fl.iter().all(|f| w.active.get(f).is_some_and(|s| s.steady)))
+            })
+            .collect();
+        for id in ready {
+            self.try_skip(id);
+        }
+        self.q
+            .push(self.now + sample_ps, Comp::new(Kind::Wormhole, TICK));
+    }
+
+    /// The flows of partition `id` as [`SteadyFlow`]s at their steady rates `rate(f)`, if
+    /// every one is a DCTCP sender.
+    fn steady_flows(
+        &self,
+        id: PartitionId,
+        rate: impl Fn(u32) -> Option<u64>,
+    ) -> Option<Vec<SteadyFlow>> {
+        let w = self.wh.as_ref()?;
+        let mut v = Vec::new();
+        for &f in w.parts.flows(id)? {
+            let Some(Cc::Dctcp(s)) = &self.flows[f as usize].cc else {
+                return None;
+            };
+            v.push(SteadyFlow {
+                flow: f,
+                remaining_bytes: u64::from(s.unsent()) * w.mtu,
+                rate_bps: rate(f)?,
+                reserve_bytes: w.reserve_bytes,
+            });
+        }
+        Some(v)
+    }
+
+    /// Known future events (5.3): the next timed arrival, failures, the stop time.
+    fn known_events(&self) -> Vec<KnownEvent> {
+        let mut k = Vec::new();
+        if let Some(f) = self.flows.get(self.next_arrival) {
+            if f.spec.start_ps != NEVER && f.spec.start_ps >= self.now {
+                k.push(KnownEvent {
+                    at_ps: f.spec.start_ps,
+                    id: 0,
+                });
+            }
+        }
+        for (i, f) in self.failures.iter().enumerate() {
+            for (j, t) in [Some(f.at), f.until].into_iter().enumerate() {
+                if let Some(t) = t.filter(|&t| t >= self.now) {
+                    k.push(KnownEvent {
+                        at_ps: t,
+                        id: 1 + 2 * i as u64 + j as u64,
+                    });
+                }
+            }
+        }
+        if self.max_time != NEVER && self.max_time >= self.now {
+            k.push(KnownEvent {
+                at_ps: self.max_time,
+                id: u64::MAX,
+            });
+        }
+        k
+    }
+
+    /// Fast-forward partition `id` (all its flows steady) if an interrupt lies ahead.
+    fn try_skip(&mut self, id: PartitionId) {
+        let Some(w) = self.wh.as_ref() else { return };
+        if !w.skip {
+            return;
+        }
+        let est = |f: u32| w.active.get(&f).and_then(|s| s.det.estimate());
+        let Some(flows) = self.steady_flows(id, est) else {
+            return;
+        };
+        let known = self.known_events();
+        let horizon = self.now.saturating_add(HORIZON_PS);
+        let Ok(Some(plan)) = skip::plan_skip(self.now, &flows, &known, Some(horizon)) else {
+            return;
+        };
+        if plan.shift_ps() < w.sample_ps {
+            return;
+        }
+        self.memo_insert(id, &flows);
+        self.freeze(id, plan, flows, false);
+    }
+
+    /// Pause partition `id` until `plan.until_ps` (a wake-up then).
+    fn freeze(&mut self, id: PartitionId, plan: SkipPlan, flows: Vec<SteadyFlow>, memo_hit: bool) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        let ports: Vec<u32> = w
+            .parts
+            .ports(id)
+            .map(|p| p.into_iter().collect())
+            .unwrap_or_default();
+        let flow_ids: Vec<u32> = flows.iter().map(|f| f.flow).collect();
+        self.q.pause(id, shift::partition_set(&ports, &flow_ids));
+        self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
+        w.st.skips += 1;
+        if memo_hit {
+            w.st.memo_skips += 1;
+        }
+        w.frozen.insert(
+            id,
+            Frozen {
+                plan,
+                flows,
+                ports,
+                flow_ids,
+                memo_hit,
+            },
+        );
+    }
+
+    /// Resume every skipped partition whose target time has come.
+    fn wh_wake(&mut self) {
+        let now = self.now;
+        let Some(w) = self.wh.as_ref() else { return };
+        let due: Vec<PartitionId> = w
+            .frozen
+            .iter()
+            .filter(|(_, fr)| fr.plan.until_ps <= now)
+            .map(|(&id, _)| id)
+            .collect();
+        for id in due {
+            self.thaw(id);
+        }
+    }
+
+    /// Resume skipped partition `id` now: at its target time the plan's advance, earlier the
+    /// skip-back's (6.3); its senders advanced, its times and held events shifted by the
+    /// time skipped.
+    fn thaw(&mut self, id: PartitionId) {
+        let now = self.now;
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some(fr) = w.frozen.remove(&id) else {
+            return;
+        };
+        let advance = if now >= fr.plan.until_ps {
+            fr.plan.advance.clone()
+        } else if fr.memo_hit {
+            // A stored transient cut short: its bytes pro rata.
+            w.st.skip_backs += 1;
+            let (done, all) = (now - fr.plan.from_ps, fr.plan.shift_ps());
+            fr.plan
+                .advance
+                .iter()
+                .map(|&(f, b)| {
+                    (
+                        f,
+                        (u128::from(b) * u128::from(done) / u128::from(all)) as u64,
+                    )
+                })
+                .collect()
+        } else {
+            w.st.skip_backs += 1;
+            match skip::skip_back(&fr.plan, &fr.flows, now) {
+                Ok(SkipBack::Rollback { advance, .. }) => advance,
+                _ => fr.plan.advance.clone(),
+            }
+        };
+        let mtu = w.mtu;
+        let delta = now - fr.plan.from_ps;
+        w.st.skipped_ps += delta;
+        let mut skipped = 0;
+        for (f, bytes) in advance {
+            if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
+                skipped +=
+                    u64::from(s.fast_forward(u32::try_from(bytes / mtu).unwrap_or(u32::MAX)));
+            }
+        }
+        self.shift_state(&fr.ports, &fr.flow_ids, delta);
+        self.q.resume(id, delta);
+        self.last_progress = now;
+        let w = self.wh.as_mut().expect("wormhole on");
+        w.st.skipped_packets += skipped;
+        self.reset_partition(id);
+    }
+
+    /// The conflict graph of partition `id` now (flows in id order, weighted by the rate
+    /// class of their last estimate, 0 for a flow without one).
+    fn conflict_graph(&self, id: PartitionId) -> Option<(FlowConflictGraph, Vec<u32>)> {
+        let w = self.wh.as_ref()?;
+        let flows: Vec<u32> = w.parts.flows(id)?.iter().copied().collect();
+        let weights: Vec<(u32, &[u32])> = flows
+            .iter()
+            .map(|&f| {
+                let r = w.active.get(&f).and_then(|s| s.det.estimate()).unwrap_or(0);
+                (
+                    memo::rate_class(r, w.capacity_bps, RATE_CLASSES),
+                    w.ports[f as usize].as_slice(),
+                )
+            })
+            .collect();
+        Some((FlowConflictGraph::from_paths(&weights), flows))
+    }
+
+    /// A new unsteady period of partition `id` begins: look it up; a hit skips the
+    /// transient, a miss is remembered.
+    fn memo_lookup(&mut self, id: PartitionId) {
+        if !self.wh.as_ref().is_some_and(|w| w.skip) {
+            return;
+        }
+        let Some((g, flows)) = self.conflict_graph(id) else {
+            return;
+        };
+        let w = self.wh.as_mut().expect("wormhole on");
+        match w.memo.lookup(&g) {
+            Some(v) => self.memo_hit(id, &flows, v),
+            None => {
+                let sent = flows
+                    .iter()
+                    .map(|&f| (f, self.packets_sent(f).unwrap_or(0)))
+                    .collect();
+                let w = self.wh.as_mut().expect("wormhole on");
+                w.misses.insert(
+                    id,
+                    Miss {
+                        graph: g,
+                        flows: sent,
+                        at: self.now,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Skip a transient the memo knows: pause for its convergence time, each flow advanced
+    /// by its transient bytes (at most what it may skip).
+    fn memo_hit(&mut self, id: PartitionId, flows: &[u32], v: MemoValue) {
+        let Some(sf) = self.steady_flows(id, |f| {
+            flows.iter().position(|&x| x == f).map(|i| v.end_rates[i])
+        }) else {
+            return;
+        };
+        if v.convergence_ps == 0 {
+            return;
+        }
+        let until = self.now.saturating_add(v.convergence_ps);
+        if self.known_events().iter().any(|k| k.at_ps < until) {
+            return;
+        }
+        let advance = sf
+            .iter()
+            .zip(&v.transient_bytes)
+            .map(|(s, &b)| (s.flow, b.min(s.skippable())))
+            .collect();
+        let plan = SkipPlan {
+            from_ps: self.now,
+            until_ps: until,
+            cause: skip::Interrupt::Horizon,
+            advance,
+        };
+        self.freeze(id, plan, sf, true);
+    }
+
+    /// Partition `id` is steady: store its remembered miss (end rates, transient bytes,
+    /// convergence time).
+    fn memo_insert(&mut self, id: PartitionId, flows: &[SteadyFlow]) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some(m) = w.misses.remove(&id) else {
+            return;
+        };
+        if m.flows.len() != flows.len() || m.flows.iter().zip(flows).any(|(a, b)| a.0 != b.flow) {
+            return;
+        }
+        let mtu = w.mtu;
+        let transient_bytes = m
+            .flows
+            .iter()
+            .map(|&(f, at)| {
+                let now = self.flows[f as usize]
+                    .cc
+                    .as_ref()
+                    .map_or(at, |c| c.stats().packets_sent);
+                now.saturating_sub(at) * mtu
+            })
+            .collect();
+        let v = MemoValue {
+            end_rates: flows.iter().map(|f| f.rate_bps).collect(),
+            transient_bytes,
+            convergence_ps: self.now - m.at,
+        };
+        let w = self.wh.as_mut().expect("wormhole on");
+        let _ = w.memo.insert(m.graph, v);
+    }
+
+    /// The `wormhole_*` and `llm_*` summary keys and `iterations.csv`.
+    pub(super) fn wh_results(&self, r: &mut RunResult) {
+        let Some(w) = self.wh.as_ref() else { return };
+        let x = &mut r.summary.extra;
+        let st = w.st;
+        let ms = w.memo.stats();
+        let events_per_pkt = if self.c.data_sent > 0 {
+            self.c.events as f64 / self.c.data_sent as f64
+        } else {
+            0.0
+        };
+        let started = w.started.max(1) as f64;
+        for (k, v) in [
+            ("wormhole_skip", w.skip as u8 as f64),
+            ("wormhole_skip_refused", w.refused as u8 as f64),
+            ("wormhole_ticks", st.ticks as f64),
+            ("wormhole_skips", st.skips as f64),
+            ("wormhole_skip_backs", st.skip_backs as f64),
+            ("wormhole_skipped_ps", st.skipped_ps as f64),
+            ("wormhole_skipped_packets", st.skipped_packets as f64),
+            (
+                "wormhole_skipped_events",
+                (st.skipped_packets as f64 * events_per_pkt).round(),
+            ),
+            ("wormhole_partitions", w.parts.stats().created as f64),
+            ("wormhole_partitions_max", st.partitions_max as f64),
+            (
+                "wormhole_steady_entries_per_flow",
+                st.steady_entries as f64 / started,
+            ),
+            ("wormhole_memo_hits", ms.hits as f64),
+            ("wormhole_memo_misses", ms.misses as f64),
+            ("wormhole_memo_size", ms.entries as f64),
+            ("wormhole_memo_skips", st.memo_skips as f64),
+            ("wormhole_warnings", w.warnings.len() as f64),
+        ] {
+            x.insert(k.into(), v);
+        }
+        let Some(d) = w.dag.as_ref() else { return };
+        let times: Vec<(u64, u64)> = d
+            .times
+            .iter()
+            .map(|&(a, b)| {
+                if a == NEVER || b == NEVER {
+                    (0, 0)
+                } else {
+                    (a, b)
+                }
+            })
+            .collect();
+        let complete = d.done == d.dag.tasks.len();
+        x.insert("llm_tasks".into(), d.dag.tasks.len() as f64);
+        x.insert("llm_tasks_done".into(), d.done as f64);
+        let Ok(it) = d.dag.iteration_times(&times) else {
+            return;
+        };
+        x.insert(
+            "llm_iteration_ps".into(),
+            if complete {
+                it.iteration_ps as f64
+            } else {
+                0.0
+            },
+        );
+        let mut rows = Vec::new();
+        for p in &it.phases {
+            let name = format!("{:?}", p.phase).to_lowercase();
+            x.insert(
+                format!("llm_{name}_span_ps"),
+                p.last_finish_ps.saturating_sub(p.first_start_ps) as f64,
+            );
+            x.insert(format!("llm_{name}_mean_ps"), p.mean_fct_ps as f64);
+            rows.push(vec![
+                "0".into(),
+                name,
+                p.tasks.to_string(),
+                p.first_start_ps.to_string(),
+                p.last_finish_ps.to_string(),
+                p.mean_fct_ps.to_string(),
+                p.max_fct_ps.to_string(),
+            ]);
+        }
+        rows.push(vec![
+            "0".into(),
+            "iteration".into(),
+            d.dag.tasks.len().to_string(),
+            "0".into(),
+            if complete { it.iteration_ps } else { 0 }.to_string(),
+            String::new(),
+            String::new(),
+        ]);
+        r.tables.insert(
+            "iterations".into(),
+            crate::results::Table {
+                header: [
+                    "iteration",
+                    "phase",
+                    "tasks",
+                    "first_start_ps",
+                    "last_finish_ps",
+                    "mean_task_ps",
+                    "max_task_ps",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows,
+            },
+        );
+    }
+}

@@ -1,0 +1,195 @@
+//! Wormhole in the DES (issue 12): fast-forwarding steady partitions against the full run.
+//!
+//! * a run with no steady period is bit-identical with and without skipping;
+//! * skipping one partition leaves every other partition's flows and ports bit-identical;
+//! * a small instance: mean FCT error under 1 % with far fewer events;
+//! * an LLM iteration (GPT, 64 GPUs, scaled down): every task runs, iteration-time and FCT
+//!   errors under 1 % with fewer events, and DCSIM is refused for skipping, not skipped.
+//!
+//! (Incremental partitions against a from-scratch search after random start / finish
+//! sequences: the proptest in `src/wormhole/partition.rs`.)
+
+use sim_harness::engine::Sim;
+use sim_harness::scenario::{LbKind, LlmFamily, LlmWorkload, Scenario, Size, WorkloadKind};
+use sim_harness::{validate::validate, RunControl, RunResult};
+
+/// `hosts` hosts under one ToR of a radix-12 2-tier fat tree at 100 Gb/s, ECMP, tornado
+/// of `message`, skipping on with 20 samples of 5 us and theta 0.1.
+fn one_tor(hosts: u32, message: u64) -> Scenario {
+    let mut s = Scenario {
+        name: "wormhole".into(),
+        ..Scenario::default()
+    };
+    s.topology.tiers = 2;
+    s.topology.radix = 12;
+    s.topology.hosts = hosts;
+    s.topology.link_gbps = 100.0;
+    s.transport.lb = LbKind::Ecmp;
+    s.workload.kind = WorkloadKind::Tornado;
+    s.workload.message = Size::Bytes(message);
+    s.output.queue_sample_us = 0.0;
+    s.output.selection_bucket_us = 0.0;
+    s.skip.enabled = true;
+    s.skip.theta = 0.1;
+    s.skip.samples = 20;
+    s.skip.sample_us = 5.0;
+    s
+}
+
+fn run(s: &Scenario, skip: bool, edit: impl Fn(&mut Sim)) -> RunResult {
+    let mut s = s.clone();
+    s.skip.enabled = skip;
+    validate(&s).unwrap();
+    let mut sim = Sim::build(&s).unwrap();
+    edit(&mut sim);
+    sim.run(&RunControl::default());
+    sim.results(&s)
+}
+
+fn key(r: &RunResult, k: &str) -> f64 {
+    *r.summary
+        .extra
+        .get(k)
+        .unwrap_or_else(|| panic!("summary key {k}"))
+}
+
+fn mean_err(a: &RunResult, b: &RunResult) -> f64 {
+    assert_eq!(a.flows.len(), b.flows.len());
+    let e: f64 = a
+        .flows
+        .iter()
+        .zip(&b.flows)
+        .map(|(x, y)| {
+            assert!(x.end_ps > 0 && y.end_ps > 0, "every flow completes");
+            (x.fct_ps as f64 - y.fct_ps as f64).abs() / y.fct_ps as f64
+        })
+        .sum();
+    e / a.flows.len() as f64
+}
+
+/// Flows too short to fill a rate window (2000 samples of 1 us, the defaults) never get
+/// steady: skipping changes nothing, not even the event count.
+#[test]
+fn no_steady_period_is_bit_identical() {
+    let mut s = one_tor(8, 256 * 1024);
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 6;
+    s.skip.samples = 2000;
+    s.skip.sample_us = 1.0;
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    assert_eq!(key(&a, "wormhole_skips"), 0.0);
+    assert!(key(&a, "wormhole_ticks") > 0.0, "the detector ran");
+    assert!(key(&a, "wormhole_partitions") >= 1.0);
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.links, b.links);
+    assert_eq!(a.summary.events, b.summary.events);
+    assert_eq!(a.summary.end_time_ps, b.summary.end_time_ps);
+    assert!(b.summary.extra.keys().all(|k| !k.starts_with("wormhole")));
+}
+
+/// Partition A: one long flow 0 -> 1 (steady, skipped). Partition B: two flows 2 -> 4 and
+/// 3 -> 4 sharing host 4's downlink (their shares oscillate: never steady), running while A
+/// is skipped. B's flows and every port only B uses are bit-identical with and without
+/// skipping; A's flow was skipped and ends within 1 %.
+#[test]
+fn skipping_one_partition_leaves_the_others_bit_identical() {
+    let mut s = one_tor(6, 1000);
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 3;
+    let edit = |sim: &mut Sim| {
+        sim.set_flow(0, 0, 1, 20_000_000).unwrap();
+        sim.set_flow(1, 2, 4, 4_000_000).unwrap();
+        sim.set_flow(2, 3, 4, 4_000_000).unwrap();
+    };
+    let (a, b) = (run(&s, true, edit), run(&s, false, edit));
+    assert!(key(&a, "wormhole_skips") >= 1.0);
+    assert_eq!(key(&a, "wormhole_partitions_max"), 2.0);
+    let by_src = |r: &RunResult, src| r.flows.iter().find(|f| f.src == src).unwrap().clone();
+    // A was skipped: fewer packets simulated, FCT within 1 %.
+    let (a0, b0) = (by_src(&a, 0), by_src(&b, 0));
+    assert!(a0.packets_sent < b0.packets_sent / 2, "{a0:?} {b0:?}");
+    let e = (a0.fct_ps as f64 - b0.fct_ps as f64).abs() / b0.fct_ps as f64;
+    assert!(e < 0.01, "partition A FCT error {e}");
+    // B overlapped A's skip and is untouched by it.
+    let first_skip_end = 20 * 5_000_000;
+    for src in [2, 3] {
+        let (x, y) = (by_src(&a, src), by_src(&b, src));
+        assert!(x.end_ps > first_skip_end, "B ran during A's skip");
+        assert_eq!(x, y, "flow from host {src}");
+    }
+    let b_ports = ["host2", "host3", "tor0.down4"];
+    for name in b_ports {
+        let l = |r: &RunResult| {
+            let l = r.links.iter().find(|l| l.link == name).unwrap();
+            (l.tx_bytes, l.tx_packets, l.drops, l.ecn_marks)
+        };
+        assert_eq!(l(&a), l(&b), "port {name}");
+        assert!(l(&a).0 > 0);
+    }
+    // ...while A's own ports carried less packet-level traffic.
+    let tx = |r: &RunResult, n: &str| r.links.iter().find(|l| l.link == n).unwrap().tx_packets;
+    assert!(tx(&a, "host0") < tx(&b, "host0"));
+}
+
+/// Two steady pairs: mean FCT error under 1 %, several times fewer events.
+#[test]
+fn small_instance_error_below_one_percent_with_fewer_events() {
+    let s = one_tor(4, 20_000_000);
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    let e = mean_err(&a, &b);
+    assert!(e < 0.01, "mean FCT error {e}");
+    assert!(key(&a, "wormhole_skips") >= 2.0);
+    assert!(key(&a, "wormhole_skipped_ps") > 0.0);
+    assert!(key(&a, "wormhole_skipped_packets") > 0.0);
+    assert!(
+        a.summary.events * 3 < b.summary.events,
+        "{} events with skip, {} without",
+        a.summary.events,
+        b.summary.events
+    );
+    // Same run again: same results (determinism of the skipping itself).
+    let c = run(&s, true, |_| {});
+    assert_eq!(a.flows, c.flows);
+    assert_eq!(a.summary.events, c.summary.events);
+}
+
+/// GPT, 64 GPUs (TP8-DP4-PP2) on a rail-optimized radix-16 fat tree, messages scaled to
+/// 3 %: the iteration completes task by task with and without skipping, within 1 %.
+#[test]
+fn llm_gpt64_iteration_within_one_percent() {
+    let mut s = one_tor(64, 1);
+    s.topology.radix = 16;
+    s.workload.kind = WorkloadKind::Llm;
+    s.workload.llm = Some(LlmWorkload {
+        family: LlmFamily::Gpt,
+        gpus: 64,
+        bytes_scale: 0.03,
+        ..LlmWorkload::default()
+    });
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    for r in [&a, &b] {
+        assert_eq!(key(r, "llm_tasks_done"), key(r, "llm_tasks"));
+        assert!(key(r, "llm_iteration_ps") > 0.0);
+        assert!(r.tables.contains_key("iterations"));
+    }
+    let it = |r: &RunResult| key(r, "llm_iteration_ps");
+    let e = (it(&a) - it(&b)).abs() / it(&b);
+    assert!(e < 0.01, "iteration time error {e}");
+    assert!(mean_err(&a, &b) < 0.01);
+    assert!(key(&a, "wormhole_skips") > 0.0);
+    assert!(a.summary.events < b.summary.events);
+    // Flows start when their dependencies finish, not at 0.
+    assert!(a.flows.iter().any(|f| f.start_ps > 0));
+}
+
+/// DCSIM cannot be fast-forwarded: the run says so and runs in full (identical results).
+#[test]
+fn dcsim_is_not_skipped_and_says_so() {
+    let mut s = one_tor(4, 2_000_000);
+    s.transport.cc = sim_harness::scenario::CcKind::Dcsim;
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    assert_eq!(key(&a, "wormhole_skip_refused"), 1.0);
+    assert_eq!(key(&a, "wormhole_skip"), 0.0);
+    assert_eq!(key(&a, "wormhole_skips"), 0.0);
+    assert_eq!(a.flows, b.flows);
+}
