@@ -215,8 +215,11 @@ pub struct ProgressView {
     pub total: u64,
     /// `done` per wall-clock second.
     pub per_s: f64,
-    /// Wall-clock seconds left at `per_s` (`None` before any progress).
+    /// Wall-clock seconds left at `per_s` (`None` before any progress); counting bytes in a
+    /// run with `stop.max_time_us`, the sooner of the bytes' and the time limit's.
     pub eta_s: Option<f64>,
+    /// Fraction of `stop.max_time_us` simulated (0 without a limit).
+    pub time_fraction: f64,
     /// Flows completed, of `flows_total`.
     pub flows_done: u64,
     /// Flows in the workload.
@@ -243,24 +246,37 @@ impl ProgressView {
         } else {
             0.0
         };
+        let time_fraction = if p.max_time_ps > 0 {
+            (p.sim_time_ps as f64 / p.max_time_ps as f64).min(1.0)
+        } else {
+            0.0
+        };
+        let mut eta_s = (per_s > 0.0).then(|| (total - done) as f64 / per_s);
+        if time_fraction > 0.0 && wall_s > 0.0 {
+            // The run also ends at the time limit: at the simulated-time rate so far.
+            let by_time = wall_s * (1.0 - time_fraction) / time_fraction;
+            eta_s = Some(eta_s.map_or(by_time, |e| e.min(by_time)));
+        }
         ProgressView {
             basis,
             done,
             total,
             per_s,
-            eta_s: (per_s > 0.0).then(|| (total - done) as f64 / per_s),
+            eta_s,
+            time_fraction,
             flows_done: p.flows_done,
             flows_total: p.flows_total,
         }
     }
 
-    /// Fraction done, 0 to 1.
+    /// Fraction done, 0 to 1 (with a time limit, at least the fraction of it simulated).
     pub fn fraction(&self) -> f64 {
-        if self.total == 0 {
+        let counted = if self.total == 0 {
             0.0
         } else {
             self.done as f64 / self.total as f64
-        }
+        };
+        counted.max(self.time_fraction)
     }
 }
 
@@ -292,6 +308,13 @@ mod tests {
         assert_eq!(v.eta_s, Some(12.0));
         let v0 = ProgressView::new(&at(0, 0), ProgressBasis::Bytes, 0.5);
         assert_eq!((v0.per_s, v0.eta_s, v0.fraction()), (0.0, None, 0.0));
+        // Capped at 125 us of simulated time: the run ends there, before its bytes do.
+        let mut capped = p;
+        capped.max_time_ps = 125_000_000;
+        let v = ProgressView::new(&capped, ProgressBasis::Bytes, 4.0);
+        assert_eq!((v.done, v.total), (1 << 31, 1 << 33), "still counts bytes");
+        assert_eq!(v.fraction(), 0.8);
+        assert!((v.eta_s.unwrap() - 1.0).abs() < 1e-12, "{:?}", v.eta_s);
     }
 
     /// An open-ended workload counts simulated time of `stop.max_time_us`; without a time
