@@ -172,6 +172,8 @@ pub enum Lb {
     Ops(Ops),
     /// Recycled Entropy Packet Spraying (the 25-byte Table 1 word, 8-entry buffer).
     Reps(Reps),
+    /// UnoLB (Uno Algorithm 2): round robin over n subflows, rerouted on NACK / timeout.
+    Uno(crate::transport::uno::Subflows),
 }
 
 impl Lb {
@@ -191,13 +193,20 @@ impl Lb {
                 ev_bits: evs_bits.min(16) as u8,
                 ..*reps
             })?),
-            LbKind::Unolb => {
-                return Err(ConfigError::new(
-                    "lb",
-                    "unolb is not supported yet by the fabric simulator (use ecmp, ops or reps)",
-                ))
-            }
+            // Replaced per flow by the Uno transport's setup (its subflow count and the
+            // flow's own base RTT).
+            LbKind::Unolb => Lb::Uno(crate::transport::uno::Subflows::new(8, 0, rng)),
         })
+    }
+
+    /// UnoLB Algorithm 2 ONNACKORTIMEOUT for a packet sent on `ev` (other choosers: nothing).
+    /// Returns whether a subflow was rerouted.
+    #[inline]
+    pub fn on_nack_or_timeout(&mut self, now: Cycles, ev: Ev, rng: &mut Lfsr32) -> bool {
+        match self {
+            Lb::Uno(l) => l.on_nack_or_timeout(now, ev, rng),
+            _ => false,
+        }
     }
 
     /// REPS event counters (explore / recycle / freeze ...), for REPS flows.
@@ -217,6 +226,7 @@ impl LoadBalancer for Lb {
             Lb::Ecmp(l) => l.on_send(now, rng),
             Lb::Ops(l) => l.on_send(now, rng),
             Lb::Reps(l) => l.on_send(now, rng),
+            Lb::Uno(l) => l.on_send(now, rng),
         }
     }
 
@@ -226,6 +236,7 @@ impl LoadBalancer for Lb {
             Lb::Ecmp(l) => l.on_ack(now, ev, ecn),
             Lb::Ops(l) => l.on_ack(now, ev, ecn),
             Lb::Reps(l) => l.on_ack(now, ev, ecn),
+            Lb::Uno(l) => l.on_ack(now, ev, ecn),
         }
     }
 
@@ -235,6 +246,7 @@ impl LoadBalancer for Lb {
             Lb::Ecmp(l) => l.on_failure_detection(now),
             Lb::Ops(l) => l.on_failure_detection(now),
             Lb::Reps(l) => l.on_failure_detection(now),
+            Lb::Uno(_) => {}
         }
     }
 }

@@ -193,6 +193,10 @@ pub enum CcKind {
     Dcsim,
     /// Zeropod scheduled transport.
     Zeropod,
+    /// Gemini-style CC (ECN for intra-DC, delay for inter-DC congestion): a Uno baseline.
+    Gemini,
+    /// MPRDMA-style ECN window CC intra-DC, BBR inter-DC: a Uno baseline.
+    MprdmaBbr,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -240,10 +244,13 @@ pub struct Transport {
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
     pub dcsim: DcsimSection,
+    /// `[transport.uno]`: the Uno transport (`cc = "uno"`, and its baselines).
+    pub uno: UnoSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::reps::RepsSection;
+pub use crate::transport::uno::UnoSection;
 
 impl Default for Transport {
     fn default() -> Self {
@@ -258,6 +265,7 @@ impl Default for Transport {
             header_bytes: 64,
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
+            uno: UnoSection::default(),
         }
     }
 }
@@ -279,6 +287,7 @@ struct TransportToml {
     header_bytes: u32,
     reps: RepsSection,
     dcsim: DcsimSection,
+    uno: UnoSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -307,6 +316,7 @@ impl Default for TransportToml {
             header_bytes: t.header_bytes,
             reps: t.reps,
             dcsim: t.dcsim,
+            uno: t.uno,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -416,6 +426,7 @@ impl From<TransportToml> for Transport {
             header_bytes: t.header_bytes,
             reps,
             dcsim: d,
+            uno: t.uno,
         }
     }
 }

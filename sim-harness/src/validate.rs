@@ -394,6 +394,7 @@ fn check_transport(t: &Transport) -> Result<()> {
     // The per-transport sections check themselves (their structs live with the transports).
     t.reps.check()?;
     t.dcsim.check()?;
+    t.uno.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
@@ -556,7 +557,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
 
 /// Features the scenario format names but the fabric simulator does not run yet.
 fn check_supported(s: &Scenario) -> Result<()> {
-    use crate::scenario::{CcKind, LbKind};
+    use crate::scenario::CcKind;
     let not_yet = |field: &str, what: &str, instead: &str| {
         Err(Error::field(
             field,
@@ -565,12 +566,10 @@ fn check_supported(s: &Scenario) -> Result<()> {
     };
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Dcsim => {}
-        CcKind::Uno => return not_yet("transport.cc", "uno", "use dctcp or dcsim"),
+        CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
         CcKind::Zeropod => return not_yet("transport.cc", "zeropod", "use dctcp or dcsim"),
     }
-    if s.transport.lb == LbKind::Unolb {
-        return not_yet("transport.lb", "unolb", "use ecmp, ops or reps");
-    }
+    crate::transport::uno::check_supported(s)?;
     let kind = match s.topology.kind {
         TopologyKind::FatTree => None,
         TopologyKind::SingleTor => Some("single_tor"),
@@ -926,7 +925,6 @@ mod tests {
         use crate::scenario::{CcKind, LbKind};
         type Mutation = Box<dyn Fn(&mut Scenario)>;
         let cases: Vec<(&str, Mutation)> = vec![
-            ("transport.cc", Box::new(|s| s.transport.cc = CcKind::Uno)),
             (
                 "transport.cc",
                 Box::new(|s| s.transport.cc = CcKind::Zeropod),

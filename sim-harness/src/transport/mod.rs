@@ -35,6 +35,7 @@ pub mod dcsim;
 pub mod dctcp;
 pub mod reps;
 pub mod side;
+pub mod uno;
 
 use crate::dcsim::DcsimState;
 use crate::engine::Sim;
@@ -69,6 +70,8 @@ pub enum TransportDriver {
     Dctcp(Dctcp),
     /// DCSIM ([`dcsim`]; boxed: its host engines).
     Dcsim(Box<DcsimState>),
+    /// Uno and its baselines ([`uno`]; boxed: per-flow senders and receivers).
+    Uno(Box<uno::UnoState>),
 }
 
 impl TransportDriver {
@@ -76,7 +79,7 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim => FlowRx::InTransport,
+            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => FlowRx::InTransport,
             _ => FlowRx::Sack(Receiver::new()),
         }
     }
@@ -86,6 +89,7 @@ impl TransportDriver {
     pub(crate) fn ready(&mut self, h: u32) -> &mut VecDeque<u32> {
         match self {
             TransportDriver::Dctcp(d) => &mut d.ready[h as usize],
+            TransportDriver::Uno(u) => u.ready(h),
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
         }
     }
@@ -95,6 +99,7 @@ impl TransportDriver {
     pub(crate) fn has_ready(&self, h: u32) -> bool {
         match self {
             TransportDriver::Dctcp(d) => !d.ready[h as usize].is_empty(),
+            TransportDriver::Uno(u) => u.has_ready(h),
             TransportDriver::Dcsim(_) => false,
         }
     }
@@ -104,7 +109,7 @@ impl TransportDriver {
     pub fn dcsim(&self) -> Option<&DcsimState> {
         match self {
             TransportDriver::Dcsim(d) => Some(d),
-            TransportDriver::Dctcp(_) => None,
+            _ => None,
         }
     }
 
@@ -113,7 +118,7 @@ impl TransportDriver {
     pub fn dcsim_mut(&mut self) -> Option<&mut DcsimState> {
         match self {
             TransportDriver::Dcsim(d) => Some(d),
-            TransportDriver::Dctcp(_) => None,
+            _ => None,
         }
     }
 
@@ -121,7 +126,7 @@ impl TransportDriver {
     #[inline]
     pub(crate) fn on_drop(&mut self, pk: &Packet) {
         match self {
-            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
         }
     }
@@ -133,7 +138,9 @@ impl TransportDriver {
     /// receiver deadlines and timers ([`DcsimState::shift`]).
     pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
         match self {
-            TransportDriver::Dctcp(_) => {}
+            // Uno: its timers are the flows' (shifted with them); its senders' and
+            // receivers' stamps are not moved (partition shift is not supported with Uno).
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -173,6 +180,7 @@ impl Sim {
     pub(crate) fn transport_setup(&mut self, s: &Scenario) -> Result<()> {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
+            CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
             _ => Ok(()),
         }
     }
@@ -183,6 +191,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => self.dctcp_open(f),
             TransportDriver::Dcsim(_) => self.dcsim_open(f),
+            TransportDriver::Uno(_) => self.uno_open(f),
         }
     }
 
@@ -192,6 +201,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => self.dctcp_arrive(h, pk),
             TransportDriver::Dcsim(_) => self.dcsim_host_arrive(h, pk),
+            TransportDriver::Uno(_) => self.uno_arrive(h, pk),
         }
     }
 
@@ -200,6 +210,7 @@ impl Sim {
     pub(crate) fn transport_pull(&mut self, h: u32) -> Option<Packet> {
         match self.transport {
             TransportDriver::Dctcp(_) => self.dctcp_pull(h),
+            TransportDriver::Uno(_) => self.uno_pull(h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -209,7 +220,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(_) => self.dcsim_departing(h, pk),
         }
     }
@@ -219,7 +230,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(_) => self.dcsim_departed(h, pk),
         }
     }
@@ -228,6 +239,9 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_timer(&mut self, kind: Kind, i: u32) {
         match kind {
+            Kind::FlowTimer if matches!(self.transport, TransportDriver::Uno(_)) => {
+                self.uno_on_timer(i)
+            }
             Kind::FlowTimer => self.on_flow_timer(i),
             Kind::HostTimer => self.dcsim_on_timer(i),
             _ => {}
@@ -244,6 +258,7 @@ impl Sim {
                 x.insert("sim_loss_rate".into(), 0.0);
             }
             TransportDriver::Dcsim(_) => self.dcsim_results(r),
+            TransportDriver::Uno(_) => self.uno_results(r),
         }
     }
 }
