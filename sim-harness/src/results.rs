@@ -90,6 +90,35 @@ pub struct QueueSample {
     pub bytes: u64,
 }
 
+/// One row of `rates.csv`: the bytes flow `flow` had acknowledged at its sender during the
+/// sample interval ending at `time_ps` (`output.rate_sample_us`; the last interval of a run
+/// ends at its end time), and that over the interval's length.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct RateSample {
+    /// Flow id.
+    pub flow: u32,
+    /// End of the interval, ps.
+    pub time_ps: u64,
+    /// Payload bytes cumulatively acknowledged at the sender during the interval.
+    pub bytes: u64,
+    /// `bytes` over the interval's length, Gb/s.
+    pub rate_gbps: f64,
+}
+
+/// One row of `fairness.csv`: Jain's fairness index over the flows active during the whole
+/// rate-sample interval ending at `time_ps` ([`crate::metrics::fairness`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct FairnessSample {
+    /// End of the interval, ps.
+    pub time_ps: u64,
+    /// Flows active during the whole interval.
+    pub flows: u32,
+    /// Jain's index `(sum x)^2 / (n sum x^2)` of their rates, 1/n to 1.
+    pub jain_index: f64,
+    /// The fair share: the mean of their rates, Gb/s.
+    pub fair_share_gbps: f64,
+}
+
 /// One row of `links.csv`: per-link counters over the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LinkRecord {
@@ -118,6 +147,10 @@ pub struct RunResult {
     pub queues: Vec<QueueSample>,
     /// `links.csv`.
     pub links: Vec<LinkRecord>,
+    /// `rates.csv` (with `fairness.csv`, written when `output.rate_sample_us > 0`).
+    pub rates: Vec<RateSample>,
+    /// `fairness.csv`.
+    pub fairness: Vec<FairnessSample>,
     /// Extra CSV tables a transport or load balancer adds (file name -> header + rows),
     /// e.g. REPS per-uplink selection counts over time, DCSIM `collectives.csv`.
     pub tables: BTreeMap<String, Table>,

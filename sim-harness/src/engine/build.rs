@@ -229,6 +229,7 @@ impl Sim {
             hops: [(Comp::new(Kind::Sample, 0), 0); HOPS],
             hop_i: 0,
             fabric,
+            rates: None,
         };
         if let Some(f) = sim.flows.first() {
             sim.q.push(f.spec.start_ps, Comp::new(Kind::Arrivals, 0));
@@ -242,6 +243,13 @@ impl Sim {
         }
         if sim.sample_ps > 0 {
             sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
+        }
+        let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
+        if rate_ps > 0 {
+            let r = sampling::RateSampler::new(rate_ps);
+            sim.q
+                .push(r.first_at(), Comp::new(Kind::Sample, sampling::RATE_SAMPLE));
+            sim.rates = Some(Box::new(r));
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;

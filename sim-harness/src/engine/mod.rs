@@ -239,6 +239,8 @@ pub struct Sim {
     /// Run [`Sim::prefetch_ahead`]: only when the ports outgrow the caches
     /// ([`PREFETCH_MIN_PORTS`]); below that the hints cost more than the misses they hide.
     pub(crate) prefetch: bool,
+    /// The per-flow rate series (`output.rate_sample_us > 0`; [`sampling`]).
+    pub(crate) rates: Option<Box<sampling::RateSampler>>,
 }
 
 /// What a run derives from its scenario and fabric before anything else: the longest path's

@@ -248,6 +248,31 @@ impl Sim {
         }
     }
 
+    /// Payload bytes of flow `f` cumulatively acknowledged at its sender so far (every
+    /// byte once it completed; 0 before it starts): what `rates.csv` samples
+    /// ([`crate::engine`] rate sampling). A transport reads it from its sender's
+    /// cumulative point (packets below it, `mtu` payload bytes each, capped at the size).
+    pub(crate) fn transport_acked_bytes(&self, f: u32) -> u64 {
+        let flow = &self.flows[f as usize];
+        if flow.end_ps > 0 {
+            return flow.spec.bytes;
+        }
+        let (packets, mtu) = match &self.transport {
+            TransportDriver::Dctcp(_) => match &flow.cc {
+                Some(crate::flow::Cc::Dctcp(s)) => (s.regs().snd_una, self.cfg.mtu),
+                _ => (0, 0),
+            },
+            TransportDriver::Dcsim(st) => match st.flows[f as usize].phase {
+                crate::dcsim::host::Phase::Open(slot) => st.hosts[flow.spec.src as usize]
+                    .eng
+                    .cum_acked(slot)
+                    .map_or((0, 0), |c| (c, st.p.mtu)),
+                _ => (0, 0),
+            },
+        };
+        (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
+    }
+
     /// The transport's counters and per-flow numbers in `r`.
     pub(crate) fn transport_results(&self, r: &mut RunResult) {
         match self.transport {
