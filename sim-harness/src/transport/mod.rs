@@ -269,6 +269,7 @@ impl Sim {
                     .map_or((0, 0), |c| (c, st.p.mtu)),
                 _ => (0, 0),
             },
+            TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }

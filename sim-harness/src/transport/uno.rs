@@ -248,6 +248,15 @@ impl UnoState {
         self.cc == CcKind::Uno && self.sec.ec && (self.params[f].inter_dc || self.sec.ec_intra)
     }
 
+    /// Payload bytes of flow `f` (of `bytes`) delivered as its sender knows it (units
+    /// acknowledged as delivered, `mtu` each, capped at the size).
+    pub(crate) fn acked_bytes(&self, f: u32, bytes: u64) -> u64 {
+        let Some(tx) = self.tx[f as usize].as_deref() else {
+            return 0;
+        };
+        (u64::from(tx.data_delivered()) * u64::from(self.mtu)).min(bytes)
+    }
+
     /// Blocks decoded so far (all flows).
     pub fn blocks_decoded(&self) -> u64 {
         self.totals.rx.decoded

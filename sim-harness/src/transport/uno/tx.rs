@@ -11,8 +11,8 @@
 //!           timeout occurs (possibly due to lost NACKs)")
 //! ```
 //!
-//! Units are in send order in a FIFO of (time fully sent, unit), so the oldest is the next
-//! to time out; a stale entry (the unit was sent again) is skipped. `inflight` counts the
+//! Units are in send order in a FIFO of (time of their latest packet sent, unit), so the
+//! oldest is the next to time out; a stale entry (the unit sent a packet since) is skipped. `inflight` counts the
 //! payload bytes of wire packets sent and neither ACKed nor declared lost.
 
 use nic::uno::bbr::{Bbr, BbrConfig};
@@ -252,6 +252,7 @@ pub struct UnoTx {
     done: Bits,
     queued: Bits,
     units_done: u32,
+    data_done: u32,
     out: Bits,
     evs: Vec<u16>,
     dlv: Vec<u64>,
@@ -301,6 +302,7 @@ impl UnoTx {
             done: Bits::new(units),
             queued: Bits::new(units),
             units_done: 0,
+            data_done: 0,
             out: Bits::new(wire),
             evs: vec![0; wire as usize],
             retx: VecDeque::new(),
@@ -323,6 +325,11 @@ impl UnoTx {
     /// Units delivered.
     pub fn units_done(&self) -> u32 {
         self.units_done
+    }
+
+    /// Data packets of the units delivered.
+    pub fn data_delivered(&self) -> u32 {
+        self.data_done
     }
 
     /// Payload bytes in flight.
@@ -436,11 +443,10 @@ impl UnoTx {
         if self.p.ec && i >= self.data_in(u) {
             self.stats.parity_sent += 1;
         }
-        if self.cur.is_none() {
-            // The unit is fully sent: its timeout runs from now.
-            self.last_sent[u as usize] = now_ps;
-            self.fifo.push_back((now_ps, u));
-        }
+        // The unit's timeout runs from its latest packet's send (an older FIFO entry of the
+        // unit is stale).
+        self.last_sent[u as usize] = now_ps;
+        self.fifo.push_back((now_ps, u));
         Some((wpn, payload, ev))
     }
 
@@ -469,12 +475,13 @@ impl UnoTx {
         if done && !self.done.get(u) {
             self.done.put(u, true);
             self.units_done += 1;
+            self.data_done += self.data_in(u);
             r.flow_done = self.units_done == self.units;
         }
         // Delivered units at the head of the timeout FIFO with nothing left in flight
         // need no timer.
-        while let Some(&(_, h)) = self.fifo.front() {
-            if self.done.get(h) && !self.any_out(h) {
+        while let Some(&(t, h)) = self.fifo.front() {
+            if self.last_sent[h as usize] != t || (self.done.get(h) && !self.any_out(h)) {
                 self.fifo.pop_front();
             } else {
                 break;
