@@ -304,6 +304,29 @@ pub struct FlowRt {
     pub failure_detections: u32,
     /// REPS Appendix A failure detector (recent max RTT; trimming-aware).
     pub detector: FailureDetector,
+    /// The flow's base RTT and BDP ([`FlowRt::base`]).
+    pub base: FlowBase,
+}
+
+/// A flow's own base RTT and BDP, what its transport sizes itself by (initial window, RTO,
+/// failure detector, REPS `NUM_PKTS_CWND`): for a flow inside a datacenter the run's
+/// reference values (the longest intra-DC path, [`crate::engine::Derived`]; so every fat-tree
+/// flow has the values it always had), for an inter-DC flow (`two_dc`) those of its own
+/// path ([`crate::topology::Fabric::path`]), three orders of magnitude larger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowBase {
+    /// Whether the flow crosses datacenters (`class = inter`).
+    pub inter: bool,
+    /// Base RTT, ps.
+    pub rtt_ps: u64,
+    /// BDP at the host link rate over `rtt_ps`, bytes.
+    pub bdp_bytes: u64,
+    /// The flow's RTO in NIC cycles: `transport.rto_us` plus the amount its base RTT exceeds
+    /// the run's reference base RTT (`transport.rto_us` itself inside a datacenter).
+    pub rto_cycles: u32,
+    /// Initial congestion window, bytes: `transport.init_cwnd` of `bdp_bytes`, at least one
+    /// MTU.
+    pub init_cwnd: u32,
 }
 
 impl FlowRt {

@@ -104,7 +104,13 @@ pub struct Topology {
     /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
     /// queue (default), the physical one (phantom only observed), or both.
     pub phantom_mark_on: PhantomMarkOn,
+    /// `[topology.two_dc]`: the inter-DC part of `kind = "two_dc"` (written out only when it
+    /// differs from its defaults).
+    #[serde(skip_serializing_if = "TwoDcSection::is_default")]
+    pub two_dc: TwoDcSection,
 }
+
+pub use crate::topology::two_dc::TwoDcSection;
 
 /// A switch output port's role, as a scenario names it (`topology.phantom_ports`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -120,11 +126,30 @@ pub enum SwitchPortRole {
     AggUp,
     /// A spine port towards the tier below (`spine<s>.down<i>`).
     SpineDown,
+    /// `two_dc`: a core port towards its border switch (`spine<s>.up<j>`).
+    SpineUp,
+    /// `two_dc`: a border port towards a core (`border<b>.down<i>`).
+    BorderDown,
+    /// `two_dc`: a border port on an inter-DC link (`border<b>.wan<n>`).
+    BorderWan,
 }
 
 impl SwitchPortRole {
     /// Every switch port role.
-    pub const ALL: [SwitchPortRole; 5] = [
+    pub const ALL: [SwitchPortRole; 8] = [
+        SwitchPortRole::TorDown,
+        SwitchPortRole::TorUp,
+        SwitchPortRole::AggDown,
+        SwitchPortRole::AggUp,
+        SwitchPortRole::SpineDown,
+        SwitchPortRole::SpineUp,
+        SwitchPortRole::BorderDown,
+        SwitchPortRole::BorderWan,
+    ];
+
+    /// The roles of a fat tree's switch ports: the default of `topology.phantom_ports`
+    /// (a `two_dc` run names the border roles to give them phantom queues too).
+    pub const FAT_TREE: [SwitchPortRole; 5] = [
         SwitchPortRole::TorDown,
         SwitchPortRole::TorUp,
         SwitchPortRole::AggDown,
@@ -175,8 +200,9 @@ impl Default for Topology {
             slow_core_fraction: 0.01,
             phantom_queue: false,
             phantom_drain: 0.9,
-            phantom_ports: SwitchPortRole::ALL.to_vec(),
+            phantom_ports: SwitchPortRole::FAT_TREE.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
+            two_dc: TwoDcSection::default(),
         }
     }
 }

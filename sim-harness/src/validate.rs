@@ -299,6 +299,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             format!("{shape} has {hosts} hosts, more than the limit of {MAX_HOSTS}; set topology.hosts lower"),
         ));
     }
+    t.two_dc.check(t)?;
     positive("topology.link_gbps", t.link_gbps)?;
     // Every rate must serialize the largest packet in Q32 ps without overflowing u64.
     let packet = largest_packet(&s.transport);
@@ -574,11 +575,11 @@ fn check_supported(s: &Scenario) -> Result<()> {
     let kind = match s.topology.kind {
         TopologyKind::FatTree => None,
         TopologyKind::SingleTor => Some("single_tor"),
-        TopologyKind::TwoDc => Some("two_dc"),
+        TopologyKind::TwoDc => None,
         TopologyKind::ZeropodPods => Some("zeropod_pods"),
     };
     if let Some(k) = kind {
-        return not_yet("topology.kind", k, "use fat_tree");
+        return not_yet("topology.kind", k, "use fat_tree or two_dc");
     }
     if s.workload.kind == WorkloadKind::Llm {
         return not_yet("workload.kind", "llm", "use another workload kind");
@@ -636,7 +637,8 @@ fn check_built(s: &Scenario) -> Result<()> {
                 format!("failures[{i}].link"),
                 format!(
                     "no link named '{}' in this topology (names look like host5, tor0.up3, \
-                     tor0.down1, agg2.up1, agg2.down0, spine3.down7; see links.csv)",
+                     tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
+                     spine3.up0, border0.down5, border0.wan3; see links.csv)",
                     f.link
                 ),
             ));
@@ -644,15 +646,19 @@ fn check_built(s: &Scenario) -> Result<()> {
     }
     let d = crate::engine::Derived::new(s, &fabric);
     let packet = u64::from(s.transport.mtu) + u64::from(s.transport.header_bytes);
-    if d.buffer_bytes < packet {
-        return Err(Error::field(
-            "topology.buffer",
-            format!(
-                "{} bytes cannot hold one {packet}-byte DATA packet (transport.mtu + \
-                 transport.header_bytes)",
-                d.buffer_bytes
-            ),
-        ));
+    for (field, b) in [
+        ("topology.buffer", d.buffer_bytes),
+        ("topology.two_dc.dc_buffer", d.dc_buffer_bytes),
+    ] {
+        if b < packet {
+            return Err(Error::field(
+                field,
+                format!(
+                    "{b} bytes cannot hold one {packet}-byte DATA packet (transport.mtu + \
+                     transport.header_bytes)"
+                ),
+            ));
+        }
     }
     let pkts = s
         .workload
@@ -668,7 +674,11 @@ fn check_built(s: &Scenario) -> Result<()> {
     if s.transport.cc == crate::scenario::CcKind::Dcsim {
         crate::dcsim::config::check(s, &fabric, d.buffer_bytes, d.bdp_bytes)?;
     }
-    check_phantom(s, &fabric, d.buffer_bytes)
+    check_phantom(s, &fabric, d.buffer_bytes)?;
+    if d.dc_buffer_bytes != d.buffer_bytes {
+        check_phantom(s, &fabric, d.dc_buffer_bytes)?;
+    }
+    Ok(())
 }
 
 /// `topology.phantom_queue`: the drain fraction, and each switch port rate's phantom queue
@@ -689,7 +699,8 @@ fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u
         return Err(Error::field(
             "topology.phantom_ports",
             "is empty, so no port would get a phantom queue: name at least one of tor_down, \
-             tor_up, agg_down, agg_up, spine_down (or set topology.phantom_queue = false)",
+             tor_up, agg_down, agg_up, spine_down (two_dc also: spine_up, border_down, \
+             border_wan) (or set topology.phantom_queue = false)",
         ));
     }
     if !t.phantom_queue {
@@ -932,8 +943,11 @@ mod tests {
             ),
             ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
             (
-                "topology.kind",
-                Box::new(|s| s.topology.kind = TopologyKind::TwoDc),
+                "topology.two_dc.dc_buffer",
+                Box::new(|s| {
+                    s.topology.kind = TopologyKind::TwoDc;
+                    s.topology.two_dc.dc_buffer = Some(crate::scenario::Size::Bytes(100));
+                }),
             ),
             (
                 "topology.kind",

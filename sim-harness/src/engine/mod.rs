@@ -255,6 +255,9 @@ pub struct Derived {
     pub bdp_bytes: u64,
     /// `topology.buffer` resolved, bytes per switch port.
     pub buffer_bytes: u64,
+    /// `topology.two_dc.dc_buffer` resolved (`buffer_bytes` when absent), bytes per port only
+    /// inter-DC traffic crosses ([`crate::topology::PortRole::inter_dc`]).
+    pub dc_buffer_bytes: u64,
     /// `transport.rto_us` in NIC cycles (clamped to the 31 bits validation allows).
     pub rto_cycles: u32,
 }
@@ -273,6 +276,7 @@ impl Derived {
             base_rtt_ps,
             bdp_bytes,
             buffer_bytes: t.buffer.bytes(bdp_bytes),
+            dc_buffer_bytes: t.two_dc.dc_buffer.unwrap_or(t.buffer).bytes(bdp_bytes),
             rto_cycles: rto.clamp(1.0, (u32::MAX >> 1) as f64) as u32,
         }
     }

@@ -206,7 +206,12 @@ impl Sim {
     pub(crate) fn dctcp_open(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         let now_c = flow.clock.cycle_at(self.now);
-        let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
+        // The flow's own initial window and RTO (`FlowBase`: the run's values inside a
+        // datacenter, larger across two).
+        let mut cfg = self.cfg;
+        cfg.init_cwnd = flow.base.init_cwnd;
+        cfg.rto = flow.base.rto_cycles;
+        let s = Sender::new(cfg, flow.spec.bytes, now_c)
             .expect("configuration and message size checked at build");
         flow.cc = Some(Cc::Dctcp(Box::new(s)));
         self.last_progress = self.now;
