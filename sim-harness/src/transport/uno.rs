@@ -54,7 +54,6 @@ use crate::flow::Lb;
 use crate::packet::{Packet, PktKind};
 use crate::results::RunResult;
 use crate::scenario::{CcKind, LbKind, Scenario};
-use crate::topology::Fabric;
 use crate::transport::TransportDriver;
 use nic::lb::LoadBalancer;
 use nic::uno::ec::BlockCodec;
@@ -162,11 +161,6 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// The datacenter of host `h` (one datacenter unless the topology has two).
-pub fn dc_of(_fabric: &Fabric, _h: u32) -> u32 {
-    0
 }
 
 /// Per-flow constants of the Uno transports, from the flow's path.
@@ -278,26 +272,18 @@ impl Sim {
     pub(crate) fn uno_setup(&mut self, s: &Scenario) -> Result<()> {
         let t = &s.transport;
         let sec = t.uno.clone();
-        let sw_ps = s.topology.switch_latency_ns.saturating_mul(1000);
         let (mtu, hdr) = (t.mtu, t.header_bytes);
         let fab = &self.fabric;
-        // The intra-DC RTT: the longest path inside host 0's datacenter.
-        let dc0 = dc_of(fab, 0);
-        let far = (0..fab.hosts)
-            .rev()
-            .find(|&h| dc_of(fab, h) == dc0)
-            .unwrap_or(0);
-        let intra = fab.path(0, far, sw_ps, mtu + hdr, hdr);
+        // Each flow's own base RTT and BDP (`FlowBase`: its path's across datacenters, the
+        // run's reference inside one); the intra-DC RTT and BDP are the reference's (the
+        // longest path inside a datacenter).
         let params: Vec<FlowParams> = self
             .flows
             .iter()
-            .map(|f| {
-                let p = fab.path(f.spec.src, f.spec.dst, sw_ps, mtu + hdr, hdr);
-                FlowParams {
-                    inter_dc: dc_of(fab, f.spec.src) != dc_of(fab, f.spec.dst),
-                    base_rtt_ps: p.base_rtt_ps,
-                    bdp_bytes: p.bdp_bytes,
-                }
+            .map(|f| FlowParams {
+                inter_dc: f.base.inter,
+                base_rtt_ps: f.base.rtt_ps,
+                bdp_bytes: f.base.bdp_bytes,
             })
             .collect();
         let clock = crate::clock::NIC_CLOCK;
@@ -327,8 +313,8 @@ impl Sim {
             cc: t.cc,
             mtu,
             params,
-            intra_rtt: clock.cycle_at(intra.base_rtt_ps).max(1),
-            intra_bdp: intra.bdp_bytes.max(1),
+            intra_rtt: clock.cycle_at(self.base_rtt_ps).max(1),
+            intra_bdp: self.bdp_bytes.max(1),
             line_rate,
             delay_thresh: clock.cycle_at(4 * ser_mtu_ps),
             init_cwnd: t.init_cwnd,

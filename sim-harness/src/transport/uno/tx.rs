@@ -176,10 +176,12 @@ impl FlowCc {
         }
     }
 
-    /// A sender timeout at `now`.
-    fn on_timeout(&mut self, now: Cycles) {
-        if let FlowCc::Uno(c) = self {
-            c.on_timeout(now);
+    /// A sender timeout at `now`: UnoCC's Algorithm 1 has no timeout reaction (a loss
+    /// shows as missing ACKs to Quick Adapt), and MPRDMA cuts one packet per loss.
+    fn on_timeout(&mut self, _now: Cycles, mtu: u32) {
+        if let FlowCc::Mprdma(c) = self {
+            c.on_ack(mtu, true);
+            c.on_ack(mtu, true);
         }
     }
 }
@@ -567,7 +569,7 @@ impl UnoTx {
                 .is_none_or(|t| now >= t + self.p.base_rtt);
             if react {
                 self.last_cc_timeout = Some(now);
-                self.cc.on_timeout(now);
+                self.cc.on_timeout(now, self.p.mtu);
             }
         }
         evs
