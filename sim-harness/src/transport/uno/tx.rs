@@ -380,8 +380,17 @@ impl UnoTx {
         self.cur.is_some() || !self.retx.is_empty() || self.next_new < self.units
     }
 
+    /// Window room for one more packet. A paced UnoCC flow may start a packet while its
+    /// bytes in flight are below the window (the pacer at cwnd / base RTT sets the rate; a
+    /// whole-MTU test would hold a window between one and two MTUs to one packet per RTT,
+    /// which Quick Adapt then reads as a congested RTT and cuts to one MTU again); the
+    /// other congestion controls need a whole MTU of room.
     fn window_ok(&self) -> bool {
-        self.inflight == 0 || self.inflight + u64::from(self.p.mtu) <= self.cc.cwnd()
+        let cwnd = self.cc.cwnd();
+        match self.cc {
+            FlowCc::Uno(_) if self.p.pacing => self.inflight < cwnd,
+            _ => self.inflight == 0 || self.inflight + u64::from(self.p.mtu) <= cwnd,
+        }
     }
 
     /// Whether a packet may leave at cycle `now`.
