@@ -110,3 +110,71 @@ fn erasure_coding_recovers_blocks_across_a_failed_link() {
         "Uno + EC + UnoLB ({e} ps) beats spraying without EC ({o} ps) across a failure"
     );
 }
+
+/// `scenarios/uno_*.toml`'s fabric (two k = 4 fat trees, Uno 5.1 / Table 2 settings) with a
+/// 216 us inter-DC base RTT (ratio about 15 instead of 143, so a run is short).
+fn two_dc(file: &str) -> Scenario {
+    let path = format!("{}/../scenarios/{file}", env!("CARGO_MANIFEST_DIR"));
+    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s.topology.two_dc.dc_link_delay_us = 100.0;
+    s.output.queue_sample_us = 0.0;
+    s
+}
+
+/// Flows crossing datacenters (16 hosts per datacenter at k = 4).
+fn inter(r: &RunResult) -> Vec<u64> {
+    r.flows
+        .iter()
+        .filter(|f| (f.src < 16) != (f.dst < 16))
+        .map(|f| f.fct_ps)
+        .collect()
+}
+
+/// Uno Fig. 3 / 8: 4 intra-DC and 4 inter-DC flows into one receiver; Uno's rates end
+/// closer to the fair share (Jain's index over the last intervals) than Gemini's and
+/// MPRDMA+BBR's.
+#[test]
+fn uno_fairness_beats_gemini_and_mprdma_bbr() {
+    let mut s = two_dc("uno_fairness.toml");
+    s.workload.message = Size::Bytes(8 << 20);
+    s.output.rate_sample_us = 50.0;
+    let mut jain = Vec::new();
+    for cc in [CcKind::Uno, CcKind::Gemini, CcKind::MprdmaBbr] {
+        s.transport.cc = cc;
+        let r = run(&s);
+        assert_eq!(inter(&r).len(), 4, "seed 1 draws 4 intra + 4 inter senders");
+        jain.push(extra(&r, "jain_index_final"));
+    }
+    assert!(
+        jain[0] > jain[1] && jain[0] > jain[2],
+        "Jain's index: uno {} > gemini {} and mprdma_bbr {}",
+        jain[0],
+        jain[1],
+        jain[2]
+    );
+}
+
+/// Uno Fig. 13 A: an inter-DC link down under 1 MiB flows across both datacenters; Uno
+/// with erasure coding and UnoLB finishes the inter-DC flows sooner than spraying without
+/// erasure coding, and UnoLB alone beats spraying alone.
+#[test]
+fn uno_failures_ec_and_unolb_beat_spraying() {
+    let mut s = two_dc("uno_failures.toml");
+    s.workload.message = Size::Bytes(1 << 20);
+    let mut worst = |lb: LbKind, ec: bool| {
+        s.transport.lb = lb;
+        s.transport.uno.ec = ec;
+        let r = run(&s);
+        if ec {
+            assert!(extra(&r, "uno_blocks_recovered") > 0.0, "EC rebuilt blocks");
+        } else {
+            assert_eq!(extra(&r, "uno_blocks_decoded"), 0.0);
+        }
+        inter(&r).into_iter().max().unwrap()
+    };
+    let uno = worst(LbKind::Unolb, true);
+    let spray = worst(LbKind::Ops, false);
+    let unolb = worst(LbKind::Unolb, false);
+    assert!(uno < spray, "Uno + EC {uno} ps < spraying {spray} ps");
+    assert!(unolb < spray, "UnoLB {unolb} ps < spraying {spray} ps");
+}
