@@ -150,6 +150,7 @@ impl Sim {
         };
         self.metrics_results(&mut r);
         self.transport_results(&mut r);
+        self.two_dc_results(&mut r);
         r
     }
 }
