@@ -475,6 +475,12 @@ pub enum WorkloadKind {
     Websearch,
     /// LLM training collectives (Wormhole).
     Llm,
+    /// `two_dc`: intra- and inter-DC senders to one receiver (Uno 5.1).
+    MixedIncast,
+    /// `two_dc`: web-search intra-DC and WAN-sized inter-DC flows, Poisson (Uno 5.1).
+    UnoMix,
+    /// `two_dc`: data-parallel Allreduce bursts across the datacenters (Uno 5.1).
+    DcAllreduce,
 }
 
 /// The traffic.
@@ -503,7 +509,13 @@ pub struct Workload {
     /// Sizes (hosts) a collective may have, drawn uniformly (DCSIM 4.1: 8, 16, 32, 64);
     /// capped at the host count.
     pub collective_sizes: Vec<u32>,
+    /// `[workload.two_dc]`: the knobs of `mixed_incast`, `uno_mix` and `dc_allreduce`
+    /// (written out only when it differs from its defaults).
+    #[serde(skip_serializing_if = "TwoDcWorkload::is_default")]
+    pub two_dc: TwoDcWorkload,
 }
+
+pub use crate::workload::uno::TwoDcWorkload;
 
 impl Default for Workload {
     fn default() -> Self {
@@ -516,6 +528,7 @@ impl Default for Workload {
             one_way: false,
             collectives: 0,
             collective_sizes: vec![8, 16, 32, 64],
+            two_dc: TwoDcWorkload::default(),
         }
     }
 }

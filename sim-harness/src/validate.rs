@@ -135,6 +135,9 @@ pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
         WorkloadKind::AllToAll | WorkloadKind::AllToAllV => Some(hosts * hosts.saturating_sub(1)),
         WorkloadKind::Websearch => Some(u64::from(w.flows)),
         WorkloadKind::Llm => None,
+        WorkloadKind::MixedIncast | WorkloadKind::UnoMix | WorkloadKind::DcAllreduce => {
+            Some(crate::workload::uno::flow_count(s))
+        }
     }
 }
 
@@ -459,6 +462,7 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         }
         _ => {}
     }
+    crate::workload::uno::check(s, hosts)?;
     if w.one_way && w.kind != WorkloadKind::Tornado {
         return Err(Error::field(
             "workload.one_way",

@@ -190,3 +190,67 @@ fn phantom_queues_on_every_port() {
         base.summary.ecn_marks
     );
 }
+
+/// `mixed_incast` (Uno Fig. 3 shape, 4 + 4 senders): every flow completes with DCTCP; the
+/// `fct` table has each flow's class and the summary splits FCT by class.
+#[test]
+fn mixed_incast_completes_and_splits_fct_by_class() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::MixedIncast;
+    s.workload.two_dc.intra_senders = 4;
+    s.workload.two_dc.inter_senders = 4;
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    let x = &r.summary.extra;
+    assert_eq!((x["flows_intra"], x["flows_inter"]), (4.0, 4.0));
+    assert_eq!(
+        (x["flows_intra_completed"], x["flows_inter_completed"]),
+        (4.0, 4.0)
+    );
+    assert!(x["fct_inter_mean_ps"] > x["fct_intra_mean_ps"], "{x:?}");
+    assert!(x["fct_inter_p99_ps"] >= x["fct_inter_mean_ps"]);
+    let t = &r.tables["fct"];
+    let class = t.header.iter().position(|h| h == "class").unwrap();
+    let fct = t.header.iter().position(|h| h == "fct_ps").unwrap();
+    let f = sim_harness::topology::build(&s).unwrap();
+    let mut inter_fcts = Vec::new();
+    for (row, rec) in t.rows.iter().zip(&r.flows) {
+        let want = if f.is_inter(rec.src, rec.dst) {
+            "inter"
+        } else {
+            "intra"
+        };
+        assert_eq!(row[class], want);
+        if want == "inter" {
+            inter_fcts.push(row[fct].parse::<u64>().unwrap());
+        }
+    }
+    let mean = inter_fcts.iter().sum::<u64>() / inter_fcts.len() as u64;
+    assert_eq!(mean as f64, x["fct_inter_mean_ps"]);
+    // A fat tree gets no class table.
+    let mut ft = s.clone();
+    ft.topology.kind = TopologyKind::FatTree;
+    ft.workload.kind = WorkloadKind::Incast;
+    ft.workload.degree = 4;
+    let r = run(&ft);
+    assert!(!r.tables.contains_key("fct") && !r.summary.extra.contains_key("flows_intra"));
+}
+
+/// `dc_allreduce` with small bursts: every iteration is one collective whose flows all cross.
+#[test]
+fn allreduce_iterations_complete() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::DcAllreduce;
+    let x = &mut s.workload.two_dc;
+    x.iterations = 2;
+    x.groups = 2;
+    x.iteration_us = 200.0;
+    x.burst_min = Size::Bytes(1 << 20);
+    x.burst_max = Size::Bytes(2 << 20);
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    assert_eq!(r.flows.len(), 8);
+    assert_eq!(r.summary.extra["flows_inter"], 8.0);
+    assert_eq!(r.summary.extra["collectives_completed"], 2.0);
+    assert!(r.flows[4..].iter().all(|f| f.start_ps == 200_000_000));
+}

@@ -75,6 +75,7 @@ mod results;
 mod run;
 mod sampling;
 mod shift;
+mod two_dc;
 
 /// Picoseconds per cycle of the NIC and switch clocks (1 GHz): [`crate::clock::NIC_CLOCK`].
 pub const CYCLE_PS: u64 = crate::clock::NIC_PERIOD_PS;
@@ -217,6 +218,8 @@ pub struct Sim {
     pub(crate) base_rtt_ps: u64,
     pub(crate) bdp_bytes: u64,
     pub(crate) buffer_bytes: u64,
+    /// Buffer of the ports only inter-DC traffic crosses (`two_dc`; else `buffer_bytes`).
+    pub(crate) dc_buffer_bytes: u64,
     pub(crate) sample_ps: u64,
     pub(crate) max_time: Time,
     pub(crate) stall_ps: u64,
