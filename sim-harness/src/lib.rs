@@ -17,7 +17,8 @@
 //!     prefetch.rs  cache hints a few events ahead (big fabrics only)
 //!     failures.rs  link down (down-count) / rate change (latest in force)
 //!     shift.rs     pause a partition (ports + flows) and move it delta later
-//!     sampling.rs  queues.csv samples (output only)
+//!     sampling.rs  queues.csv and rates.csv samples (output only; fairness from
+//!                  metrics/fairness.rs: fairness.csv, Jain's index, 10% convergence)
 //!     metrics.rs   collective metrics for every transport (metrics/: CCT, delay, reorder)
 //!     results.rs   RunResult (flows, links, summary, tables)
 //!  transport/    transport drivers (enum TransportDriver, static dispatch): the engine calls

@@ -58,7 +58,7 @@ fn every_acknowledged_byte_is_in_the_series() {
             if f.end_ps > 0 {
                 assert_eq!(got, f.bytes, "{cc:?}: flow {} bytes in rates", f.id);
                 // No row after the interval the flow completed in.
-                let last = r.rates.iter().filter(|x| x.flow == f.id).last().unwrap();
+                let last = r.rates.iter().rfind(|x| x.flow == f.id).unwrap();
                 assert!(last.time_ps < f.end_ps + interval, "{cc:?}: {last:?}");
             } else {
                 assert!(got <= f.bytes, "{cc:?}");
@@ -92,4 +92,46 @@ fn an_interrupted_or_capped_run_ends_its_series_at_its_end_time() {
     assert!(tail.iter().any(|x| x.bytes > 0));
     let total: u64 = r.rates.iter().map(|x| x.bytes).sum();
     assert!(total > 0 && total < 4 * 256 * 1024);
+}
+
+/// The run's last progress report counts the bytes the rate series counts: all of them when
+/// every flow completed, and a part (the same sum as `rates.csv`) in a capped run, where no
+/// flow completed yet.
+#[test]
+fn progress_counts_acknowledged_bytes() {
+    use sim_harness::results::Progress;
+    use std::sync::Mutex;
+    for (cc, cap_us) in [
+        (CcKind::Dctcp, 0.0),
+        (CcKind::Dctcp, 7.0),
+        (CcKind::Dcsim, 0.0),
+        (CcKind::Dcsim, 30.0),
+    ] {
+        let mut s = incast(cc);
+        s.stop.max_time_us = cap_us;
+        let last = Mutex::new(None);
+        let report = |p: Progress| *last.lock().unwrap() = Some(p);
+        let ctl = RunControl {
+            progress: Some(&report),
+            stop: None,
+        };
+        let r = simulate(&s, &ctl).expect("run");
+        let p = last.into_inner().unwrap().expect("a final report");
+        let total: u64 = r.flows.iter().map(|f| f.bytes).sum();
+        let series: u64 = r.rates.iter().map(|x| x.bytes).sum();
+        assert_eq!(p.bytes_total, total, "{cc:?} {cap_us}");
+        assert_eq!(p.bytes_done, series, "{cc:?} {cap_us}");
+        assert_eq!(p.flows_done, r.summary.flows_completed);
+        assert_eq!(p.sim_time_ps, r.summary.end_time_ps);
+        if cap_us == 0.0 {
+            assert_eq!((p.bytes_done, p.max_time_ps), (total, 0), "{cc:?}");
+        } else {
+            assert_eq!(p.max_time_ps, (cap_us * 1e6) as u64);
+            assert_eq!(
+                p.flows_done, 0,
+                "{cc:?}: no flow completes before {cap_us} us"
+            );
+            assert!(p.bytes_done > 0 && p.bytes_done < total, "{cc:?}: {p:?}");
+        }
+    }
 }
