@@ -270,7 +270,9 @@ pub struct Transport {
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
     pub dcsim: DcsimSection,
-    /// `[transport.uno]`: the Uno transport (`cc = "uno"`, and its baselines).
+    /// `[transport.uno]`: the Uno transport (`cc = "uno"`, and its baselines); written out
+    /// only when it differs from its defaults.
+    #[serde(skip_serializing_if = "UnoSection::is_default")]
     pub uno: UnoSection,
 }
 

@@ -113,6 +113,11 @@ impl Default for UnoSection {
 }
 
 impl UnoSection {
+    /// The defaults (the section is then left out of a written `scenario.toml`).
+    pub fn is_default(&self) -> bool {
+        *self == UnoSection::default()
+    }
+
     /// Check the section (whatever `cc` is); errors name `transport.uno.<field>`.
     pub fn check(&self) -> Result<()> {
         let frac = |name: &str, v: f64, lo: f64, hi: f64| -> Result<()> {
