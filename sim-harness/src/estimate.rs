@@ -147,7 +147,11 @@ pub fn estimate(s: &Scenario) -> Estimate {
     let msg = bytes_of(w.message);
     let flows = flow_count(s, hosts).unwrap_or(0);
     let websearch = w.kind == WorkloadKind::Websearch;
-    let mean = if websearch { websearch_mean() } else { msg };
+    let mean = if websearch {
+        websearch_mean()
+    } else {
+        crate::workload::uno::mean_bytes(s, msg)
+    };
     let bytes = flows as f64 * mean;
     let packets = flows as f64 * (mean / mtu).ceil().max(1.0);
     // Bytes the busiest host link must carry (the ideal time of the workload).
@@ -157,8 +161,13 @@ pub fn estimate(s: &Scenario) -> Estimate {
         WorkloadKind::Incast => f64::from(w.degree) * msg,
         WorkloadKind::AllToAll | WorkloadKind::AllToAllV => (hosts.saturating_sub(1)) as f64 * msg,
         WorkloadKind::Websearch | WorkloadKind::Llm => mean,
+        WorkloadKind::MixedIncast => {
+            f64::from(w.two_dc.intra_senders + w.two_dc.inter_senders) * msg
+        }
+        WorkloadKind::UnoMix => mean,
+        WorkloadKind::DcAllreduce => bytes / (2.0 * f64::from(w.two_dc.groups.max(1))),
     };
-    let arrivals = if websearch {
+    let arrivals = if websearch || w.kind == WorkloadKind::UnoMix {
         // lambda = load * hosts * rate / (8 * mean) flows per second.
         let lambda = w.load * hosts as f64 * gbps * 1e9 / (8.0 * mean);
         flows as f64 / lambda * 1e12

@@ -172,6 +172,8 @@ pub enum Lb {
     Ops(Ops),
     /// Recycled Entropy Packet Spraying (the 25-byte Table 1 word, 8-entry buffer).
     Reps(Reps),
+    /// UnoLB (Uno Algorithm 2): round robin over n subflows, rerouted on NACK / timeout.
+    Uno(crate::transport::uno::Subflows),
 }
 
 impl Lb {
@@ -191,13 +193,20 @@ impl Lb {
                 ev_bits: evs_bits.min(16) as u8,
                 ..*reps
             })?),
-            LbKind::Unolb => {
-                return Err(ConfigError::new(
-                    "lb",
-                    "unolb is not supported yet by the fabric simulator (use ecmp, ops or reps)",
-                ))
-            }
+            // Replaced per flow by the Uno transport's setup (its subflow count and the
+            // flow's own base RTT).
+            LbKind::Unolb => Lb::Uno(crate::transport::uno::Subflows::new(8, 0, rng)),
         })
+    }
+
+    /// UnoLB Algorithm 2 ONNACKORTIMEOUT for a packet sent on `ev` (other choosers: nothing).
+    /// Returns whether a subflow was rerouted.
+    #[inline]
+    pub fn on_nack_or_timeout(&mut self, now: Cycles, ev: Ev, rng: &mut Lfsr32) -> bool {
+        match self {
+            Lb::Uno(l) => l.on_nack_or_timeout(now, ev, rng),
+            _ => false,
+        }
     }
 
     /// REPS event counters (explore / recycle / freeze ...), for REPS flows.
@@ -217,6 +226,7 @@ impl LoadBalancer for Lb {
             Lb::Ecmp(l) => l.on_send(now, rng),
             Lb::Ops(l) => l.on_send(now, rng),
             Lb::Reps(l) => l.on_send(now, rng),
+            Lb::Uno(l) => l.on_send(now, rng),
         }
     }
 
@@ -226,6 +236,7 @@ impl LoadBalancer for Lb {
             Lb::Ecmp(l) => l.on_ack(now, ev, ecn),
             Lb::Ops(l) => l.on_ack(now, ev, ecn),
             Lb::Reps(l) => l.on_ack(now, ev, ecn),
+            Lb::Uno(l) => l.on_ack(now, ev, ecn),
         }
     }
 
@@ -235,6 +246,7 @@ impl LoadBalancer for Lb {
             Lb::Ecmp(l) => l.on_failure_detection(now),
             Lb::Ops(l) => l.on_failure_detection(now),
             Lb::Reps(l) => l.on_failure_detection(now),
+            Lb::Uno(_) => {}
         }
     }
 }
@@ -292,6 +304,29 @@ pub struct FlowRt {
     pub failure_detections: u32,
     /// REPS Appendix A failure detector (recent max RTT; trimming-aware).
     pub detector: FailureDetector,
+    /// The flow's base RTT and BDP ([`FlowRt::base`]).
+    pub base: FlowBase,
+}
+
+/// A flow's own base RTT and BDP, what its transport sizes itself by (initial window, RTO,
+/// failure detector, REPS `NUM_PKTS_CWND`): for a flow inside a datacenter the run's
+/// reference values (the longest intra-DC path, [`crate::engine::Derived`]; so every fat-tree
+/// flow has the values it always had), for an inter-DC flow (`two_dc`) those of its own
+/// path ([`crate::topology::Fabric::path`]), three orders of magnitude larger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowBase {
+    /// Whether the flow crosses datacenters (`class = inter`).
+    pub inter: bool,
+    /// Base RTT, ps.
+    pub rtt_ps: u64,
+    /// BDP at the host link rate over `rtt_ps`, bytes.
+    pub bdp_bytes: u64,
+    /// The flow's RTO in NIC cycles: `transport.rto_us` plus the amount its base RTT exceeds
+    /// the run's reference base RTT (`transport.rto_us` itself inside a datacenter).
+    pub rto_cycles: u32,
+    /// Initial congestion window, bytes: `transport.init_cwnd` of `bdp_bytes`, at least one
+    /// MTU.
+    pub init_cwnd: u32,
 }
 
 impl FlowRt {

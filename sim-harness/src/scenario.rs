@@ -104,7 +104,13 @@ pub struct Topology {
     /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
     /// queue (default), the physical one (phantom only observed), or both.
     pub phantom_mark_on: PhantomMarkOn,
+    /// `[topology.two_dc]`: the inter-DC part of `kind = "two_dc"` (written out only when it
+    /// differs from its defaults).
+    #[serde(skip_serializing_if = "TwoDcSection::is_default")]
+    pub two_dc: TwoDcSection,
 }
+
+pub use crate::topology::two_dc::TwoDcSection;
 
 /// A switch output port's role, as a scenario names it (`topology.phantom_ports`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -120,11 +126,30 @@ pub enum SwitchPortRole {
     AggUp,
     /// A spine port towards the tier below (`spine<s>.down<i>`).
     SpineDown,
+    /// `two_dc`: a core port towards its border switch (`spine<s>.up<j>`).
+    SpineUp,
+    /// `two_dc`: a border port towards a core (`border<b>.down<i>`).
+    BorderDown,
+    /// `two_dc`: a border port on an inter-DC link (`border<b>.wan<n>`).
+    BorderWan,
 }
 
 impl SwitchPortRole {
     /// Every switch port role.
-    pub const ALL: [SwitchPortRole; 5] = [
+    pub const ALL: [SwitchPortRole; 8] = [
+        SwitchPortRole::TorDown,
+        SwitchPortRole::TorUp,
+        SwitchPortRole::AggDown,
+        SwitchPortRole::AggUp,
+        SwitchPortRole::SpineDown,
+        SwitchPortRole::SpineUp,
+        SwitchPortRole::BorderDown,
+        SwitchPortRole::BorderWan,
+    ];
+
+    /// The roles of a fat tree's switch ports: the default of `topology.phantom_ports`
+    /// (a `two_dc` run names the border roles to give them phantom queues too).
+    pub const FAT_TREE: [SwitchPortRole; 5] = [
         SwitchPortRole::TorDown,
         SwitchPortRole::TorUp,
         SwitchPortRole::AggDown,
@@ -175,8 +200,9 @@ impl Default for Topology {
             slow_core_fraction: 0.01,
             phantom_queue: false,
             phantom_drain: 0.9,
-            phantom_ports: SwitchPortRole::ALL.to_vec(),
+            phantom_ports: SwitchPortRole::FAT_TREE.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
+            two_dc: TwoDcSection::default(),
         }
     }
 }
@@ -193,6 +219,10 @@ pub enum CcKind {
     Dcsim,
     /// Zeropod scheduled transport.
     Zeropod,
+    /// Gemini-style CC (ECN for intra-DC, delay for inter-DC congestion): a Uno baseline.
+    Gemini,
+    /// MPRDMA-style ECN window CC intra-DC, BBR inter-DC: a Uno baseline.
+    MprdmaBbr,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -240,10 +270,15 @@ pub struct Transport {
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
     pub dcsim: DcsimSection,
+    /// `[transport.uno]`: the Uno transport (`cc = "uno"`, and its baselines); written out
+    /// only when it differs from its defaults.
+    #[serde(skip_serializing_if = "UnoSection::is_default")]
+    pub uno: UnoSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::reps::RepsSection;
+pub use crate::transport::uno::UnoSection;
 
 impl Default for Transport {
     fn default() -> Self {
@@ -258,6 +293,7 @@ impl Default for Transport {
             header_bytes: 64,
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
+            uno: UnoSection::default(),
         }
     }
 }
@@ -279,6 +315,7 @@ struct TransportToml {
     header_bytes: u32,
     reps: RepsSection,
     dcsim: DcsimSection,
+    uno: UnoSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -307,6 +344,7 @@ impl Default for TransportToml {
             header_bytes: t.header_bytes,
             reps: t.reps,
             dcsim: t.dcsim,
+            uno: t.uno,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -416,6 +454,7 @@ impl From<TransportToml> for Transport {
             header_bytes: t.header_bytes,
             reps,
             dcsim: d,
+            uno: t.uno,
         }
     }
 }
@@ -438,6 +477,12 @@ pub enum WorkloadKind {
     Websearch,
     /// LLM training collectives (Wormhole).
     Llm,
+    /// `two_dc`: intra- and inter-DC senders to one receiver (Uno 5.1).
+    MixedIncast,
+    /// `two_dc`: web-search intra-DC and WAN-sized inter-DC flows, Poisson (Uno 5.1).
+    UnoMix,
+    /// `two_dc`: data-parallel Allreduce bursts across the datacenters (Uno 5.1).
+    DcAllreduce,
 }
 
 /// The traffic.
@@ -466,6 +511,10 @@ pub struct Workload {
     /// Sizes (hosts) a collective may have, drawn uniformly (DCSIM 4.1: 8, 16, 32, 64);
     /// capped at the host count.
     pub collective_sizes: Vec<u32>,
+    /// `[workload.two_dc]`: the knobs of `mixed_incast`, `uno_mix` and `dc_allreduce`
+    /// (written out only when it differs from its defaults).
+    #[serde(skip_serializing_if = "TwoDcWorkload::is_default")]
+    pub two_dc: TwoDcWorkload,
     /// `llm` only: the Table 1 configuration (`[workload.llm]`; absent = its defaults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmWorkload>,
@@ -514,6 +563,8 @@ impl Default for LlmWorkload {
     }
 }
 
+pub use crate::workload::uno::TwoDcWorkload;
+
 impl Default for Workload {
     fn default() -> Self {
         Workload {
@@ -526,6 +577,7 @@ impl Default for Workload {
             collectives: 0,
             collective_sizes: vec![8, 16, 32, 64],
             llm: None,
+            two_dc: TwoDcWorkload::default(),
         }
     }
 }

@@ -135,6 +135,9 @@ pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
         WorkloadKind::AllToAll | WorkloadKind::AllToAllV => Some(hosts * hosts.saturating_sub(1)),
         WorkloadKind::Websearch => Some(u64::from(w.flows)),
         WorkloadKind::Llm => None,
+        WorkloadKind::MixedIncast | WorkloadKind::UnoMix | WorkloadKind::DcAllreduce => {
+            Some(crate::workload::uno::flow_count(s))
+        }
     }
 }
 
@@ -299,6 +302,7 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             format!("{shape} has {hosts} hosts, more than the limit of {MAX_HOSTS}; set topology.hosts lower"),
         ));
     }
+    t.two_dc.check(t)?;
     positive("topology.link_gbps", t.link_gbps)?;
     // Every rate must serialize the largest packet in Q32 ps without overflowing u64.
     let packet = largest_packet(&s.transport);
@@ -394,6 +398,7 @@ fn check_transport(t: &Transport) -> Result<()> {
     // The per-transport sections check themselves (their structs live with the transports).
     t.reps.check()?;
     t.dcsim.check()?;
+    t.uno.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
@@ -457,6 +462,7 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         }
         _ => {}
     }
+    crate::workload::uno::check(s, hosts)?;
     if w.one_way && w.kind != WorkloadKind::Tornado {
         return Err(Error::field(
             "workload.one_way",
@@ -558,7 +564,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
 
 /// Features the scenario format names but the fabric simulator does not run yet.
 fn check_supported(s: &Scenario) -> Result<()> {
-    use crate::scenario::{CcKind, LbKind};
+    use crate::scenario::CcKind;
     let not_yet = |field: &str, what: &str, instead: &str| {
         Err(Error::field(
             field,
@@ -567,20 +573,18 @@ fn check_supported(s: &Scenario) -> Result<()> {
     };
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Dcsim => {}
-        CcKind::Uno => return not_yet("transport.cc", "uno", "use dctcp or dcsim"),
+        CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
         CcKind::Zeropod => return not_yet("transport.cc", "zeropod", "use dctcp or dcsim"),
     }
-    if s.transport.lb == LbKind::Unolb {
-        return not_yet("transport.lb", "unolb", "use ecmp, ops or reps");
-    }
+    crate::transport::uno::check_supported(s)?;
     let kind = match s.topology.kind {
         TopologyKind::FatTree => None,
         TopologyKind::SingleTor => Some("single_tor"),
-        TopologyKind::TwoDc => Some("two_dc"),
+        TopologyKind::TwoDc => None,
         TopologyKind::ZeropodPods => Some("zeropod_pods"),
     };
     if let Some(k) = kind {
-        return not_yet("topology.kind", k, "use fat_tree");
+        return not_yet("topology.kind", k, "use fat_tree or two_dc");
     }
     if s.workload.kind == WorkloadKind::Llm && s.transport.cc == CcKind::Dcsim {
         return not_yet(
@@ -632,7 +636,8 @@ fn check_built(s: &Scenario) -> Result<()> {
                 format!("failures[{i}].link"),
                 format!(
                     "no link named '{}' in this topology (names look like host5, tor0.up3, \
-                     tor0.down1, agg2.up1, agg2.down0, spine3.down7; see links.csv)",
+                     tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
+                     spine3.up0, border0.down5, border0.wan3; see links.csv)",
                     f.link
                 ),
             ));
@@ -640,15 +645,19 @@ fn check_built(s: &Scenario) -> Result<()> {
     }
     let d = crate::engine::Derived::new(s, &fabric);
     let packet = u64::from(s.transport.mtu) + u64::from(s.transport.header_bytes);
-    if d.buffer_bytes < packet {
-        return Err(Error::field(
-            "topology.buffer",
-            format!(
-                "{} bytes cannot hold one {packet}-byte DATA packet (transport.mtu + \
-                 transport.header_bytes)",
-                d.buffer_bytes
-            ),
-        ));
+    for (field, b) in [
+        ("topology.buffer", d.buffer_bytes),
+        ("topology.two_dc.dc_buffer", d.dc_buffer_bytes),
+    ] {
+        if b < packet {
+            return Err(Error::field(
+                field,
+                format!(
+                    "{b} bytes cannot hold one {packet}-byte DATA packet (transport.mtu + \
+                     transport.header_bytes)"
+                ),
+            ));
+        }
     }
     let pkts = s
         .workload
@@ -664,7 +673,11 @@ fn check_built(s: &Scenario) -> Result<()> {
     if s.transport.cc == crate::scenario::CcKind::Dcsim {
         crate::dcsim::config::check(s, &fabric, d.buffer_bytes, d.bdp_bytes)?;
     }
-    check_phantom(s, &fabric, d.buffer_bytes)
+    check_phantom(s, &fabric, d.buffer_bytes)?;
+    if d.dc_buffer_bytes != d.buffer_bytes {
+        check_phantom(s, &fabric, d.dc_buffer_bytes)?;
+    }
+    Ok(())
 }
 
 /// `topology.phantom_queue`: the drain fraction, and each switch port rate's phantom queue
@@ -685,7 +698,8 @@ fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u
         return Err(Error::field(
             "topology.phantom_ports",
             "is empty, so no port would get a phantom queue: name at least one of tor_down, \
-             tor_up, agg_down, agg_up, spine_down (or set topology.phantom_queue = false)",
+             tor_up, agg_down, agg_up, spine_down (two_dc also: spine_up, border_down, \
+             border_wan) (or set topology.phantom_queue = false)",
         ));
     }
     if !t.phantom_queue {
@@ -943,15 +957,17 @@ mod tests {
         use crate::scenario::{CcKind, LbKind};
         type Mutation = Box<dyn Fn(&mut Scenario)>;
         let cases: Vec<(&str, Mutation)> = vec![
-            ("transport.cc", Box::new(|s| s.transport.cc = CcKind::Uno)),
             (
                 "transport.cc",
                 Box::new(|s| s.transport.cc = CcKind::Zeropod),
             ),
             ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
             (
-                "topology.kind",
-                Box::new(|s| s.topology.kind = TopologyKind::TwoDc),
+                "topology.two_dc.dc_buffer",
+                Box::new(|s| {
+                    s.topology.kind = TopologyKind::TwoDc;
+                    s.topology.two_dc.dc_buffer = Some(crate::scenario::Size::Bytes(100));
+                }),
             ),
             (
                 "topology.kind",

@@ -2,6 +2,7 @@
 //! (validated by [`crate::validate`]).
 
 use super::*;
+use crate::flow::FlowBase;
 
 impl Sim {
     /// Build the run for scenario `s` (already validated).
@@ -16,6 +17,7 @@ impl Sim {
             base_rtt_ps,
             bdp_bytes,
             buffer_bytes,
+            dc_buffer_bytes,
             rto_cycles,
         } = Derived::new(s, &fabric);
         debug_assert!(buffer_bytes >= u64::from(mtu + hdr), "checked by validate");
@@ -31,6 +33,19 @@ impl Sim {
             header_bytes: hdr,
         };
         let ctl = OutputPortCtl::new(port_cfg).map_err(|e| cfg_err("topology.buffer", e))?;
+        // `two_dc`: the ports only inter-DC traffic crosses have their own buffer (and RED
+        // thresholds at the same fractions of it).
+        let dc_red = RedConfig::linear(
+            (dc_buffer_bytes as f64 * t.ecn_kmin) as u64,
+            (dc_buffer_bytes as f64 * t.ecn_kmax) as u64,
+        );
+        let dc_port_cfg = PortConfig {
+            buffer_bytes: dc_buffer_bytes,
+            ecn: Some(dc_red),
+            ..port_cfg
+        };
+        let dc_ctl =
+            OutputPortCtl::new(dc_port_cfg).map_err(|e| cfg_err("topology.two_dc.dc_buffer", e))?;
 
         let init = s
             .transport
@@ -63,6 +78,11 @@ impl Sim {
             .collect();
         let mut ports = Vec::with_capacity(fabric.ports.len());
         for (i, p) in fabric.ports.iter().enumerate() {
+            let (ctl, port_cfg, red, buffer_bytes) = if p.role.inter_dc() {
+                (dc_ctl, dc_port_cfg, dc_red, dc_buffer_bytes)
+            } else {
+                (ctl, port_cfg, red, buffer_bytes)
+            };
             let kind = match p.owner {
                 Node::Host(h) => PortDriver::Host(h),
                 // `topology.phantom_queue`: each port's own phantom queue (at its rate).
@@ -136,6 +156,13 @@ impl Sim {
             rto_cycles,
         ))
         .map_err(|e| cfg_err("transport.rto_us", e))?;
+        let intra_base = FlowBase {
+            inter: false,
+            rtt_ps: base_rtt_ps,
+            bdp_bytes,
+            rto_cycles,
+            init_cwnd: cfg.init_cwnd,
+        };
         let flows = specs
             .iter()
             .map(|f| {
@@ -148,6 +175,34 @@ impl Sim {
                         ),
                     ));
                 }
+                // Each flow's own base RTT and BDP (`FlowBase`): the run's inside a datacenter,
+                // its path's across two.
+                let (base, reps_cfg, detector) = if fabric.is_inter(f.src, f.dst) {
+                    let p = fabric.path(f.src, f.dst, sw_ps, mtu + hdr, hdr);
+                    let extra = NIC_CLOCK.cycle_at(p.base_rtt_ps.saturating_sub(base_rtt_ps));
+                    let rto = (u64::from(rto_cycles) + extra).min(u64::from(u32::MAX >> 1));
+                    let base = FlowBase {
+                        inter: true,
+                        rtt_ps: p.base_rtt_ps,
+                        bdp_bytes: p.bdp_bytes,
+                        rto_cycles: rto as u32,
+                        init_cwnd: s
+                            .transport
+                            .init_cwnd
+                            .bytes(p.bdp_bytes)
+                            .clamp(mtu as u64, u32::MAX as u64 / 2)
+                            as u32,
+                    };
+                    let det = FailureDetector::new(flow::detector_config(
+                        s,
+                        NIC_CLOCK.cycle_at(p.base_rtt_ps),
+                        base.rto_cycles,
+                    ))
+                    .map_err(|e| cfg_err("topology.two_dc.dc_link_delay_us", e))?;
+                    (base, flow::reps_config(s, p.bdp_bytes), det)
+                } else {
+                    (intra_base, reps_cfg, detector)
+                };
                 let mut frng = Lfsr32::new(rng.gen());
                 let lb = Lb::new(s.transport.lb, s.transport.evs_bits, &reps_cfg, &mut frng)
                     .map_err(|e| {
@@ -171,6 +226,7 @@ impl Sim {
                     stats: SenderStats::default(),
                     failure_detections: 0,
                     detector,
+                    base,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -209,6 +265,7 @@ impl Sim {
             base_rtt_ps,
             bdp_bytes,
             buffer_bytes,
+            dc_buffer_bytes,
             sample_ps: (s.output.queue_sample_us * 1e6).round() as u64,
             max_time: if s.stop.max_time_us > 0.0 {
                 (s.stop.max_time_us * 1e6).round() as Time

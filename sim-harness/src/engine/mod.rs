@@ -76,6 +76,7 @@ mod run;
 mod sampling;
 mod shift;
 mod skip;
+mod two_dc;
 
 /// Picoseconds per cycle of the NIC and switch clocks (1 GHz): [`crate::clock::NIC_CLOCK`].
 pub const CYCLE_PS: u64 = crate::clock::NIC_PERIOD_PS;
@@ -218,6 +219,8 @@ pub struct Sim {
     pub(crate) base_rtt_ps: u64,
     pub(crate) bdp_bytes: u64,
     pub(crate) buffer_bytes: u64,
+    /// Buffer of the ports only inter-DC traffic crosses (`two_dc`; else `buffer_bytes`).
+    pub(crate) dc_buffer_bytes: u64,
     pub(crate) sample_ps: u64,
     pub(crate) max_time: Time,
     pub(crate) stall_ps: u64,
@@ -258,6 +261,9 @@ pub struct Derived {
     pub bdp_bytes: u64,
     /// `topology.buffer` resolved, bytes per switch port.
     pub buffer_bytes: u64,
+    /// `topology.two_dc.dc_buffer` resolved (`buffer_bytes` when absent), bytes per port only
+    /// inter-DC traffic crosses ([`crate::topology::PortRole::inter_dc`]).
+    pub dc_buffer_bytes: u64,
     /// `transport.rto_us` in NIC cycles (clamped to the 31 bits validation allows).
     pub rto_cycles: u32,
 }
@@ -276,6 +282,7 @@ impl Derived {
             base_rtt_ps,
             bdp_bytes,
             buffer_bytes: t.buffer.bytes(bdp_bytes),
+            dc_buffer_bytes: t.two_dc.dc_buffer.unwrap_or(t.buffer).bytes(bdp_bytes),
             rto_cycles: rto.clamp(1.0, (u32::MAX >> 1) as f64) as u32,
         }
     }

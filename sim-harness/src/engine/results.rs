@@ -154,6 +154,7 @@ impl Sim {
         self.rate_results(&mut r);
         self.transport_results(&mut r);
         self.wh_results(&mut r);
+        self.two_dc_results(&mut r);
         r
     }
 }

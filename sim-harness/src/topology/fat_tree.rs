@@ -20,26 +20,68 @@ use crate::validate::{host_count, tor_host_ports};
 
 /// Build a fat tree for `t` (validated: even radix, 2 or 3 tiers, hosts that fit).
 pub fn build(t: &Topology) -> Result<Fabric> {
-    let k = t.radix;
     let hosts = host_count(t) as u32;
+    let mut b = FabricBuilder::new(hosts, t.link_gbps);
+    let tree = add_tree(&mut b, t, TreeAt::default(), hosts);
+    b.set_longest(tree.longest.links, tree.longest.switches);
+    Ok(b.finish())
+}
+
+/// Where a fat tree sits in a larger fabric (`two_dc`): its first host and the first index of
+/// its ToRs, aggs and spines (so names stay unique), and how many up ports each spine gets
+/// (towards a border switch; 0 in a plain fat tree).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct TreeAt {
+    /// First host of the tree.
+    pub host0: u32,
+    /// First ToR, agg and spine index.
+    pub tor0: u32,
+    pub agg0: u32,
+    pub spine0: u32,
+    /// Up ports per spine (`spine{s}.up{j}`), after its down ports; not connected here.
+    pub spine_up: u32,
+}
+
+/// What [`add_tree`] built: counts, the spines (switch id, first up port), the longest path.
+#[derive(Debug, Clone)]
+pub(super) struct Tree {
+    pub tors: u32,
+    pub aggs: u32,
+    /// Per spine: (switch id, port id of its up port 0).
+    pub spines: Vec<(u32, u32)>,
+    pub longest: super::PathShape,
+}
+
+/// Add a fat tree of `hosts` hosts (host ids `at.host0..`, already created by the builder) to
+/// `b`; ToRs and aggs route up (ECMP) for every host outside their range, spines route up
+/// over their `at.spine_up` up ports for hosts outside the tree.
+pub(super) fn add_tree(b: &mut FabricBuilder, t: &Topology, at: TreeAt, hosts: u32) -> Tree {
+    let k = t.radix;
     let d = tor_host_ports(k as u64, t.oversubscription) as u32;
     let u = k - d;
     let prop = t.link_delay_ns * 1000;
     let g = t.link_gbps;
     let n_tor = hosts.div_ceil(d);
-    let mut b = FabricBuilder::new(hosts, g);
+    let h0 = at.host0;
+    let (lo_all, hi_all) = (h0, h0 + hosts);
+    let mut spines = Vec::new();
+    let mut longest = super::PathShape {
+        links: 2,
+        switches: 1,
+    };
 
     // ToRs.
     let mut tor_first = Vec::with_capacity(n_tor as usize);
     for tor in 0..n_tor {
-        let lo = tor * d;
-        let hi = (lo + d).min(hosts);
+        let lo = h0 + tor * d;
+        let hi = (lo + d).min(hi_all);
         let n_down = hi - lo;
+        let ti = at.tor0 + tor;
         let names = (0..n_down)
-            .map(|i| format!("tor{tor}.down{i}"))
-            .chain((0..u).map(|j| format!("tor{tor}.up{j}")))
+            .map(|i| format!("tor{ti}.down{i}"))
+            .chain((0..u).map(|j| format!("tor{ti}.up{j}")))
             .collect();
-        let (sw, first) = b.add_switch(Tier::Tor, tor, names, g);
+        let (sw, first) = b.add_switch(Tier::Tor, ti, names, g);
         b.set_route(
             sw,
             Route::Tree {
@@ -57,29 +99,44 @@ pub fn build(t: &Topology) -> Result<Fabric> {
         tor_first.push((first, n_down));
     }
 
+    let spine_names = |s: u32, n_down: u32| -> Vec<String> {
+        (0..n_down)
+            .map(|i| format!("spine{s}.down{i}"))
+            .chain((0..at.spine_up).map(|j| format!("spine{s}.up{j}")))
+            .collect()
+    };
     if t.tiers == 2 {
         for s in 0..u {
-            let names = (0..n_tor).map(|i| format!("spine{s}.down{i}")).collect();
-            let (sw, first) = b.add_switch(Tier::Spine, s, names, g);
+            let si = at.spine0 + s;
+            let (sw, first) = b.add_switch(Tier::Spine, si, spine_names(si, n_tor), g);
             b.set_route(
                 sw,
                 Route::Tree {
-                    lo: 0,
-                    hi: hosts,
+                    lo: lo_all,
+                    hi: hi_all,
                     per_down: d,
                     first_down: first,
                     first_up: first + n_tor,
-                    n_up: 0,
+                    n_up: at.spine_up,
                 },
             );
             for (tor, &(tf, n_down)) in tor_first.iter().enumerate() {
                 b.connect(tf + n_down + s, first + tor as u32, prop);
             }
+            spines.push((sw, first + n_tor));
         }
         if n_tor > 1 {
-            b.set_longest(4, 3);
+            longest = super::PathShape {
+                links: 4,
+                switches: 3,
+            };
         }
-        return Ok(b.finish());
+        return Tree {
+            tors: n_tor,
+            aggs: 0,
+            spines,
+            longest,
+        };
     }
 
     // 3 tiers.
@@ -88,11 +145,11 @@ pub fn build(t: &Topology) -> Result<Fabric> {
     let per_pod_hosts = half * d;
     let mut agg_first = Vec::with_capacity((pods * u) as usize);
     for p in 0..pods {
-        let lo = p * per_pod_hosts;
-        let hi = (lo + per_pod_hosts).min(hosts);
+        let lo = h0 + p * per_pod_hosts;
+        let hi = (lo + per_pod_hosts).min(hi_all);
         let tors_here = (hi - lo).div_ceil(d);
         for gi in 0..u {
-            let a = p * u + gi;
+            let a = at.agg0 + p * u + gi;
             let names = (0..tors_here)
                 .map(|i| format!("agg{a}.down{i}"))
                 .chain((0..half).map(|j| format!("agg{a}.up{j}")))
@@ -119,31 +176,43 @@ pub fn build(t: &Topology) -> Result<Fabric> {
     for gi in 0..u {
         for j in 0..half {
             let s = gi * half + j;
-            let names = (0..pods).map(|p| format!("spine{s}.down{p}")).collect();
-            let (sw, first) = b.add_switch(Tier::Spine, s, names, g);
+            let si = at.spine0 + s;
+            let (sw, first) = b.add_switch(Tier::Spine, si, spine_names(si, pods), g);
             b.set_route(
                 sw,
                 Route::Tree {
-                    lo: 0,
-                    hi: hosts,
+                    lo: lo_all,
+                    hi: hi_all,
                     per_down: per_pod_hosts,
                     first_down: first,
                     first_up: first + pods,
-                    n_up: 0,
+                    n_up: at.spine_up,
                 },
             );
             for p in 0..pods {
                 let (af, tors_here) = agg_first[(p * u + gi) as usize];
                 b.connect(af + tors_here + j, first + p, prop);
             }
+            spines.push((sw, first + pods));
         }
     }
     if pods > 1 {
-        b.set_longest(6, 5);
+        longest = super::PathShape {
+            links: 6,
+            switches: 5,
+        };
     } else if n_tor > 1 {
-        b.set_longest(4, 3);
+        longest = super::PathShape {
+            links: 4,
+            switches: 3,
+        };
     }
-    Ok(b.finish())
+    Tree {
+        tors: n_tor,
+        aggs: pods * u,
+        spines,
+        longest,
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@
 //! | `agg{a}.down{i}`| agg a (pod `a / aggs_per_pod`) towards the pod's i-th ToR          |
 //! | `agg{a}.up{j}`  | agg a towards spine `(a mod aggs_per_pod) * radix/2 + j`           |
 //! | `spine{s}.down{i}`| spine s towards ToR i (2 tiers) or towards pod i's agg (3 tiers) |
+//! | `spine{s}.up{j}`| `two_dc`: core s towards its border switch (j-th of its links)     |
+//! | `border{b}.down{i}`| `two_dc`: border b towards link i to its cores (see [`two_dc`]) |
+//! | `border{b}.wan{n}`| `two_dc`: border b's inter-DC link n (to the other border)       |
 //!
 //! Switches are numbered per tier from 0 (ToRs, then aggs, then spines); hosts from 0, in
 //! ToR order. A failure names a cable by either of its ports (`tor0.up3` and `spine3.down0`
@@ -40,6 +43,7 @@
 
 pub mod cores;
 pub mod fat_tree;
+pub mod two_dc;
 
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, TopologyKind};
@@ -80,8 +84,10 @@ pub enum Tier {
     Tor,
     /// Aggregation (3-tier fat trees).
     Agg,
-    /// Spine / core: the top tier.
+    /// Spine / core: the top tier of a fat tree.
     Spine,
+    /// Border switch of a datacenter (`two_dc`): its cores below, inter-DC links across.
+    Border,
 }
 
 /// What an output port is, by where it sits and which way its cable leads (towards the hosts
@@ -100,6 +106,12 @@ pub enum PortRole {
     AggUp,
     /// A spine port towards the tier below.
     SpineDown,
+    /// A spine (core) port towards its datacenter's border switch (`two_dc`).
+    SpineUp,
+    /// A border switch port towards a core of its datacenter (`two_dc`).
+    BorderDown,
+    /// A border switch port on an inter-DC link, towards the other border (`two_dc`).
+    BorderWan,
 }
 
 impl PortRole {
@@ -113,7 +125,19 @@ impl PortRole {
             PortRole::AggDown => Some(S::AggDown),
             PortRole::AggUp => Some(S::AggUp),
             PortRole::SpineDown => Some(S::SpineDown),
+            PortRole::SpineUp => Some(S::SpineUp),
+            PortRole::BorderDown => Some(S::BorderDown),
+            PortRole::BorderWan => Some(S::BorderWan),
         }
+    }
+
+    /// Whether only inter-DC traffic crosses a port of this role (`two_dc`: the core ports
+    /// towards the border, and every border port): `topology.two_dc.dc_buffer` sizes them.
+    pub const fn inter_dc(self) -> bool {
+        matches!(
+            self,
+            PortRole::SpineUp | PortRole::BorderDown | PortRole::BorderWan
+        )
     }
 
     /// The role of a port of a switch of `tier` whose cable leads up (`up`) or down.
@@ -123,7 +147,9 @@ impl PortRole {
             (Tier::Tor, true) => PortRole::TorUp,
             (Tier::Agg, false) => PortRole::AggDown,
             (Tier::Agg, true) => PortRole::AggUp,
-            (Tier::Spine, _) => PortRole::SpineDown,
+            (Tier::Spine, false) => PortRole::SpineDown,
+            (Tier::Spine, true) => PortRole::SpineUp,
+            (Tier::Border, _) => PortRole::BorderDown,
         }
     }
 }
@@ -160,6 +186,23 @@ pub enum Route {
         /// Up ports (0 at the top tier).
         n_up: u32,
     },
+    /// A border switch (`two_dc`): hosts `lo..hi` are in its datacenter and go down through
+    /// one of its `n_down` core ports, any other host goes across one of its `n_wan` inter-DC
+    /// links; both chosen by the ECMP hash, like [`Route::Tree`]'s up ports.
+    Border {
+        /// First host of its datacenter.
+        lo: u32,
+        /// One past its datacenter's last host.
+        hi: u32,
+        /// Port id of down port 0.
+        first_down: u32,
+        /// Down ports (towards the cores).
+        n_down: u32,
+        /// Port id of inter-DC port 0.
+        first_wan: u32,
+        /// Inter-DC ports.
+        n_wan: u32,
+    },
 }
 
 impl Route {
@@ -184,6 +227,25 @@ impl Route {
                 } else {
                     None
                 }
+            }
+            Route::Border {
+                lo,
+                hi,
+                first_down,
+                n_down,
+                first_wan,
+                n_wan,
+            } => {
+                let (first, n) = if dst >= lo && dst < hi {
+                    (first_down, n_down)
+                } else {
+                    (first_wan, n_wan)
+                };
+                if n == 0 {
+                    return None;
+                }
+                let h = ecmp_hash(src, dst, ev, seed) as u64;
+                Some(first + ((h * n as u64) >> 32) as u32)
             }
         }
     }
@@ -242,9 +304,22 @@ pub struct Fabric {
     pub longest: PathShape,
     /// Host link rate, Gb/s.
     pub host_gbps: f64,
+    /// Hosts per datacenter: `hosts` for a single fabric; `two_dc` numbers DC0's hosts
+    /// `0..hosts_per_dc`, then DC1's ([`Fabric::dc_of`]).
+    pub hosts_per_dc: u32,
 }
 
 impl Fabric {
+    /// The datacenter of host `h` (0 in a single fabric; 0 or 1 in `two_dc`).
+    pub fn dc_of(&self, h: u32) -> u32 {
+        h / self.hosts_per_dc.max(1)
+    }
+
+    /// Whether a flow `src -> dst` crosses datacenters (its class is `inter`, else `intra`).
+    pub fn is_inter(&self, src: u32, dst: u32) -> bool {
+        self.dc_of(src) != self.dc_of(dst)
+    }
+
     /// The port named `name`, if any.
     pub fn port_by_name(&self, name: &str) -> Option<u32> {
         self.ports
@@ -346,6 +421,7 @@ impl FabricBuilder {
                     switches: 1,
                 },
                 host_gbps,
+                hosts_per_dc: hosts,
             },
         }
     }
@@ -366,6 +442,7 @@ impl FabricBuilder {
                 Tier::Tor => "tor",
                 Tier::Agg => "agg",
                 Tier::Spine => "spine",
+                Tier::Border => "border",
             }
         );
         let id = self.f.switches.len() as u32;
@@ -400,6 +477,11 @@ impl FabricBuilder {
         (id, first)
     }
 
+    /// Set port `p`'s line rate (a cable with its own rate sets both of its ports).
+    pub fn set_gbps(&mut self, p: u32, gbps: f64) {
+        self.f.ports[p as usize].gbps = gbps;
+    }
+
     /// Set switch `sw`'s route.
     pub fn set_route(&mut self, sw: u32, route: Route) {
         self.f.switches[sw as usize].route = route;
@@ -421,6 +503,11 @@ impl FabricBuilder {
         pb.prop_ps = prop_ps;
     }
 
+    /// Set the hosts per datacenter ([`Fabric::dc_of`]).
+    pub fn set_hosts_per_dc(&mut self, n: u32) {
+        self.f.hosts_per_dc = n;
+    }
+
     /// Set the longest path.
     pub fn set_longest(&mut self, links: u32, switches: u32) {
         self.f.longest = PathShape { links, switches };
@@ -439,12 +526,18 @@ impl FabricBuilder {
             Some(Tier::Tor) => 1,
             Some(Tier::Agg) => 2,
             Some(Tier::Spine) => 3,
+            Some(Tier::Border) => 4,
         };
         for i in 0..self.f.ports.len() {
             let p = &self.f.ports[i];
             if let Some(own) = tier(p.owner, &self.f.switches) {
-                let up = rank(tier(p.peer, &self.f.switches)) > rank(Some(own));
-                self.f.ports[i].role = PortRole::of(own, up);
+                let peer = tier(p.peer, &self.f.switches);
+                let up = rank(peer) > rank(Some(own));
+                self.f.ports[i].role = if own == Tier::Border && peer == Some(Tier::Border) {
+                    PortRole::BorderWan
+                } else {
+                    PortRole::of(own, up)
+                };
             }
         }
         self.f
@@ -456,6 +549,7 @@ pub fn build(s: &Scenario) -> Result<Fabric> {
     let t = &s.topology;
     match t.kind {
         TopologyKind::FatTree => fat_tree::build(t),
+        TopologyKind::TwoDc => two_dc::build(t),
         other => Err(Error::field(
             "topology.kind",
             format!(
@@ -491,7 +585,7 @@ mod tests {
     #[test]
     fn other_kinds_are_not_supported_yet() {
         let mut s = Scenario::default();
-        s.topology.kind = TopologyKind::TwoDc;
+        s.topology.kind = TopologyKind::SingleTor;
         match build(&s) {
             Err(Error::Field { field, problem }) => {
                 assert_eq!(field, "topology.kind");

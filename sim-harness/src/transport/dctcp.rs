@@ -226,9 +226,13 @@ pub(crate) fn timer(cx: &mut Cx, f: u32) {
 /// Flow `f` starts now: its DCTCP sender.
 pub(crate) fn open(cx: &mut Cx, f: u32) {
     let now = cx.now();
-    let cfg = cx.cfg();
+    let mut cfg = cx.cfg();
     let flow = cx.flow(f);
     let now_c = flow.clock.cycle_at(now);
+    // The flow's own initial window and RTO (`FlowBase`: the run's values inside a
+    // datacenter, larger across two).
+    cfg.init_cwnd = flow.base.init_cwnd;
+    cfg.rto = flow.base.rto_cycles;
     let s = Sender::new(cfg, flow.spec.bytes, now_c)
         .expect("configuration and message size checked at build");
     flow.cc = Some(Cc::Dctcp(Box::new(s)));

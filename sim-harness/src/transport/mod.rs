@@ -37,6 +37,7 @@ pub mod dcsim;
 pub mod dctcp;
 pub mod reps;
 pub mod side;
+pub mod uno;
 
 use crate::dcsim::DcsimState;
 use crate::engine::Sim;
@@ -72,6 +73,8 @@ pub enum TransportDriver {
     Dctcp(Dctcp),
     /// DCSIM ([`dcsim`]; boxed: its host engines).
     Dcsim(Box<DcsimState>),
+    /// Uno and its baselines ([`uno`]; boxed: per-flow senders and receivers).
+    Uno(Box<uno::UnoState>),
 }
 
 impl TransportDriver {
@@ -79,7 +82,7 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim => FlowRx::InTransport,
+            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => FlowRx::InTransport,
             _ => FlowRx::Sack(Receiver::new()),
         }
     }
@@ -89,6 +92,7 @@ impl TransportDriver {
     pub(crate) fn ready(&mut self, h: u32) -> &mut VecDeque<u32> {
         match self {
             TransportDriver::Dctcp(d) => &mut d.ready[h as usize],
+            TransportDriver::Uno(u) => u.ready(h),
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
         }
     }
@@ -98,6 +102,7 @@ impl TransportDriver {
     pub(crate) fn has_ready(&self, h: u32) -> bool {
         match self {
             TransportDriver::Dctcp(d) => !d.ready[h as usize].is_empty(),
+            TransportDriver::Uno(u) => u.has_ready(h),
             TransportDriver::Dcsim(_) => false,
         }
     }
@@ -107,7 +112,7 @@ impl TransportDriver {
     pub fn dcsim(&self) -> Option<&DcsimState> {
         match self {
             TransportDriver::Dcsim(d) => Some(d),
-            TransportDriver::Dctcp(_) => None,
+            _ => None,
         }
     }
 
@@ -116,7 +121,7 @@ impl TransportDriver {
     pub fn dcsim_mut(&mut self) -> Option<&mut DcsimState> {
         match self {
             TransportDriver::Dcsim(d) => Some(d),
-            TransportDriver::Dctcp(_) => None,
+            _ => None,
         }
     }
 
@@ -124,7 +129,7 @@ impl TransportDriver {
     #[inline]
     pub(crate) fn on_drop(&mut self, pk: &Packet) {
         match self {
-            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
         }
     }
@@ -136,7 +141,9 @@ impl TransportDriver {
     /// receiver deadlines and timers ([`DcsimState::shift`]).
     pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
         match self {
-            TransportDriver::Dctcp(_) => {}
+            // Uno: its timers are the flows' (shifted with them); its senders' and
+            // receivers' stamps are not moved (partition shift is not supported with Uno).
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -175,6 +182,7 @@ impl Sim {
     pub(crate) fn transport_setup(&mut self, s: &Scenario) -> Result<()> {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
+            CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
             _ => Ok(()),
         }
     }
@@ -185,6 +193,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::open(&mut Cx::new(self), f),
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
+            TransportDriver::Uno(_) => self.uno_open(f),
         }
     }
 
@@ -194,6 +203,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Uno(_) => self.uno_arrive(h, pk),
         }
     }
 
@@ -202,6 +212,7 @@ impl Sim {
     pub(crate) fn transport_pull(&mut self, h: u32) -> Option<Packet> {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
+            TransportDriver::Uno(_) => self.uno_pull(h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -211,7 +222,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
@@ -221,7 +232,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
@@ -230,6 +241,9 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_timer(&mut self, kind: Kind, i: u32) {
         match kind {
+            Kind::FlowTimer if matches!(self.transport, TransportDriver::Uno(_)) => {
+                self.uno_on_timer(i)
+            }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
             _ => {}
@@ -257,6 +271,7 @@ impl Sim {
                     .map_or((0, 0), |c| (c, st.p.mtu)),
                 _ => (0, 0),
             },
+            TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
@@ -271,6 +286,7 @@ impl Sim {
                 x.insert("sim_loss_rate".into(), 0.0);
             }
             TransportDriver::Dcsim(_) => self.dcsim_results(r),
+            TransportDriver::Uno(_) => self.uno_results(r),
         }
     }
 }

@@ -1,0 +1,710 @@
+//! The Uno transport (`transport.cc = "uno"`) and its baselines (`"gemini"`,
+//! `"mprdma_bbr"`): Uno (Bonato et al.) sections 4.1-4.2 and 5.1 in the fabric.
+//!
+//! ```text
+//!  per flow, at its source host                      per flow, at its destination host
+//!  +---------------------------------------------+   +----------------------------------+
+//!  | FlowCc: UnoCc (Alg. 1, paced cwnd/RTT)       |   | UnoRx (rx.rs): ACK every DATA    |
+//!  |   | GeminiCc | MprdmaCc (intra) / Bbr (inter)|   |  EC: block bitmap, RS decode,    |
+//!  | UnoTx (tx.rs): units (packets | EC blocks),  |   |  block timer -> NACK(block)      |
+//!  |   retransmit queue, timeout FIFO            |   +----------------------------------+
+//!  | flow.lb: UnoLB (Alg. 2) | ECMP | OPS | REPS  |
+//!  +---------------------------------------------+
+//!  host NIC: round robin over its flows that the window and the pacer let send
+//!  one FlowTimer per flow: min(pacer, sender timeout, receiver block timers)
+//! ```
+//!
+//! * **UnoCC** ([`nic::uno::UnoCc`]) per flow with the flow's own base RTT and BDP from
+//!   [`crate::topology::Fabric::path`] and, for every flow, epochs of the intra-DC RTT
+//!   (4.1.1); `alpha`, `beta`, the gentle factor and `K` from `[transport.uno]`.
+//! * **UnoRC** (4.2): inter-DC flows (every flow with `ec_intra`) are cut into blocks of
+//!   `ec_data` + `ec_parity` packets with a real Reed-Solomon code
+//!   ([`nic::uno::ec::BlockCodec`]); the receiver decodes from any `ec_data` of them, NACKs
+//!   a block its timer finds undecodable, and the sender retransmits the block. Other flows
+//!   are reliable per packet (NACK of a trimmed packet, sender timeout).
+//! * **UnoLB** (`transport.lb = "unolb"`, Alg. 2): [`Subflows`] in the flow's `lb`; NACKs and
+//!   timeouts reroute a subflow (at most once per base RTT).
+//! * **Baselines** (5.1): Gemini ([`nic::uno::gemini`]) for every flow; MPRDMA+BBR: MPRDMA's
+//!   window CC ([`nic::uno::mprdma`]) intra-DC and BBRv1 ([`nic::uno::bbr`], paced at its
+//!   rate) inter-DC. No erasure coding for the baselines.
+//!
+//! Header fields: a DATA's `psn` is its wire packet number (`block * (x + y) + index` with
+//! EC, the PSN without), its `cum_ack` the send stamp ([`crate::metrics::stamp`]), which the
+//! ACK echoes for the RTT; an ACK's `psn` is the wpn with [`DONE`] when its unit is
+//! delivered; a NACK's `psn` the trimmed wpn, or `block | DONE` for a block NACK. No side
+//! table is needed.
+//!
+//! Choices of ours (the paper leaves them open): the block timer (`block_timeout_us`,
+//! default 200 us: two 1 MiB queues' drain at 100 Gb/s and a block's pacing); the sender
+//! timeout = path base RTT + `transport.rto_us` + the block timer (for every flow: the
+//! block timer is the estimate of the largest queueing delay); UnoCC's
+//! "no physical queue" test is a relative delay of at most 4 MTU serialization times at
+//! the host rate; a flow is inter-DC when its endpoints are in different datacenters.
+
+pub mod rx;
+pub mod subflows;
+pub mod tx;
+
+pub use subflows::Subflows;
+pub use tx::DONE;
+
+use crate::engine::Sim;
+use crate::error::{Error, Result};
+use crate::event::{Comp, Kind, NEVER};
+use crate::flow::Lb;
+use crate::packet::{Packet, PktKind};
+use crate::results::RunResult;
+use crate::scenario::{CcKind, LbKind, Scenario};
+use crate::transport::TransportDriver;
+use nic::lb::LoadBalancer;
+use nic::uno::ec::BlockCodec;
+use nic::uno::UnoCcConfig;
+use rtl_models::{Cycles, Rate};
+use rx::UnoRx;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use tx::{TxParams, TxStats, UnoTx};
+
+/// `[transport.uno]`: UnoCC (Table 2), UnoRC and UnoLB parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UnoSection {
+    /// AI factor `alpha` as a fraction of the flow's BDP (Table 2: 0.001).
+    pub alpha: f64,
+    /// Quick Adapt ratio `beta` (Table 2: 0.5).
+    pub beta: f64,
+    /// Gentle reduction factor of `MD_scale` (Alg. 1 line 10: 0.3).
+    pub gentle: f64,
+    /// MD constant `K` as a fraction of the intra-DC BDP (Table 2: 1/7).
+    pub k: f64,
+    /// Pacing at cwnd / base RTT (UnoCC).
+    pub pacing: bool,
+    /// UnoRC erasure coding (Uno only; the baselines never code).
+    pub ec: bool,
+    /// Data packets per block, x (5.2.3: 8).
+    pub ec_data: u32,
+    /// Parity packets per block, y (5.2.3: 2).
+    pub ec_parity: u32,
+    /// Code intra-DC flows too (the paper codes inter-DC flows only).
+    pub ec_intra: bool,
+    /// The receiver's block timer, us ("the estimated maximum queuing and transmission
+    /// delay").
+    pub block_timeout_us: f64,
+    /// UnoLB subflows per flow (1, 2, 4, 8 or 16).
+    pub subflows: u32,
+}
+
+impl Default for UnoSection {
+    fn default() -> Self {
+        UnoSection {
+            alpha: 0.001,
+            beta: 0.5,
+            gentle: 0.3,
+            k: 1.0 / 7.0,
+            pacing: true,
+            ec: true,
+            ec_data: 8,
+            ec_parity: 2,
+            ec_intra: false,
+            block_timeout_us: 200.0,
+            subflows: 8,
+        }
+    }
+}
+
+impl UnoSection {
+    /// The defaults (the section is then left out of a written `scenario.toml`).
+    pub fn is_default(&self) -> bool {
+        *self == UnoSection::default()
+    }
+
+    /// Check the section (whatever `cc` is); errors name `transport.uno.<field>`.
+    pub fn check(&self) -> Result<()> {
+        let frac = |name: &str, v: f64, lo: f64, hi: f64| -> Result<()> {
+            if !v.is_finite() || v < lo || v > hi {
+                return Err(Error::field(
+                    format!("transport.uno.{name}"),
+                    format!("must be a number in {lo} ..= {hi}, got {v}"),
+                ));
+            }
+            Ok(())
+        };
+        frac("alpha", self.alpha, 0.0, 1.0)?;
+        frac("beta", self.beta, 0.0, 1.0)?;
+        frac("gentle", self.gentle, 0.0, 1.0)?;
+        frac("k", self.k, 1e-6, 1000.0)?;
+        frac("block_timeout_us", self.block_timeout_us, 0.001, 1e6)?;
+        if self.ec_data == 0 || self.ec_data + self.ec_parity > 16 {
+            return Err(Error::field(
+                "transport.uno.ec_data",
+                format!(
+                    "ec_data must be at least 1 and ec_data + ec_parity at most 16, got {} + {}",
+                    self.ec_data, self.ec_parity
+                ),
+            ));
+        }
+        if !subflows::SUBFLOW_COUNTS.contains(&self.subflows) {
+            return Err(Error::field(
+                "transport.uno.subflows",
+                format!("must be 1, 2, 4, 8 or 16, got {}", self.subflows),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The refusals of the Uno transports (called by [`crate::validate`]): UnoLB needs one of
+/// them.
+pub fn check_supported(s: &Scenario) -> Result<()> {
+    let uno_family = matches!(
+        s.transport.cc,
+        CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr
+    );
+    if s.transport.lb == LbKind::Unolb && !uno_family {
+        return Err(Error::field(
+            "transport.lb",
+            "unolb needs transport.cc = \"uno\", \"gemini\" or \"mprdma_bbr\" (use ecmp, ops or reps)",
+        ));
+    }
+    Ok(())
+}
+
+/// Per-flow constants of the Uno transports, from the flow's path.
+#[derive(Debug, Clone, Copy)]
+struct FlowParams {
+    inter_dc: bool,
+    base_rtt_ps: u64,
+    bdp_bytes: u64,
+}
+
+/// Counters of the Uno transports (summed over finished flows; the live ones are added at
+/// the end).
+#[derive(Debug, Clone, Copy, Default)]
+struct Totals {
+    tx: TxStats,
+    rx: rx::RxStats,
+}
+
+/// The Uno transports' state: per flow its sender and receiver, per host its ready ring.
+#[derive(Debug)]
+pub struct UnoState {
+    cc: CcKind,
+    sec: UnoSection,
+    mtu: u32,
+    params: Vec<FlowParams>,
+    intra_rtt: Cycles,
+    intra_bdp: u64,
+    line_rate: Rate,
+    delay_thresh: Cycles,
+    init_cwnd: crate::scenario::Size,
+    rto_ps: u64,
+    codec: Option<BlockCodec>,
+    tx: Vec<Option<Box<UnoTx>>>,
+    rx: Vec<Option<Box<UnoRx>>>,
+    ready: Vec<VecDeque<u32>>,
+    totals: Totals,
+}
+
+impl Clone for UnoState {
+    fn clone(&self) -> Self {
+        UnoState {
+            cc: self.cc,
+            sec: self.sec.clone(),
+            mtu: self.mtu,
+            params: self.params.clone(),
+            intra_rtt: self.intra_rtt,
+            intra_bdp: self.intra_bdp,
+            line_rate: self.line_rate,
+            delay_thresh: self.delay_thresh,
+            init_cwnd: self.init_cwnd,
+            rto_ps: self.rto_ps,
+            codec: self
+                .codec
+                .as_ref()
+                .and_then(|c| BlockCodec::new(c.data() as u8, c.parity() as u8).ok()),
+            tx: self.tx.clone(),
+            rx: self.rx.clone(),
+            ready: self.ready.clone(),
+            totals: self.totals,
+        }
+    }
+}
+
+impl UnoState {
+    /// The ready ring of host `h`.
+    #[inline]
+    pub(crate) fn ready(&mut self, h: u32) -> &mut VecDeque<u32> {
+        &mut self.ready[h as usize]
+    }
+
+    /// Whether host `h` has a flow ready.
+    #[inline]
+    pub(crate) fn has_ready(&self, h: u32) -> bool {
+        !self.ready[h as usize].is_empty()
+    }
+
+    /// Whether flow `f` is erasure-coded.
+    fn ec_for(&self, f: usize) -> bool {
+        self.cc == CcKind::Uno && self.sec.ec && (self.params[f].inter_dc || self.sec.ec_intra)
+    }
+
+    /// Payload bytes of flow `f` (of `bytes`) delivered as its sender knows it (units
+    /// acknowledged as delivered, `mtu` each, capped at the size).
+    pub(crate) fn acked_bytes(&self, f: u32, bytes: u64) -> u64 {
+        let Some(tx) = self.tx[f as usize].as_deref() else {
+            return 0;
+        };
+        (u64::from(tx.data_delivered()) * u64::from(self.mtu)).min(bytes)
+    }
+
+    /// Blocks decoded so far (all flows).
+    pub fn blocks_decoded(&self) -> u64 {
+        self.totals.rx.decoded
+            + self
+                .rx
+                .iter()
+                .flatten()
+                .map(|r| r.stats.decoded)
+                .sum::<u64>()
+    }
+}
+
+fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
+    Error::field(field, format!("{} ({})", e.problem, e.field))
+}
+
+impl Sim {
+    /// Install the Uno transport (`cc` uno, gemini or mprdma_bbr) for scenario `s`.
+    pub(crate) fn uno_setup(&mut self, s: &Scenario) -> Result<()> {
+        let t = &s.transport;
+        let sec = t.uno.clone();
+        let (mtu, hdr) = (t.mtu, t.header_bytes);
+        let fab = &self.fabric;
+        // Each flow's own base RTT and BDP (`FlowBase`: its path's across datacenters, the
+        // run's reference inside one); the intra-DC RTT and BDP are the reference's (the
+        // longest path inside a datacenter).
+        let params: Vec<FlowParams> = self
+            .flows
+            .iter()
+            .map(|f| FlowParams {
+                inter_dc: f.base.inter,
+                base_rtt_ps: f.base.rtt_ps,
+                bdp_bytes: f.base.bdp_bytes,
+            })
+            .collect();
+        let clock = crate::clock::NIC_CLOCK;
+        let ser_mtu_ps = crate::engine::ser_ps(mtu + hdr, ser_q32(fab.host_gbps));
+        let line_rate = Rate((fab.host_gbps / 8.0 * 4_294_967_296.0) as u64);
+        let codec = if t.cc == CcKind::Uno && sec.ec && sec.ec_parity > 0 {
+            Some(
+                BlockCodec::new(sec.ec_data as u8, sec.ec_parity as u8)
+                    .map_err(|e| cfg_err("transport.uno.ec_parity", e))?,
+            )
+        } else {
+            None
+        };
+        // UnoLB: the configured subflows, rerouting at most once per the flow's base RTT.
+        if t.lb == LbKind::Unolb {
+            for (f, p) in self.flows.iter_mut().zip(&params) {
+                let rtt = clock.cycle_at(p.base_rtt_ps);
+                f.lb = Lb::Uno(Subflows::new(sec.subflows, rtt, &mut f.rng));
+            }
+        }
+        let n = self.flows.len();
+        let hosts = self.fabric.hosts as usize;
+        for f in &mut self.flows {
+            f.rx = crate::flow::FlowRx::InTransport;
+        }
+        self.transport = TransportDriver::Uno(Box::new(UnoState {
+            cc: t.cc,
+            mtu,
+            params,
+            intra_rtt: clock.cycle_at(self.base_rtt_ps).max(1),
+            intra_bdp: self.bdp_bytes.max(1),
+            line_rate,
+            delay_thresh: clock.cycle_at(4 * ser_mtu_ps),
+            init_cwnd: t.init_cwnd,
+            rto_ps: (t.rto_us * 1e6).round() as u64,
+            codec,
+            tx: vec![None; n],
+            rx: vec![None; n],
+            ready: vec![VecDeque::new(); hosts],
+            totals: Totals::default(),
+            sec,
+        }));
+        Ok(())
+    }
+
+    fn uno(&mut self) -> &mut UnoState {
+        match &mut self.transport {
+            TransportDriver::Uno(u) => u,
+            _ => unreachable!("Uno transport calls run only in Uno runs"),
+        }
+    }
+
+    /// Flow `f` starts now: its sender and receiver.
+    pub(crate) fn uno_open(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(now);
+        let bytes = flow.spec.bytes;
+        let clock = crate::clock::NIC_CLOCK;
+        let st = self.uno();
+        let fi = f as usize;
+        let p = st.params[fi];
+        let ec = st.ec_for(fi);
+        let sec = &st.sec;
+        let (x, y) = if ec {
+            (sec.ec_data, sec.ec_parity)
+        } else {
+            (1, 0)
+        };
+        let base_rtt = clock.cycle_at(p.base_rtt_ps).max(1);
+        let bdp = p.bdp_bytes.clamp(u64::from(st.mtu), (1 << 31) - 1);
+        let block_ps = (sec.block_timeout_us * 1e6).round() as u64;
+        let mut cfg = UnoCcConfig::uno(
+            st.mtu,
+            bdp,
+            st.intra_bdp,
+            base_rtt,
+            st.intra_rtt,
+            st.line_rate,
+        );
+        cfg.alpha_q8 = ((bdp as f64 * sec.alpha * 256.0) as u64).min((1 << 40) - 1);
+        cfg.beta_q15 = (sec.beta * 32768.0).round() as u32;
+        cfg.gentle_q15 = (sec.gentle * 32768.0).round() as u32;
+        cfg.k_bytes = ((st.intra_bdp as f64 * sec.k) as u64).clamp(1, (1 << 32) - 1);
+        cfg.delay_thresh = st.delay_thresh;
+        let init = st
+            .init_cwnd
+            .bytes(bdp)
+            .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
+        let cc = tx::flow_cc(st.cc, p.inter_dc, cfg, init, now_c)
+            .expect("UnoCC configuration from checked fields");
+        let params = TxParams {
+            bytes,
+            mtu: st.mtu,
+            x,
+            y,
+            ec,
+            // The block timer is the estimate of the largest queueing delay: a unit is
+            // declared lost only after it too (a 1 MiB queue at 100 Gb/s alone is 84 us).
+            rto_ps: p.base_rtt_ps + st.rto_ps + block_ps,
+            base_rtt,
+            pacing: sec.pacing,
+        };
+        let sender = UnoTx::new(params, cc).expect("message size checked at build");
+        st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));
+        st.tx[fi] = Some(Box::new(sender));
+        self.last_progress = self.now;
+        self.uno_after_change(f);
+    }
+
+    /// A packet reached host `h`.
+    pub(crate) fn uno_arrive(&mut self, h: u32, pk: Packet) {
+        let f = pk.flow;
+        match pk.kind {
+            PktKind::Data => {
+                self.c.data_delivered += 1;
+                let now = self.now;
+                let st = self.uno();
+                let Some(rx) = st.rx[f as usize].as_deref_mut() else {
+                    return;
+                };
+                let o = rx.on_data(now, f, pk.psn, st.codec.as_ref());
+                let delivered = rx.data_done;
+                let ack = Packet {
+                    flow: f,
+                    src: h,
+                    dst: pk.src,
+                    psn: o.ack_psn,
+                    cum_ack: pk.cum_ack,
+                    bytes: self.hdr_bytes,
+                    ev: pk.ev,
+                    kind: PktKind::Ack,
+                    ecn: pk.ecn,
+                };
+                self.metrics_data(&pk, o.new, delivered);
+                self.send_ctrl(h, ack);
+                self.uno_arm(f);
+            }
+            PktKind::Header => {
+                // A trimmed DATA: NACK it (the sender retransmits a packet unit; a block
+                // unit waits for its block timer).
+                self.c.headers_delivered += 1;
+                self.c.ctrl_delivered += 1;
+                let nack = Packet {
+                    flow: f,
+                    src: h,
+                    dst: pk.src,
+                    psn: pk.psn & !DONE,
+                    cum_ack: 0,
+                    bytes: self.hdr_bytes,
+                    ev: pk.ev,
+                    kind: PktKind::Nack,
+                    ecn: false,
+                };
+                self.send_ctrl(h, nack);
+            }
+            PktKind::Ack => {
+                self.c.ctrl_delivered += 1;
+                self.uno_ack(f, pk);
+            }
+            PktKind::Nack => {
+                self.c.ctrl_delivered += 1;
+                let flow = &mut self.flows[f as usize];
+                let now_c = flow.clock.cycle_at(self.now);
+                let TransportDriver::Uno(st) = &mut self.transport else {
+                    return;
+                };
+                // A trimmed packet of a coded block is left to the block timer.
+                if pk.psn & DONE == 0 && st.ec_for(f as usize) {
+                    return;
+                }
+                let Some(tx) = st.tx[f as usize].as_deref_mut() else {
+                    return;
+                };
+                if let Some(ev) = tx.on_nack(now_c, pk.psn) {
+                    flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
+                }
+                self.uno_after_change(f);
+            }
+            PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
+        }
+    }
+
+    fn uno_ack(&mut self, f: u32, pk: Packet) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(now);
+        let TransportDriver::Uno(st) = &mut self.transport else {
+            return;
+        };
+        let Some(tx) = st.tx[f as usize].as_deref_mut() else {
+            return;
+        };
+        let rtt_c = crate::metrics::since(pk.cum_ack, now) / crate::clock::NIC_PERIOD_PS;
+        let r = tx.on_ack(now_c, pk.psn & !DONE, pk.psn & DONE != 0, pk.ecn, rtt_c);
+        flow.lb.on_ack(now_c, pk.ev, pk.ecn);
+        if r.newly > 0 {
+            self.last_progress = now;
+        }
+        if r.flow_done {
+            let tx = st.tx[f as usize].take().expect("sender present");
+            add_tx(&mut st.totals.tx, &tx.stats);
+            flow.stats = nic::transport::SenderStats {
+                packets_sent: tx.stats.packets_sent,
+                retransmits: tx.stats.retransmits,
+                ecn_acks: tx.stats.ecn_acks,
+                nacks: tx.stats.nacks,
+                timeouts: tx.stats.timeouts,
+                ..Default::default()
+            };
+            flow.in_ready = false;
+            flow.end_ps = now;
+            self.flows_done += 1;
+            return;
+        }
+        self.uno_after_change(f);
+    }
+
+    /// After anything changed flow `f`'s sender: into its host's ready ring if it may send
+    /// now, and its timer armed.
+    fn uno_after_change(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(self.now);
+        let h = flow.spec.src;
+        let TransportDriver::Uno(st) = &mut self.transport else {
+            return;
+        };
+        let Some(tx) = st.tx[f as usize].as_deref() else {
+            return;
+        };
+        if tx.can_send(now_c) {
+            if !flow.in_ready {
+                flow.in_ready = true;
+                st.ready[h as usize].push_back(f);
+            }
+            self.kick(h);
+        }
+        self.uno_arm(f);
+    }
+
+    /// Arm flow `f`'s timer at its earliest deadline: the pacer (when only it holds a
+    /// packet back), the sender timeout, the receiver's block timers.
+    fn uno_arm(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let now_c = flow.clock.cycle_at(now);
+        let TransportDriver::Uno(st) = &self.transport else {
+            return;
+        };
+        let mut at = NEVER;
+        if let Some(tx) = st.tx[f as usize].as_deref() {
+            if let Some(c) = tx.pace_wait(now_c) {
+                at = at.min(flow.clock.start_of(c));
+            }
+            if let Some(t) = tx.deadline_ps() {
+                at = at.min(t);
+            }
+        }
+        if let Some(t) = st.rx[f as usize].as_deref().and_then(|r| r.deadline_ps()) {
+            at = at.min(t);
+        }
+        let at = at.max(now);
+        if at != NEVER && at < flow.timer_at {
+            flow.timer_at = at;
+            self.q.push(at, Comp::new(Kind::FlowTimer, f));
+        }
+    }
+
+    /// Flow `f`'s timer: block timers (NACKs), sender timeouts, the pacer.
+    pub(crate) fn uno_on_timer(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        if flow.timer_at != now {
+            return;
+        }
+        flow.timer_at = NEVER;
+        let now_c = flow.clock.cycle_at(now);
+        let (dst, src) = (flow.spec.dst, flow.spec.src);
+        let TransportDriver::Uno(st) = &mut self.transport else {
+            return;
+        };
+        let nacks = st.rx[f as usize]
+            .as_deref_mut()
+            .map(|r| r.on_timer(now))
+            .unwrap_or_default();
+        let mut timeouts = 0;
+        if let Some(tx) = st.tx[f as usize].as_deref_mut() {
+            let before = tx.stats.timeouts;
+            for ev in tx.on_timer(now_c, now) {
+                flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
+            }
+            timeouts = tx.stats.timeouts - before;
+        }
+        self.c.timeouts += timeouts;
+        for k in nacks {
+            let nack = Packet {
+                flow: f,
+                src: dst,
+                dst: src,
+                psn: k,
+                cum_ack: 0,
+                bytes: self.hdr_bytes,
+                ev: 0,
+                kind: PktKind::Nack,
+                ecn: false,
+            };
+            self.send_ctrl(dst, nack);
+        }
+        self.uno_after_change(f);
+    }
+
+    /// The next DATA packet host `h` sends: round robin over its ready flows.
+    pub(crate) fn uno_pull(&mut self, h: u32) -> Option<Packet> {
+        let now = self.now;
+        loop {
+            let TransportDriver::Uno(st) = &mut self.transport else {
+                return None;
+            };
+            let f = st.ready[h as usize].pop_front()?;
+            let flow = &mut self.flows[f as usize];
+            let now_c = flow.clock.cycle_at(now);
+            let Some(tx) = st.tx[f as usize].as_deref_mut() else {
+                flow.in_ready = false;
+                continue;
+            };
+            if !tx.can_send(now_c) {
+                flow.in_ready = false;
+                self.uno_arm(f);
+                continue;
+            }
+            let (lb, rng) = (&mut flow.lb, &mut flow.rng);
+            let Some((wpn, payload, ev)) = tx.send(now_c, now, || lb.on_send(now_c, rng)) else {
+                flow.in_ready = false;
+                continue;
+            };
+            if tx.can_send(now_c) {
+                st.ready[h as usize].push_back(f);
+            } else {
+                flow.in_ready = false;
+            }
+            let pk = Packet {
+                flow: f,
+                src: h,
+                dst: flow.spec.dst,
+                psn: wpn,
+                cum_ack: 0,
+                bytes: payload + self.hdr_bytes,
+                ev,
+                kind: PktKind::Data,
+                ecn: false,
+            };
+            self.uno_arm(f);
+            self.c.data_sent += 1;
+            return Some(pk);
+        }
+    }
+
+    /// The Uno counters in `r`'s summary (`extra`).
+    pub(crate) fn uno_results(&self, r: &mut RunResult) {
+        let TransportDriver::Uno(st) = &self.transport else {
+            return;
+        };
+        let mut t = st.totals;
+        for tx in st.tx.iter().flatten() {
+            add_tx(&mut t.tx, &tx.stats);
+        }
+        for rx in st.rx.iter().flatten() {
+            let s = &rx.stats;
+            t.rx.decoded += s.decoded;
+            t.rx.recovered += s.recovered;
+            t.rx.nacks += s.nacks;
+            t.rx.decode_failures += s.decode_failures;
+        }
+        let reroutes: u64 = self
+            .flows
+            .iter()
+            .map(|f| match &f.lb {
+                Lb::Uno(s) => u64::from(s.reroutes()),
+                _ => 0,
+            })
+            .sum();
+        let x = &mut r.summary.extra;
+        x.insert("sim_drops".into(), 0.0);
+        x.insert("sim_loss_rate".into(), 0.0);
+        for (k, v) in [
+            ("uno_blocks_decoded", t.rx.decoded),
+            ("uno_blocks_recovered", t.rx.recovered),
+            ("uno_blocks_nacked", t.rx.nacks),
+            ("uno_decode_failures", t.rx.decode_failures),
+            ("uno_units_retransmitted", t.tx.units_retransmitted),
+            ("uno_parity_sent", t.tx.parity_sent),
+            ("uno_sender_timeouts", t.tx.timeouts),
+            ("uno_qa_events", t.tx.qa),
+            ("uno_md_events", t.tx.md),
+            ("uno_gentle_md_events", t.tx.gentle),
+            ("uno_reroutes", reroutes),
+        ] {
+            x.insert(k.into(), v as f64);
+        }
+    }
+}
+
+fn add_tx(a: &mut TxStats, b: &TxStats) {
+    a.packets_sent += b.packets_sent;
+    a.retransmits += b.retransmits;
+    a.parity_sent += b.parity_sent;
+    a.ecn_acks += b.ecn_acks;
+    a.nacks += b.nacks;
+    a.timeouts += b.timeouts;
+    a.units_retransmitted += b.units_retransmitted;
+    a.qa += b.qa;
+    a.md += b.md;
+    a.gentle += b.gentle;
+}
+
+fn ser_q32(gbps: f64) -> u64 {
+    (8000.0 / gbps * 4_294_967_296.0).round() as u64
+}

@@ -1,0 +1,634 @@
+//! The sender of one flow of the Uno transport: its congestion control ([`FlowCc`]: the
+//! `nic` blocks UnoCC, Gemini, MPRDMA, BBR) and the reliability of Uno 4.2 over *units*.
+//!
+//! ```text
+//!  unit = one packet (no erasure code)  |  one block of x data + y parity (UnoRC EC)
+//!  next_wire(): the unit being sent, else a unit queued for retransmission, else a new one
+//!  wire packet number (wpn) = unit * stride + index   (stride = x + y; 1 without EC)
+//!  ACK {wpn | DONE, stamp echo, ecn, ev} -> CC on_ack(bytes, ecn, rtt); DONE: unit delivered
+//!  NACK trimmed packet (no EC)  /  NACK block (EC, the receiver's block timer) -> retransmit
+//!  timeout: a unit fully sent rto ago and not delivered -> retransmit (Uno 4.2: "a sender
+//!           timeout occurs (possibly due to lost NACKs)")
+//! ```
+//!
+//! Units are in send order in a FIFO of (time of their latest packet sent, unit), so the
+//! oldest is the next to time out; a stale entry (the unit sent a packet since) is skipped. `inflight` counts the
+//! payload bytes of wire packets sent and neither ACKed nor declared lost.
+
+use nic::uno::bbr::{Bbr, BbrConfig};
+use nic::uno::gemini::{GeminiCc, GeminiConfig};
+use nic::uno::mprdma::MprdmaCc;
+use nic::uno::{UnoCc, UnoCcConfig};
+use rtl_models::{ConfigError, Cycles};
+use std::collections::VecDeque;
+
+/// Bit 31 of an ACK's `psn`: the unit of the acknowledged wire packet is delivered (its
+/// packet received, or its block decoded). Of a NACK's `psn`: the NACK names a block.
+pub const DONE: u32 = 1 << 31;
+
+/// A growable bit set.
+#[derive(Debug, Clone, Default)]
+pub struct Bits(Vec<u64>);
+
+impl Bits {
+    /// `n` bits, all clear.
+    pub fn new(n: u32) -> Bits {
+        Bits(vec![0; (n as usize).div_ceil(64)])
+    }
+    /// Bit `i`.
+    #[inline]
+    pub fn get(&self, i: u32) -> bool {
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+    /// Set bit `i` to `v`.
+    #[inline]
+    pub fn put(&mut self, i: u32, v: bool) {
+        if let Some(w) = self.0.get_mut(i as usize / 64) {
+            if v {
+                *w |= 1 << (i % 64);
+            } else {
+                *w &= !(1 << (i % 64));
+            }
+        }
+    }
+}
+
+/// The congestion control of one flow.
+#[derive(Debug, Clone)]
+pub enum FlowCc {
+    /// UnoCC (Uno Algorithm 1), paced at cwnd / base RTT when pacing is on.
+    Uno(UnoCc),
+    /// Gemini-style window CC.
+    Gemini(GeminiCc),
+    /// MPRDMA-style per-ACK ECN window CC (intra-DC flows of MPRDMA+BBR).
+    Mprdma(MprdmaCc),
+    /// BBRv1 (inter-DC flows of MPRDMA+BBR) and its pacer's next send cycle.
+    Bbr(Box<Bbr>, Cycles),
+}
+
+/// What an ACK made the congestion control do (Uno's events, for the counters).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CcEvents {
+    /// Quick Adapt fired.
+    pub qa: bool,
+    /// A multiplicative decrease.
+    pub md: bool,
+    /// The decrease was gentle (phantom-only congestion).
+    pub gentle: bool,
+}
+
+impl FlowCc {
+    /// The window, bytes.
+    pub fn cwnd(&self) -> u64 {
+        match self {
+            FlowCc::Uno(c) => c.cwnd(),
+            FlowCc::Gemini(c) => c.cwnd(),
+            FlowCc::Mprdma(c) => c.cwnd(),
+            FlowCc::Bbr(b, _) => u64::from(b.cwnd()),
+        }
+    }
+
+    /// The earliest cycle the pacer lets the next packet go (0: no pacer).
+    fn pace_at(&self, pacing: bool) -> Cycles {
+        match self {
+            FlowCc::Uno(c) if pacing => c.next_send(),
+            FlowCc::Bbr(_, next) => *next,
+            _ => 0,
+        }
+    }
+
+    /// A packet of `bytes` payload left at `now`.
+    fn on_send(&mut self, now: Cycles, bytes: u32, pacing: bool) {
+        match self {
+            FlowCc::Uno(c) if pacing => c.on_send(now, bytes),
+            FlowCc::Bbr(b, next) => {
+                let rate = u64::from(b.pacing_rate_q16().max(1));
+                let gap = (u64::from(bytes) << 16).div_ceil(rate);
+                *next = now.max(*next) + gap;
+            }
+            _ => {}
+        }
+    }
+
+    /// An ACK of `bytes` newly acknowledged payload at `now`, ECN mark `ecn`, RTT `rtt`
+    /// cycles; `inflight` after it; `dlv_at_send`: BBR's delivered count when the packet left.
+    fn on_ack(
+        &mut self,
+        now: Cycles,
+        bytes: u32,
+        ecn: bool,
+        rtt: Cycles,
+        inflight: u64,
+        dlv_at_send: u64,
+    ) -> CcEvents {
+        match self {
+            FlowCc::Uno(c) => {
+                let o = c.on_ack(now, bytes, ecn, rtt);
+                CcEvents {
+                    qa: o.qa,
+                    md: o.md,
+                    gentle: o.gentle,
+                }
+            }
+            FlowCc::Gemini(c) => {
+                let r = c.on_ack(now, bytes, ecn, rtt);
+                CcEvents {
+                    md: r.is_some_and(|r| r.ecn || r.delay),
+                    ..CcEvents::default()
+                }
+            }
+            FlowCc::Mprdma(c) => {
+                c.on_ack(bytes, ecn);
+                CcEvents {
+                    md: ecn,
+                    ..CcEvents::default()
+                }
+            }
+            FlowCc::Bbr(b, _) => {
+                // Delivery-rate sample: bytes delivered while the packet was in flight over
+                // its RTT (the BBR draft's sample, with the packet's send time as the
+                // interval start).
+                let delivered = b.delivered() + u64::from(bytes);
+                let rate = ((delivered.saturating_sub(dlv_at_send)) << 16) / rtt.max(1);
+                b.on_ack(
+                    now,
+                    bytes,
+                    rtt.max(1),
+                    dlv_at_send,
+                    rate.min(u64::from(u32::MAX)) as u32,
+                    inflight,
+                );
+                CcEvents::default()
+            }
+        }
+    }
+
+    /// A NACK (trimmed packet or unrecoverable block) at `now`.
+    fn on_nack(&mut self, now: Cycles, mtu: u32) {
+        match self {
+            FlowCc::Uno(c) => c.on_nack(now),
+            // MPRDMA: a loss takes half a packet off like a marked ACK.
+            FlowCc::Mprdma(c) => c.on_ack(mtu, true),
+            // Gemini reacts to ECN and delay only; BBR ignores loss.
+            FlowCc::Gemini(_) | FlowCc::Bbr(..) => {}
+        }
+    }
+
+    /// A sender timeout at `now`: UnoCC's Algorithm 1 has no timeout reaction (a loss
+    /// shows as missing ACKs to Quick Adapt), and MPRDMA cuts one packet per loss.
+    fn on_timeout(&mut self, _now: Cycles, mtu: u32) {
+        if let FlowCc::Mprdma(c) = self {
+            c.on_ack(mtu, true);
+            c.on_ack(mtu, true);
+        }
+    }
+}
+
+/// How a flow's sender is built.
+#[derive(Debug, Clone, Copy)]
+pub struct TxParams {
+    /// Message bytes.
+    pub bytes: u64,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Data packets per unit (x; 1 without EC).
+    pub x: u32,
+    /// Parity packets per unit (y; 0 without EC).
+    pub y: u32,
+    /// Whether units are erasure-coded blocks (else single packets).
+    pub ec: bool,
+    /// A unit not delivered this long after it was fully sent is sent again, ps.
+    pub rto_ps: u64,
+    /// The flow's base RTT, cycles (one CC timeout reaction per base RTT at most).
+    pub base_rtt: Cycles,
+    /// Pacing on.
+    pub pacing: bool,
+}
+
+/// The sender's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TxStats {
+    /// Wire packets sent (data, parity, retransmissions).
+    pub packets_sent: u64,
+    /// Wire packets sent again (of a retransmitted unit).
+    pub retransmits: u64,
+    /// Parity packets sent.
+    pub parity_sent: u64,
+    /// ECN-marked ACKs.
+    pub ecn_acks: u64,
+    /// NACKs received (trimmed packets and blocks).
+    pub nacks: u64,
+    /// Units that timed out at the sender.
+    pub timeouts: u64,
+    /// Units queued for retransmission (blocks, with EC).
+    pub units_retransmitted: u64,
+    /// Quick Adapt events.
+    pub qa: u64,
+    /// Multiplicative decreases (all kinds).
+    pub md: u64,
+    /// Gentle decreases (UnoCC line 10).
+    pub gentle: u64,
+}
+
+/// What an ACK did.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AckDone {
+    /// Payload bytes newly acknowledged.
+    pub newly: u32,
+    /// Every unit is delivered.
+    pub flow_done: bool,
+}
+
+/// The sender of one flow.
+#[derive(Debug, Clone)]
+pub struct UnoTx {
+    /// Congestion control.
+    pub cc: FlowCc,
+    p: TxParams,
+    data_pkts: u32,
+    last_payload: u32,
+    stride: u32,
+    units: u32,
+    done: Bits,
+    queued: Bits,
+    units_done: u32,
+    data_done: u32,
+    out: Bits,
+    evs: Vec<u16>,
+    dlv: Vec<u64>,
+    retx: VecDeque<u32>,
+    next_new: u32,
+    cur: Option<(u32, u32, bool)>,
+    last_sent: Vec<u64>,
+    fifo: VecDeque<(u64, u32)>,
+    inflight: u64,
+    last_cc_timeout: Option<Cycles>,
+    /// Counters.
+    pub stats: TxStats,
+}
+
+impl UnoTx {
+    /// A sender for `p` with congestion control `cc`.
+    pub fn new(p: TxParams, cc: FlowCc) -> Result<UnoTx, ConfigError> {
+        if p.bytes == 0 || p.mtu == 0 || p.x == 0 {
+            return Err(ConfigError::new("message_bytes", "must be above zero"));
+        }
+        let data = p.bytes.div_ceil(u64::from(p.mtu));
+        let stride = if p.ec { p.x + p.y } else { 1 };
+        let units = if p.ec {
+            data.div_ceil(u64::from(p.x))
+        } else {
+            data
+        };
+        if units.saturating_mul(u64::from(stride)) >= 1 << 31 {
+            return Err(ConfigError::new(
+                "message_bytes",
+                "more than 2^31 wire packets",
+            ));
+        }
+        let (data, units) = (data as u32, units as u32);
+        let wire = units * stride;
+        Ok(UnoTx {
+            dlv: if matches!(cc, FlowCc::Bbr(..)) {
+                vec![0; wire as usize]
+            } else {
+                Vec::new()
+            },
+            cc,
+            last_payload: (p.bytes - u64::from(data - 1) * u64::from(p.mtu)) as u32,
+            data_pkts: data,
+            stride,
+            units,
+            done: Bits::new(units),
+            queued: Bits::new(units),
+            units_done: 0,
+            data_done: 0,
+            out: Bits::new(wire),
+            evs: vec![0; wire as usize],
+            retx: VecDeque::new(),
+            next_new: 0,
+            cur: None,
+            last_sent: vec![u64::MAX; units as usize],
+            fifo: VecDeque::new(),
+            inflight: 0,
+            last_cc_timeout: None,
+            stats: TxStats::default(),
+            p,
+        })
+    }
+
+    /// Units of the message.
+    pub fn units(&self) -> u32 {
+        self.units
+    }
+
+    /// Units delivered.
+    pub fn units_done(&self) -> u32 {
+        self.units_done
+    }
+
+    /// Data packets of the units delivered.
+    pub fn data_delivered(&self) -> u32 {
+        self.data_done
+    }
+
+    /// Payload bytes in flight.
+    pub fn inflight(&self) -> u64 {
+        self.inflight
+    }
+
+    /// Data packets of unit `u`.
+    fn data_in(&self, u: u32) -> u32 {
+        if self.p.ec {
+            (self.data_pkts - u * self.p.x).min(self.p.x)
+        } else {
+            1
+        }
+    }
+
+    /// Wire packets of unit `u`.
+    fn len(&self, u: u32) -> u32 {
+        if self.p.ec {
+            self.data_in(u) + self.p.y
+        } else {
+            1
+        }
+    }
+
+    fn payload_of_psn(&self, psn: u32) -> u32 {
+        if psn + 1 == self.data_pkts {
+            self.last_payload
+        } else {
+            self.p.mtu
+        }
+    }
+
+    /// Payload bytes of packet `i` of unit `u` (parity packets: one MTU).
+    fn payload(&self, u: u32, i: u32) -> u32 {
+        if !self.p.ec {
+            self.payload_of_psn(u)
+        } else if i < self.data_in(u) {
+            self.payload_of_psn(u * self.p.x + i)
+        } else {
+            self.p.mtu
+        }
+    }
+
+    fn has_work(&self) -> bool {
+        self.cur.is_some() || !self.retx.is_empty() || self.next_new < self.units
+    }
+
+    /// Window room for one more packet. A paced UnoCC flow may start a packet while its
+    /// bytes in flight are below the window (the pacer at cwnd / base RTT sets the rate; a
+    /// whole-MTU test would hold a window between one and two MTUs to one packet per RTT,
+    /// which Quick Adapt then reads as a congested RTT and cuts to one MTU again); the
+    /// other congestion controls need a whole MTU of room.
+    fn window_ok(&self) -> bool {
+        let cwnd = self.cc.cwnd();
+        match self.cc {
+            FlowCc::Uno(_) if self.p.pacing => self.inflight < cwnd,
+            _ => self.inflight == 0 || self.inflight + u64::from(self.p.mtu) <= cwnd,
+        }
+    }
+
+    /// Whether a packet may leave at cycle `now`.
+    pub fn can_send(&self, now: Cycles) -> bool {
+        self.has_work() && self.window_ok() && now >= self.cc.pace_at(self.p.pacing)
+    }
+
+    /// The cycle the pacer next allows a send, when that is all that holds a packet back.
+    pub fn pace_wait(&self, now: Cycles) -> Option<Cycles> {
+        let at = self.cc.pace_at(self.p.pacing);
+        (self.has_work() && self.window_ok() && at > now).then_some(at)
+    }
+
+    /// Take the next wire packet: (wpn, payload bytes, index within its unit, its unit,
+    /// a retransmission).
+    fn next_wire(&mut self) -> Option<(u32, u32, u32, u32, bool)> {
+        if self.cur.is_none() {
+            while let Some(u) = self.retx.pop_front() {
+                self.queued.put(u, false);
+                if !self.done.get(u) {
+                    self.cur = Some((u, 0, true));
+                    self.stats.units_retransmitted += 1;
+                    break;
+                }
+            }
+        }
+        if self.cur.is_none() && self.next_new < self.units {
+            self.cur = Some((self.next_new, 0, false));
+            self.next_new += 1;
+        }
+        let (u, i, retx) = self.cur?;
+        self.cur = if i + 1 < self.len(u) {
+            Some((u, i + 1, retx))
+        } else {
+            None
+        };
+        Some((u * self.stride + i, self.payload(u, i), i, u, retx))
+    }
+
+    /// Send the next wire packet at cycle `now` (`now_ps`) on the EV `ev()` gives; returns
+    /// (wpn, payload bytes, EV).
+    pub fn send(
+        &mut self,
+        now: Cycles,
+        now_ps: u64,
+        ev: impl FnOnce() -> u16,
+    ) -> Option<(u32, u32, u16)> {
+        let (wpn, payload, i, u, retx) = self.next_wire()?;
+        let ev = ev();
+        self.out.put(wpn, true);
+        self.evs[wpn as usize] = ev;
+        if let FlowCc::Bbr(b, _) = &self.cc {
+            self.dlv[wpn as usize] = b.delivered();
+        }
+        self.inflight += u64::from(payload);
+        self.cc.on_send(now, payload, self.p.pacing);
+        self.stats.packets_sent += 1;
+        if retx {
+            self.stats.retransmits += 1;
+        }
+        if self.p.ec && i >= self.data_in(u) {
+            self.stats.parity_sent += 1;
+        }
+        // The unit's timeout runs from its latest packet's send (an older FIFO entry of the
+        // unit is stale).
+        self.last_sent[u as usize] = now_ps;
+        self.fifo.push_back((now_ps, u));
+        Some((wpn, payload, ev))
+    }
+
+    /// The ACK of wire packet `wpn` (`done`: its unit is delivered) at cycle `now`, ECN mark
+    /// `ecn`, RTT `rtt` cycles.
+    pub fn on_ack(&mut self, now: Cycles, wpn: u32, done: bool, ecn: bool, rtt: Cycles) -> AckDone {
+        let mut r = AckDone::default();
+        let u = wpn / self.stride;
+        if u >= self.units {
+            return r;
+        }
+        if ecn {
+            self.stats.ecn_acks += 1;
+        }
+        if self.out.get(wpn) {
+            self.out.put(wpn, false);
+            let bytes = self.payload(u, wpn % self.stride);
+            self.inflight -= u64::from(bytes);
+            r.newly = bytes;
+            let dlv = self.dlv.get(wpn as usize).copied().unwrap_or(0);
+            let e = self.cc.on_ack(now, bytes, ecn, rtt, self.inflight, dlv);
+            self.stats.qa += u64::from(e.qa);
+            self.stats.md += u64::from(e.md);
+            self.stats.gentle += u64::from(e.gentle);
+        }
+        if done && !self.done.get(u) {
+            self.done.put(u, true);
+            self.units_done += 1;
+            self.data_done += self.data_in(u);
+            r.flow_done = self.units_done == self.units;
+        }
+        // Delivered units at the head of the timeout FIFO with nothing left in flight
+        // need no timer.
+        while let Some(&(t, h)) = self.fifo.front() {
+            if self.last_sent[h as usize] != t || (self.done.get(h) && !self.any_out(h)) {
+                self.fifo.pop_front();
+            } else {
+                break;
+            }
+        }
+        r
+    }
+
+    fn any_out(&self, u: u32) -> bool {
+        (0..self.len(u)).any(|i| self.out.get(u * self.stride + i))
+    }
+
+    /// Forget unit `u`'s packets in flight (lost) and queue it for retransmission unless it
+    /// is delivered, queued or being sent; returns the EV of one of its packets that was in
+    /// flight (the path to move away from).
+    fn lose_unit(&mut self, u: u32) -> Option<u16> {
+        let mut ev = None;
+        for i in 0..self.len(u) {
+            let w = u * self.stride + i;
+            if self.out.get(w) {
+                self.out.put(w, false);
+                self.inflight -= u64::from(self.payload(u, i));
+                ev = ev.or(Some(self.evs[w as usize]));
+            }
+        }
+        let sending = self.cur.is_some_and(|(c, _, _)| c == u);
+        if !self.done.get(u) && !self.queued.get(u) && !sending {
+            self.queued.put(u, true);
+            self.retx.push_back(u);
+        }
+        ev
+    }
+
+    /// A NACK at `now`: of trimmed wire packet `wpn` (no EC), or of block `wpn & !DONE`
+    /// (EC, `wpn & DONE` set). Returns the EV to reroute away from.
+    pub fn on_nack(&mut self, now: Cycles, wpn: u32) -> Option<u16> {
+        self.stats.nacks += 1;
+        let (u, lost) = if wpn & DONE != 0 {
+            let u = wpn & !DONE;
+            (u, u < self.units && !self.done.get(u))
+        } else {
+            let u = wpn / self.stride;
+            (u, u < self.units && self.out.get(wpn))
+        };
+        if !lost {
+            return None;
+        }
+        self.cc.on_nack(now, self.p.mtu);
+        let ev = self.lose_unit(u);
+        ev.or_else(|| self.evs.get((u * self.stride) as usize).copied())
+    }
+
+    /// The next sender timeout, ps.
+    pub fn deadline_ps(&self) -> Option<u64> {
+        self.fifo
+            .front()
+            .map(|&(t, _)| t.saturating_add(self.p.rto_ps))
+    }
+
+    /// Sender timeouts due at `now_ps` (cycle `now`): units not delivered are lost and
+    /// queued again; returns the EVs to reroute away from.
+    pub fn on_timer(&mut self, now: Cycles, now_ps: u64) -> Vec<u16> {
+        let mut evs = Vec::new();
+        while let Some(&(t, u)) = self.fifo.front() {
+            if t.saturating_add(self.p.rto_ps) > now_ps {
+                break;
+            }
+            self.fifo.pop_front();
+            if self.last_sent[u as usize] != t {
+                continue; // sent again since
+            }
+            if self.done.get(u) {
+                // Delivered; packets never ACKed were lost: out of flight.
+                self.lose_unit(u);
+                continue;
+            }
+            self.stats.timeouts += 1;
+            if let Some(ev) = self.lose_unit(u) {
+                evs.push(ev);
+            }
+            let react = self
+                .last_cc_timeout
+                .is_none_or(|t| now >= t + self.p.base_rtt);
+            if react {
+                self.last_cc_timeout = Some(now);
+                self.cc.on_timeout(now, self.p.mtu);
+            }
+        }
+        evs
+    }
+}
+
+/// The congestion control of a flow under `transport.cc = kind` (uno: UnoCC with `uno`;
+/// gemini: Gemini with the same BDP, RTT and K; mprdma_bbr: BBR for an `inter_dc` flow,
+/// MPRDMA otherwise), starting at window `init_cwnd` at cycle `now`.
+pub fn flow_cc(
+    kind: crate::scenario::CcKind,
+    inter_dc: bool,
+    uno: UnoCcConfig,
+    init_cwnd: u64,
+    now: Cycles,
+) -> Result<FlowCc, ConfigError> {
+    use crate::scenario::CcKind;
+    let c = &uno;
+    Ok(match kind {
+        CcKind::Gemini => {
+            let mut g = GeminiConfig::new(
+                c.mtu_bytes,
+                c.bdp_bytes.max(u64::from(c.mtu_bytes)),
+                c.k_bytes * 7,
+                c.base_rtt,
+            );
+            g.max_cwnd_bytes = c.max_cwnd_bytes.max(g.bdp_bytes);
+            FlowCc::Gemini(GeminiCc::new(g)?)
+        }
+        CcKind::MprdmaBbr if inter_dc => {
+            let line_q16 = (u128::from(c.line_rate.0) >> 16).min(u128::from(u32::MAX)) as u32;
+            let bbr = Bbr::new(BbrConfig {
+                mtu_bytes: c.mtu_bytes,
+                init_cwnd_bytes: init_cwnd.clamp(u64::from(c.mtu_bytes), u64::from(u32::MAX))
+                    as u32,
+                init_rate_q16: line_q16.max(1),
+                min_rtt_window: 10_000_000_000,
+                probe_rtt_time: 200_000_000,
+            })?;
+            FlowCc::Bbr(Box::new(bbr), now)
+        }
+        CcKind::MprdmaBbr => {
+            FlowCc::Mprdma(MprdmaCc::new(c.mtu_bytes, init_cwnd, c.max_cwnd_bytes)?)
+        }
+        _ => FlowCc::Uno(UnoCc::new(
+            UnoCcConfig {
+                init_cwnd_bytes: init_cwnd,
+                ..uno
+            },
+            now,
+        )?),
+    })
+}

@@ -1,0 +1,535 @@
+//! The two-datacenter workloads of Uno section 5.1 (`topology.kind = "two_dc"`; hosts
+//! `0..H` are datacenter 0, `H..2H` datacenter 1), with their knobs in `[workload.two_dc]`:
+//!
+//! * `mixed_incast` ("Microbenchmarks", Fig. 3 / 8): `intra_senders` hosts of the receiver's
+//!   datacenter and `inter_senders` hosts of the other one each send `workload.message` to one
+//!   receiver, all at t = 0.
+//! * `uno_mix` ("Realistic Workload", Fig. 10-12): Poisson arrivals at `workload.load` of the
+//!   host link rate, `workload.flows` flows; each flow is intra-DC (web-search sizes,
+//!   `scenarios/data/websearch_cdf.csv`) or inter-DC (`scenarios/data/wan_alibaba_like_cdf.csv`,
+//!   a stand-in for Alibaba's regional-WAN sizes: see its header), with `inter_fraction` of the
+//!   offered bytes inter-DC ("the ratio of datacenter to WAN traffic is set to 4:1": 0.2);
+//!   sources uniform, destinations uniform in the source's datacenter or the other one.
+//! * `dc_allreduce` (the AI training workload, Fig. 13 C): `iterations` data-parallel
+//!   Allreduce bursts across the two datacenters, one every `iteration_us`; each burst is drawn
+//!   uniformly from `burst_min..=burst_max` ("approximately 70-500 MiB per iteration") and
+//!   spread evenly over `groups` Allreduce groups, group g pairing host `g * H / groups` of
+//!   each datacenter, which exchange their halves (one flow each way). Iteration i is
+//!   collective i (`collectives.csv`: its completion time).
+//!
+//! A permutation "across both DCs" is `workload.kind = "permutation"` on a `two_dc`: a random
+//! derangement of all hosts, so about half the flows cross.
+
+use super::FlowSpec;
+use crate::error::{Error, Result};
+use crate::scenario::{Scenario, Size, WorkloadKind};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// The web-search CDF as shipped (`scenarios/data/websearch_cdf.csv`).
+pub const WEBSEARCH_CDF_CSV: &str = include_str!("../../../scenarios/data/websearch_cdf.csv");
+/// The Alibaba-WAN-like inter-DC CDF as shipped (`scenarios/data/wan_alibaba_like_cdf.csv`).
+pub const WAN_CDF_CSV: &str = include_str!("../../../scenarios/data/wan_alibaba_like_cdf.csv");
+
+/// `[workload.two_dc]`: the knobs of the two-datacenter workloads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TwoDcWorkload {
+    /// `mixed_incast`: senders in the receiver's datacenter.
+    pub intra_senders: u32,
+    /// `mixed_incast`: senders in the other datacenter.
+    pub inter_senders: u32,
+    /// `uno_mix`: fraction of the offered bytes in inter-DC flows (Uno 5.1, 4:1: 0.2).
+    pub inter_fraction: f64,
+    /// `dc_allreduce`: training iterations.
+    pub iterations: u32,
+    /// `dc_allreduce`: time between two iterations' bursts, us.
+    pub iteration_us: f64,
+    /// `dc_allreduce`: smallest burst per iteration (Uno 5.1: about 70 MiB).
+    pub burst_min: Size,
+    /// `dc_allreduce`: largest burst per iteration (Uno 5.1: about 500 MiB).
+    pub burst_max: Size,
+    /// `dc_allreduce`: Allreduce groups (host pairs, one per datacenter) sharing a burst.
+    pub groups: u32,
+}
+
+impl Default for TwoDcWorkload {
+    fn default() -> Self {
+        TwoDcWorkload {
+            intra_senders: 4,
+            inter_senders: 4,
+            inter_fraction: 0.2,
+            iterations: 10,
+            iteration_us: 10_000.0,
+            burst_min: Size::Bytes(70 << 20),
+            burst_max: Size::Bytes(500 << 20),
+            groups: 8,
+        }
+    }
+}
+
+impl TwoDcWorkload {
+    /// Whether every field has its default (the section is then not written out).
+    pub fn is_default(&self) -> bool {
+        *self == TwoDcWorkload::default()
+    }
+}
+
+/// Whether `kind` is one of this module's workloads (they need a `two_dc` topology).
+pub fn is_two_dc_kind(kind: WorkloadKind) -> bool {
+    matches!(
+        kind,
+        WorkloadKind::MixedIncast | WorkloadKind::UnoMix | WorkloadKind::DcAllreduce
+    )
+}
+
+/// A flow-size CDF: (bytes, cumulative probability) points, increasing, from 0 to 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cdf(pub Vec<(f64, f64)>);
+
+impl Cdf {
+    /// Parse `bytes,cdf` lines (`#` comments and the header line skipped).
+    pub fn parse(name: &str, text: &str) -> std::result::Result<Cdf, String> {
+        let mut v: Vec<(f64, f64)> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with("bytes") {
+                continue;
+            }
+            let bad = || format!("{name} line {}: '{line}' is not `bytes,cdf`", i + 1);
+            let (a, b) = line.split_once(',').ok_or_else(bad)?;
+            let x: f64 = a.trim().parse().map_err(|_| bad())?;
+            let c: f64 = b.trim().parse().map_err(|_| bad())?;
+            if let Some(&(px, pc)) = v.last() {
+                if x < px || c < pc {
+                    return Err(format!("{name} line {}: not increasing", i + 1));
+                }
+            }
+            v.push((x, c));
+        }
+        match (v.first(), v.last()) {
+            (Some(&(_, 0.0)), Some(&(_, 1.0))) if v.len() >= 2 => Ok(Cdf(v)),
+            _ => Err(format!("{name}: must run from cumulative 0 to 1")),
+        }
+    }
+
+    /// Mean size, bytes (linear interpolation between points).
+    pub fn mean(&self) -> f64 {
+        self.0
+            .windows(2)
+            .map(|w| (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0)
+            .sum()
+    }
+
+    /// The size for a uniform draw `u` in [0, 1), at least 1 byte.
+    pub fn sample(&self, u: f64) -> u64 {
+        for w in self.0.windows(2) {
+            let ((s0, c0), (s1, c1)) = (w[0], w[1]);
+            if u < c1 {
+                let x = s0 + (u - c0) / (c1 - c0) * (s1 - s0);
+                return (x.round() as u64).max(1);
+            }
+        }
+        (self.0[self.0.len() - 1].0 as u64).max(1)
+    }
+}
+
+/// The shipped web-search CDF.
+pub fn websearch_cdf() -> Cdf {
+    Cdf::parse("websearch_cdf.csv", WEBSEARCH_CDF_CSV).expect("shipped file, tested")
+}
+
+/// The shipped Alibaba-WAN-like CDF.
+pub fn wan_cdf() -> Cdf {
+    Cdf::parse("wan_alibaba_like_cdf.csv", WAN_CDF_CSV).expect("shipped file, tested")
+}
+
+/// Check `[workload.two_dc]` and that a two-datacenter workload runs on a `two_dc` with
+/// enough hosts; errors name the field.
+pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
+    let w = &s.workload;
+    let x = &w.two_dc;
+    let f = |n: &str| format!("workload.two_dc.{n}");
+    if !(x.inter_fraction.is_finite() && (0.0..=1.0).contains(&x.inter_fraction)) {
+        return Err(Error::field(
+            f("inter_fraction"),
+            format!("must be a fraction 0 to 1, got {}", x.inter_fraction),
+        ));
+    }
+    if !(x.iteration_us.is_finite() && x.iteration_us >= 0.0) {
+        return Err(Error::field(
+            f("iteration_us"),
+            format!("must be a time of at least 0 us, got {}", x.iteration_us),
+        ));
+    }
+    crate::units::us_to_ps(&f("iteration_us"), x.iteration_us * f64::from(x.iterations))?;
+    crate::units::check_size(&f("burst_min"), x.burst_min)?;
+    crate::units::check_size(&f("burst_max"), x.burst_max)?;
+    if !is_two_dc_kind(w.kind) {
+        return Ok(());
+    }
+    if s.topology.kind != crate::scenario::TopologyKind::TwoDc {
+        return Err(Error::field(
+            "workload.kind",
+            "mixed_incast, uno_mix and dc_allreduce run on two datacenters: set \
+             topology.kind = \"two_dc\"",
+        ));
+    }
+    let per_dc = hosts / 2;
+    match w.kind {
+        WorkloadKind::MixedIncast => {
+            if x.intra_senders + x.inter_senders == 0 {
+                return Err(Error::field(
+                    f("inter_senders"),
+                    "a mixed incast needs at least one sender (intra_senders + inter_senders)",
+                ));
+            }
+            if u64::from(x.intra_senders) >= per_dc {
+                return Err(Error::field(
+                    f("intra_senders"),
+                    format!(
+                        "{} senders besides the receiver do not fit a datacenter of {per_dc} hosts",
+                        x.intra_senders
+                    ),
+                ));
+            }
+            if u64::from(x.inter_senders) > per_dc {
+                return Err(Error::field(
+                    f("inter_senders"),
+                    format!(
+                        "{} senders do not fit a datacenter of {per_dc} hosts",
+                        x.inter_senders
+                    ),
+                ));
+            }
+        }
+        WorkloadKind::UnoMix if w.flows == 0 => {
+            return Err(Error::field(
+                "workload.flows",
+                "a uno_mix workload needs at least 1 flow, got 0",
+            ));
+        }
+        WorkloadKind::DcAllreduce => {
+            if x.iterations == 0 {
+                return Err(Error::field(f("iterations"), "must be at least 1, got 0"));
+            }
+            if x.groups == 0 || u64::from(x.groups) > per_dc {
+                return Err(Error::field(
+                    f("groups"),
+                    format!(
+                        "must be 1 to the hosts of a datacenter ({per_dc}), got {}",
+                        x.groups
+                    ),
+                ));
+            }
+            let (lo, hi) = (x.burst_min.bytes(1), x.burst_max.bytes(1));
+            if matches!(x.burst_min, Size::Bdp(_)) || matches!(x.burst_max, Size::Bdp(_)) {
+                return Err(Error::field(f("burst_min"), "must be a size in bytes"));
+            }
+            if lo > hi {
+                return Err(Error::field(
+                    f("burst_max"),
+                    format!("{hi} bytes is below burst_min ({lo})"),
+                ));
+            }
+            if lo < 2 * u64::from(x.groups) {
+                return Err(Error::field(
+                    f("burst_min"),
+                    format!(
+                        "{lo} bytes cannot give each of 2 x {} flows a byte",
+                        x.groups
+                    ),
+                ));
+            }
+            let mtu = u64::from(s.transport.mtu.max(1));
+            if hi / (2 * u64::from(x.groups)) / mtu >= crate::validate::MAX_MESSAGE_PACKETS {
+                return Err(Error::field(
+                    f("burst_max"),
+                    "a flow of the largest burst has more than 2^31 packets",
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Number of flows a two-datacenter workload generates.
+pub fn flow_count(s: &Scenario) -> u64 {
+    let x = &s.workload.two_dc;
+    match s.workload.kind {
+        WorkloadKind::MixedIncast => u64::from(x.intra_senders) + u64::from(x.inter_senders),
+        WorkloadKind::UnoMix => u64::from(s.workload.flows),
+        WorkloadKind::DcAllreduce => 2 * u64::from(x.iterations) * u64::from(x.groups),
+        _ => 0,
+    }
+}
+
+/// Mean flow size of a two-datacenter workload, bytes (for estimates).
+pub fn mean_bytes(s: &Scenario, msg: f64) -> f64 {
+    let x = &s.workload.two_dc;
+    match s.workload.kind {
+        WorkloadKind::UnoMix => {
+            let (mi, mw) = (websearch_cdf().mean(), wan_cdf().mean());
+            let p = p_inter(x.inter_fraction, mi, mw);
+            (1.0 - p) * mi + p * mw
+        }
+        WorkloadKind::DcAllreduce => {
+            let (lo, hi) = (x.burst_min.bytes(1), x.burst_max.bytes(1));
+            (lo + hi) as f64 / 2.0 / (2.0 * f64::from(x.groups.max(1)))
+        }
+        _ => msg,
+    }
+}
+
+/// Probability that a flow is inter-DC so that a fraction `f` of the bytes is, with mean sizes
+/// `mi` (intra) and `mw` (inter).
+fn p_inter(f: f64, mi: f64, mw: f64) -> f64 {
+    if f <= 0.0 {
+        0.0
+    } else if f >= 1.0 {
+        1.0
+    } else {
+        f * mi / (f * mi + (1.0 - f) * mw)
+    }
+}
+
+/// A uniformly random host of datacenter `dc` other than `not`.
+fn host_in(dc: u32, per_dc: u32, not: u32, rng: &mut ChaCha8Rng) -> u32 {
+    let lo = dc * per_dc;
+    if not >= lo && not < lo + per_dc {
+        let h = lo + rng.gen_range(0..per_dc - 1);
+        if h >= not {
+            h + 1
+        } else {
+            h
+        }
+    } else {
+        lo + rng.gen_range(0..per_dc)
+    }
+}
+
+/// The flows of a two-datacenter workload on `hosts` hosts (checked by [`check`]).
+pub fn generate(
+    s: &Scenario,
+    hosts: u32,
+    msg: u64,
+    host_gbps: f64,
+    rng: &mut ChaCha8Rng,
+) -> Result<Vec<FlowSpec>> {
+    let w = &s.workload;
+    let x = &w.two_dc;
+    let per_dc = hosts / 2;
+    let flow = |src, dst, bytes, start_ps, collective| FlowSpec {
+        src,
+        dst,
+        bytes,
+        start_ps,
+        collective,
+    };
+    Ok(match w.kind {
+        WorkloadKind::MixedIncast => {
+            let rx = rng.gen_range(0..hosts);
+            let (home, away) = (rx / per_dc, 1 - rx / per_dc);
+            let mut pick = |dc: u32, n: u32, skip: u32| -> Vec<u32> {
+                let mut pool: Vec<u32> = (dc * per_dc..(dc + 1) * per_dc)
+                    .filter(|&h| h != skip)
+                    .collect();
+                for i in 0..n as usize {
+                    let j = rng.gen_range(i..pool.len());
+                    pool.swap(i, j);
+                }
+                pool.truncate(n as usize);
+                pool
+            };
+            let intra = pick(home, x.intra_senders, rx);
+            let inter = pick(away, x.inter_senders, rx);
+            intra
+                .into_iter()
+                .chain(inter)
+                .map(|src| flow(src, rx, msg, 0, 0))
+                .collect()
+        }
+        WorkloadKind::UnoMix => {
+            let (ci, cw) = (websearch_cdf(), wan_cdf());
+            let p = p_inter(x.inter_fraction, ci.mean(), cw.mean());
+            let mean = (1.0 - p) * ci.mean() + p * cw.mean();
+            let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * mean);
+            let limit_s = crate::units::MAX_TIME_US * 1e-6;
+            let mut t = 0.0f64;
+            let mut v = Vec::with_capacity(w.flows as usize);
+            for _ in 0..w.flows {
+                let u: f64 = rng.gen();
+                t += -(1.0 - u).ln() / lambda;
+                if t.is_nan() || t > limit_s {
+                    return Err(Error::field(
+                        "workload.load",
+                        format!(
+                            "at load {} the uno_mix arrivals pass {limit_s} s of simulated \
+                             time; raise workload.load or lower workload.flows",
+                            w.load
+                        ),
+                    ));
+                }
+                let src = rng.gen_range(0..hosts);
+                let inter = rng.gen::<f64>() < p;
+                let home = src / per_dc;
+                let (dst, bytes) = if inter {
+                    (host_in(1 - home, per_dc, src, rng), cw.sample(rng.gen()))
+                } else {
+                    (host_in(home, per_dc, src, rng), ci.sample(rng.gen()))
+                };
+                v.push(flow(src, dst, bytes, (t * 1e12).round() as u64, 0));
+            }
+            v
+        }
+        WorkloadKind::DcAllreduce => {
+            let (lo, hi) = (x.burst_min.bytes(1), x.burst_max.bytes(1));
+            let per_flow_div = 2 * u64::from(x.groups);
+            let mut v = Vec::with_capacity(flow_count(s) as usize);
+            for it in 0..x.iterations {
+                let burst = rng.gen_range(lo..=hi);
+                let bytes = (burst / per_flow_div).max(1);
+                let start = (f64::from(it) * x.iteration_us * 1e6).round() as u64;
+                for g in 0..x.groups {
+                    let a = (u64::from(g) * u64::from(per_dc) / u64::from(x.groups)) as u32;
+                    let b = per_dc + a;
+                    v.push(flow(a, b, bytes, start, it));
+                    v.push(flow(b, a, bytes, start, it));
+                }
+            }
+            v
+        }
+        other => unreachable!("{other:?} is not a two_dc workload"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::TopologyKind;
+    use rand::SeedableRng;
+
+    fn scenario(kind: WorkloadKind) -> Scenario {
+        let mut s = Scenario::default();
+        s.topology.kind = TopologyKind::TwoDc;
+        s.workload.kind = kind;
+        s
+    }
+
+    #[test]
+    fn shipped_cdfs_parse_and_websearch_matches_the_builtin() {
+        let ws = websearch_cdf();
+        assert_eq!(ws.0, super::super::WEBSEARCH_CDF.to_vec());
+        assert!((ws.mean() - super::super::websearch_mean()).abs() < 1e-6);
+        let wan = wan_cdf();
+        assert!(
+            wan.0.last().unwrap().0 <= 300e6,
+            "Alibaba: all below 300 MB"
+        );
+        assert!((wan.mean() - 10_774_325.0).abs() < 1.0, "{}", wan.mean());
+        assert!(Cdf::parse("x", "bytes,cdf\n1,0\n2,0.5\n").is_err());
+        assert!(Cdf::parse("x", "1,0\n3,1\n2,1\n").is_err());
+        assert!(Cdf::parse("x", "1,0\nseven,1\n").is_err());
+    }
+
+    #[test]
+    fn mixed_incast_senders_by_datacenter() {
+        let mut s = scenario(WorkloadKind::MixedIncast);
+        s.workload.two_dc.intra_senders = 3;
+        s.workload.two_dc.inter_senders = 5;
+        let f = generate(&s, 32, 1000, 100.0, &mut ChaCha8Rng::seed_from_u64(4)).unwrap();
+        assert_eq!(f.len(), 8);
+        let rx = f[0].dst;
+        assert!(f
+            .iter()
+            .all(|x| x.dst == rx && x.src != rx && x.bytes == 1000));
+        let same = f.iter().filter(|x| x.src / 16 == rx / 16).count();
+        assert_eq!(same, 3);
+        let mut srcs: Vec<u32> = f.iter().map(|x| x.src).collect();
+        srcs.sort();
+        srcs.dedup();
+        assert_eq!(srcs.len(), 8);
+    }
+
+    /// Offered load and the 4:1 intra:inter byte ratio come out as configured.
+    #[test]
+    fn uno_mix_load_and_byte_ratio() {
+        let mut s = scenario(WorkloadKind::UnoMix);
+        s.workload.flows = 40_000;
+        s.workload.load = 0.4;
+        let hosts = 32;
+        let f = generate(&s, hosts, 0, 100.0, &mut ChaCha8Rng::seed_from_u64(7)).unwrap();
+        assert!(f.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
+        let inter = |x: &FlowSpec| x.src / 16 != x.dst / 16;
+        let bytes =
+            |it: &mut dyn Iterator<Item = &FlowSpec>| it.map(|x| x.bytes as f64).sum::<f64>();
+        let b_inter = bytes(&mut f.iter().filter(|x| inter(x)));
+        let b_all = bytes(&mut f.iter());
+        let share = b_inter / b_all;
+        assert!((share - 0.2).abs() < 0.03, "inter byte share {share}");
+        let span_s = f.last().unwrap().start_ps as f64 * 1e-12;
+        let load = b_all * 8.0 / span_s / (hosts as f64 * 100e9);
+        assert!((load - 0.4).abs() < 0.06, "load {load}");
+        assert!(f.iter().all(|x| x.src != x.dst && x.dst < hosts));
+        // Inter-DC flows take the WAN sizes: their mean is far above web search's.
+        let n_inter = f.iter().filter(|x| inter(x)).count() as f64;
+        let n_intra = f.len() as f64 - n_inter;
+        let mean_inter = b_inter / n_inter;
+        let mean_intra = (b_all - b_inter) / n_intra;
+        assert!(
+            (mean_inter / wan_cdf().mean() - 1.0).abs() < 0.25,
+            "{mean_inter}"
+        );
+        assert!(
+            (mean_intra / websearch_cdf().mean() - 1.0).abs() < 0.1,
+            "{mean_intra}"
+        );
+    }
+
+    #[test]
+    fn allreduce_bursts_in_range_and_paired_across_dcs() {
+        let mut s = scenario(WorkloadKind::DcAllreduce);
+        s.workload.two_dc.iterations = 50;
+        s.workload.two_dc.groups = 4;
+        let f = generate(&s, 256, 0, 100.0, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+        assert_eq!(f.len(), 400);
+        for it in 0..50u32 {
+            let fl: Vec<_> = f.iter().filter(|x| x.collective == it).collect();
+            assert_eq!(fl.len(), 8);
+            let burst: u64 = fl.iter().map(|x| x.bytes).sum();
+            assert!(((70 << 20) - 8..=500 << 20).contains(&burst), "{burst}");
+            assert!(fl
+                .iter()
+                .all(|x| x.start_ps == u64::from(it) * 10_000_000_000));
+            assert!(fl.iter().all(|x| x.src / 128 != x.dst / 128));
+        }
+        let mut srcs: Vec<u32> = f.iter().map(|x| x.src).collect();
+        srcs.sort();
+        srcs.dedup();
+        assert_eq!(srcs, [0, 32, 64, 96, 128, 160, 192, 224]);
+    }
+
+    #[test]
+    fn checks_name_the_field() {
+        let hosts = 32;
+        let mut s = scenario(WorkloadKind::MixedIncast);
+        s.workload.two_dc.intra_senders = 16;
+        let e = check(&s, hosts).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.intra_senders"), "{e}");
+        let mut s = scenario(WorkloadKind::UnoMix);
+        s.topology.kind = TopologyKind::FatTree;
+        let e = check(&s, hosts).unwrap_err().to_string();
+        assert!(e.contains("workload.kind"), "{e}");
+        let mut s = scenario(WorkloadKind::DcAllreduce);
+        s.workload.two_dc.burst_max = Size::Bytes(1);
+        let e = check(&s, hosts).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.burst_max"), "{e}");
+        let mut s = scenario(WorkloadKind::DcAllreduce);
+        s.workload.two_dc.inter_fraction = 1.5;
+        let e = check(&s, hosts).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.inter_fraction"), "{e}");
+        assert!(check(&scenario(WorkloadKind::DcAllreduce), 256).is_ok());
+    }
+}

@@ -1,0 +1,256 @@
+//! `topology.kind = "two_dc"` (Uno section 5.1): path RTTs, runs that complete with the DCTCP
+//! transport across the two datacenters, failures by inter-DC link name. Small instances
+//! (k = 4), each well under a few seconds in the dev profile.
+
+use sim_harness::scenario::{Failure, Scenario, Size, SwitchPortRole, TopologyKind, WorkloadKind};
+use sim_harness::{simulate, RunControl, RunResult};
+
+/// Uno Table 2's fabric (k = 8, 100 Gb/s, 1 MiB buffers) with the settings README gives for a
+/// 14 us intra-DC and a 2 ms inter-DC base RTT.
+fn paper() -> Scenario {
+    let mut s = Scenario {
+        name: "two_dc".into(),
+        ..Scenario::default()
+    };
+    let t = &mut s.topology;
+    t.kind = TopologyKind::TwoDc;
+    t.link_gbps = 100.0;
+    t.link_delay_ns = 831;
+    t.switch_latency_ns = 200;
+    t.buffer = Size::Bytes(1 << 20);
+    s
+}
+
+/// Two 3-tier k = 4 datacenters (16 hosts each), a short inter-DC delay, DCTCP with ECMP.
+fn small() -> Scenario {
+    let mut s = paper();
+    s.topology.radix = 4;
+    s.topology.two_dc.dc_link_delay_us = 20.0;
+    s.topology.two_dc.dc_links = 2;
+    s.topology.two_dc.border_links_per_core = 1;
+    s.transport.lb = sim_harness::scenario::LbKind::Ecmp;
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 12;
+    s.workload.message = Size::Bytes(256 * 1024);
+    s
+}
+
+fn run(s: &Scenario) -> RunResult {
+    sim_harness::validate::validate(s).expect("valid");
+    simulate(s, &RunControl::default()).expect("run")
+}
+
+/// What a run simulated (no wall-clock fields).
+fn simulated(r: &RunResult) -> String {
+    let mut m = r.summary.clone();
+    m.wall_s = 0.0;
+    m.events_per_s = 0.0;
+    m.data_packets_per_s = 0.0;
+    format!("{m:?}\n{:?}\n{:?}\n{:?}", r.flows, r.links, r.queues)
+}
+
+fn completed(r: &RunResult) -> bool {
+    r.summary.flows_completed == r.summary.flows && r.flows.iter().all(|f| f.end_ps > 0)
+}
+
+/// Intra-DC base RTT about 14 us, inter-DC about 2 ms (Uno Table 2), from `Fabric::path`.
+#[test]
+fn path_rtts_intra_14us_inter_2ms() {
+    let s = paper();
+    sim_harness::validate::validate(&s).unwrap();
+    let f = sim_harness::topology::build(&s).unwrap();
+    let (sw, data, ack) = (200_000, 4096 + 64, 64);
+    let intra = f.path(0, 127, sw, data, ack);
+    let inter = f.path(0, 255, sw, data, ack);
+    let near = f.path(128, 129, sw, data, ack);
+    let us = |ps: u64| ps as f64 / 1e6;
+    assert!(
+        (us(intra.base_rtt_ps) - 14.0).abs() < 0.05,
+        "{}",
+        us(intra.base_rtt_ps)
+    );
+    assert!(
+        (us(inter.base_rtt_ps) - 2000.0).abs() < 2.0,
+        "{}",
+        us(inter.base_rtt_ps)
+    );
+    assert!(near.base_rtt_ps < intra.base_rtt_ps);
+    assert!(inter.bdp_bytes > 100 * intra.bdp_bytes);
+    // The run's reference values are the intra-DC ones.
+    let d = sim_harness::engine::Derived::new(&s, &f);
+    assert_eq!(d.base_rtt_ps, intra.base_rtt_ps);
+}
+
+/// An incast across both datacenters completes with DCTCP; its inter-DC flows take longer.
+#[test]
+fn incast_across_dcs_completes_with_dctcp() {
+    let s = small();
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    let f = sim_harness::topology::build(&s).unwrap();
+    assert_eq!(f.hosts, 32);
+    let (mut intra, mut inter) = (0, 0);
+    for fl in &r.flows {
+        if f.is_inter(fl.src, fl.dst) {
+            inter += 1;
+            // At least the inter-DC base RTT (two 20 us crossings).
+            assert!(fl.fct_ps > 40_000_000, "{fl:?}");
+        } else {
+            intra += 1;
+        }
+    }
+    assert!(intra > 0 && inter > 0, "{intra} intra, {inter} inter");
+    assert!(simulated(&run(&s)) == simulated(&r), "deterministic");
+}
+
+/// An inter-DC flow's RTO covers its own base RTT: with a 1 ms inter-DC link and the 70 us
+/// RTO of the intra-DC RTT, one inter-DC flow completes without a single timeout.
+#[test]
+fn inter_dc_flow_uses_its_own_rto_and_window() {
+    let mut s = small();
+    s.topology.two_dc.dc_link_delay_us = 1000.0;
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 1;
+    s.workload.message = Size::Bytes(4 << 20);
+    // The first seed whose incast sender is in the other datacenter.
+    let f = sim_harness::topology::build(&s).unwrap();
+    s.seed = (1..50)
+        .find(|&seed| {
+            let spec = sim_harness::engine::Sim::build(&Scenario { seed, ..s.clone() })
+                .unwrap()
+                .flow_specs()[0];
+            f.is_inter(spec.src, spec.dst)
+        })
+        .unwrap();
+    let r = run(&s);
+    let fl = &r.flows[0];
+    assert!(f.is_inter(fl.src, fl.dst), "{fl:?}");
+    assert!(completed(&r));
+    assert_eq!(fl.retransmits, 0, "{:?}", r.summary);
+    // A 1 BDP initial window of the 2 ms path: 4 MiB in well under 2 RTTs beyond the first.
+    assert!(fl.fct_ps < 3 * 2_000_000_000 + 500_000_000, "{}", fl.fct_ps);
+}
+
+/// A border link down from t = 0 (by name): ECMP flows hashed onto it stall there, but a
+/// sprayed (OPS) run reroutes nothing yet loses on it; with every inter-DC link but one down
+/// and ECMP, only the flows on the live link complete. Here: one of two inter-DC links down
+/// for the whole run, OPS spraying: drops on the dead link, every flow still completes.
+#[test]
+fn border_link_down_by_name() {
+    let mut s = small();
+    s.transport.lb = sim_harness::scenario::LbKind::Ops;
+    s.failures.push(Failure {
+        link: "border1.wan1".into(),
+        at_us: 0.0,
+        for_us: None,
+        gbps: None,
+    });
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    let dead = r.links.iter().find(|l| l.link == "border0.wan1").unwrap();
+    let live = r.links.iter().find(|l| l.link == "border0.wan0").unwrap();
+    assert!(dead.tx_bytes == 0 && dead.drops > 0, "{dead:?}");
+    assert!(live.tx_bytes > 0);
+    assert!(
+        r.summary
+            .drops_by_cause
+            .get("link_down")
+            .copied()
+            .unwrap_or(0)
+            > 0
+    );
+    // An unknown inter-DC link is refused on its field.
+    let mut bad = small();
+    bad.failures.push(Failure {
+        link: "border0.wan9".into(),
+        at_us: 0.0,
+        for_us: None,
+        gbps: None,
+    });
+    let e = sim_harness::validate::validate(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("failures[0].link"), "{e}");
+}
+
+/// Phantom queues on every switch port of a two_dc (Uno puts them everywhere): the border
+/// roles must be named; with them the run marks on phantom occupancy and still completes.
+#[test]
+fn phantom_queues_on_every_port() {
+    let mut s = small();
+    s.topology.phantom_queue = true;
+    s.topology.phantom_ports = SwitchPortRole::ALL.to_vec();
+    let r = run(&s);
+    assert!(completed(&r));
+    let base = run(&small());
+    assert!(
+        r.summary.ecn_marks > base.summary.ecn_marks,
+        "phantom {} vs physical {}",
+        r.summary.ecn_marks,
+        base.summary.ecn_marks
+    );
+}
+
+/// `mixed_incast` (Uno Fig. 3 shape, 4 + 4 senders): every flow completes with DCTCP; the
+/// `fct` table has each flow's class and the summary splits FCT by class.
+#[test]
+fn mixed_incast_completes_and_splits_fct_by_class() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::MixedIncast;
+    s.workload.two_dc.intra_senders = 4;
+    s.workload.two_dc.inter_senders = 4;
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    let x = &r.summary.extra;
+    assert_eq!((x["flows_intra"], x["flows_inter"]), (4.0, 4.0));
+    assert_eq!(
+        (x["flows_intra_completed"], x["flows_inter_completed"]),
+        (4.0, 4.0)
+    );
+    assert!(x["fct_inter_mean_ps"] > x["fct_intra_mean_ps"], "{x:?}");
+    assert!(x["fct_inter_p99_ps"] >= x["fct_inter_mean_ps"]);
+    let t = &r.tables["fct"];
+    let class = t.header.iter().position(|h| h == "class").unwrap();
+    let fct = t.header.iter().position(|h| h == "fct_ps").unwrap();
+    let f = sim_harness::topology::build(&s).unwrap();
+    let mut inter_fcts = Vec::new();
+    for (row, rec) in t.rows.iter().zip(&r.flows) {
+        let want = if f.is_inter(rec.src, rec.dst) {
+            "inter"
+        } else {
+            "intra"
+        };
+        assert_eq!(row[class], want);
+        if want == "inter" {
+            inter_fcts.push(row[fct].parse::<u64>().unwrap());
+        }
+    }
+    let mean = inter_fcts.iter().sum::<u64>() / inter_fcts.len() as u64;
+    assert_eq!(mean as f64, x["fct_inter_mean_ps"]);
+    // A fat tree gets no class table.
+    let mut ft = s.clone();
+    ft.topology.kind = TopologyKind::FatTree;
+    ft.workload.kind = WorkloadKind::Incast;
+    ft.workload.degree = 4;
+    let r = run(&ft);
+    assert!(!r.tables.contains_key("fct") && !r.summary.extra.contains_key("flows_intra"));
+}
+
+/// `dc_allreduce` with small bursts: every iteration is one collective whose flows all cross.
+#[test]
+fn allreduce_iterations_complete() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::DcAllreduce;
+    let x = &mut s.workload.two_dc;
+    x.iterations = 2;
+    x.groups = 2;
+    x.iteration_us = 200.0;
+    x.burst_min = Size::Bytes(1 << 20);
+    x.burst_max = Size::Bytes(2 << 20);
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    assert_eq!(r.flows.len(), 8);
+    assert_eq!(r.summary.extra["flows_inter"], 8.0);
+    assert_eq!(r.summary.extra["collectives_completed"], 2.0);
+    assert!(r.flows[4..].iter().all(|f| f.start_ps == 200_000_000));
+}
