@@ -34,8 +34,10 @@
 //!   with `skip.enabled` runs in full, says so on stderr and reports
 //!   `wormhole_skip_refused = 1`.
 //! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
-//!   partition (a flow started in it) its flow conflict graph (flows weighted by their rate
-//!   class, edges by shared ports) is looked up. A miss remembers the graph, the flows'
+//!   partition (a flow started in it; looked up at the next sampling tick, so flows starting
+//!   together make one lookup; partitions of at most [`MEMO_MAX_FLOWS`] flows) its flow
+//!   conflict graph (flows weighted by their rate class, edges by shared ports) is looked
+//!   up. A miss remembers the graph, the flows'
 //!   bytes so far and the time; when the partition next becomes steady the entry (end
 //!   rates, per-flow transient bytes, convergence time) is inserted. A hit skips the
 //!   transient: the partition is paused for the stored convergence time and resumes with
@@ -65,6 +67,10 @@ pub const HORIZON_PS: u64 = 1_000_000_000_000;
 
 /// Rate classes of the conflict graph's flow weights ([`memo::rate_class`]).
 const RATE_CLASSES: u32 = 16;
+
+/// Largest partition (flows) the memo looks up: a conflict graph costs O(flows^2) to build,
+/// and a partition that large (an all-to-all through the spines) rarely repeats exactly.
+pub const MEMO_MAX_FLOWS: usize = 128;
 
 /// One active flow's rate sampler.
 #[derive(Debug, Clone)]
@@ -141,6 +147,8 @@ pub(crate) struct Wormhole {
     active: BTreeMap<u32, Sampler>,
     frozen: BTreeMap<PartitionId, Frozen>,
     misses: BTreeMap<PartitionId, Miss>,
+    /// Partitions whose unsteady period began since the last tick (memo lookups due).
+    lookups: std::collections::BTreeSet<PartitionId>,
     memo: MemoDb,
     done_seen: usize,
     started: usize,
@@ -211,6 +219,7 @@ impl Sim {
             active: BTreeMap::new(),
             frozen: BTreeMap::new(),
             misses: BTreeMap::new(),
+            lookups: Default::default(),
             memo: MemoDb::new(),
             done_seen: 0,
             started: 0,
@@ -430,6 +439,7 @@ impl Sim {
             Change::Merged { into, absorbed } => {
                 for a in absorbed {
                     w.misses.remove(&a);
+                    w.lookups.remove(&a);
                 }
                 into
             }
@@ -440,10 +450,13 @@ impl Sim {
     }
 
     /// Flow `f`'s transport has opened: its partition begins an unsteady period, looked up
-    /// in the memo.
+    /// in the memo at the next sampling tick (flows that start together, as a collective's
+    /// do, make one lookup).
     pub(super) fn wh_flow_opened(&mut self, f: u32) {
-        if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
-            self.memo_lookup(id);
+        if let Some(w) = self.wh.as_mut().filter(|w| w.skip) {
+            if let Some(id) = w.parts.partition_of_flow(f) {
+                w.lookups.insert(id);
+            }
         }
     }
 
@@ -482,6 +495,7 @@ impl Sim {
             w.active.remove(&f);
             if let Some(id) = w.parts.partition_of_flow(f) {
                 w.misses.remove(&id);
+                w.lookups.remove(&id);
             }
             let change = w.parts.finish_flow(f).expect("an active flow");
             let ids = match change {
@@ -507,6 +521,10 @@ impl Sim {
     /// The rate-sampling tick: one sample per active flow not skipped, then every partition
     /// whose flows are all steady is fast-forwarded.
     fn wh_tick(&mut self) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        for id in std::mem::take(&mut w.lookups) {
+            self.memo_lookup(id);
+        }
         let w = self.wh.as_mut().expect("wormhole on");
         w.st.ticks += 1;
         let (mtu, sample_ps) = (w.mtu, w.sample_ps);
@@ -743,7 +761,9 @@ impl Sim {
     /// A new unsteady period of partition `id` begins: look it up; a hit skips the
     /// transient, a miss is remembered.
     fn memo_lookup(&mut self, id: PartitionId) {
-        if !self.wh.as_ref().is_some_and(|w| w.skip) {
+        let Some(w) = self.wh.as_ref() else { return };
+        let n = w.parts.flows(id).map_or(0, |f| f.len());
+        if !w.skip || n == 0 || n > MEMO_MAX_FLOWS || w.frozen.contains_key(&id) {
             return;
         }
         let Some((g, flows)) = self.conflict_graph(id) else {
