@@ -464,7 +464,8 @@ impl Sim {
                 let Some(tx) = st.tx[f as usize].as_deref_mut() else {
                     return;
                 };
-                if let Some(ev) = tx.on_nack(now_c, pk.psn) {
+                let rtt_ps = st.params[f as usize].base_rtt_ps;
+                if let Some(ev) = tx.on_nack(now_c, self.now, rtt_ps, pk.psn) {
                     flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
                 }
                 self.uno_after_change(f);
