@@ -228,9 +228,10 @@ fn clap_rejects_unknown_flags_with_usage() {
 
 #[test]
 fn features_not_built_yet_are_refused_not_ignored() {
-    // A scenario asking for Wormhole skipping, Uno or UnoLB must not run as something else.
+    // A scenario asking for Wormhole skipping, Zeropod, or UnoLB under a transport without
+    // it must not run as something else.
     let line = expect_error(&run_set(&["skip.enabled=true"]), "skip.enabled");
     assert!(line.contains("not supported yet"), "{line}");
-    expect_error(&run_set(&["transport.cc=\"uno\""]), "transport.cc");
+    expect_error(&run_set(&["transport.cc=\"zeropod\""]), "transport.cc");
     expect_error(&run_set(&["transport.lb=\"unolb\""]), "transport.lb");
 }
