@@ -18,6 +18,9 @@
 //!   round-robin ring of ready flows ([`Dctcp`]).
 //! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
 //!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
+//! * [`uno`]: Uno (`transport.cc = "uno"`: UnoCC, UnoRC erasure-coded blocks, UnoLB) and its
+//!   baselines (`"gemini"`, `"mprdma_bbr"`): senders, receivers and ready rings in
+//!   [`uno::UnoState`]; its one timer per flow is [`Kind::FlowTimer`].
 //!
 //! What the drivers may touch of the engine (their context) is narrow by convention, not
 //! by type: `now`, the flows, [`Sim::send_ctrl`] (a control packet from a host NIC, for
