@@ -32,6 +32,9 @@
 //!     dcsim.rs   DCSIM hosts (dcsim/ holds the blocks' glue: params, host engines, receivers)
 //!     side.rs    SideTable: header extras a Packet cannot carry (DCSIM DATA-ACK SACK words)
 //!     reps.rs    [transport.reps]
+//!     uno.rs     Uno and its baselines (cc uno / gemini / mprdma_bbr) + [transport.uno]:
+//!                uno/tx.rs sender (FlowCc, units, timeouts), uno/rx.rs receiver (UnoRC
+//!                blocks, RS decode, block timer), uno/subflows.rs UnoLB
 //!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
 //!                (self-scheduled: port/dcsim.rs, port_serve / port_arrive / port_rate_changed)
 //!  clock.rs      ClockDomain (period + origin, shift): every ps <-> cycles conversion

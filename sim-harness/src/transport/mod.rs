@@ -18,6 +18,9 @@
 //!   round-robin ring of ready flows ([`Dctcp`]).
 //! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
 //!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
+//! * [`uno`]: Uno (`transport.cc = "uno"`: UnoCC, UnoRC erasure-coded blocks, UnoLB) and its
+//!   baselines (`"gemini"`, `"mprdma_bbr"`): senders, receivers and ready rings in
+//!   [`uno::UnoState`]; its one timer per flow is [`Kind::FlowTimer`].
 //!
 //! What a driver may touch of the engine is a type, [`ctx::Cx`]: its per-event functions
 //! (`open`, `arrive`, `pull`, `timer`, DCSIM's `departing` / `departed`) are free

@@ -292,6 +292,23 @@ impl Sim {
                 bdp_bytes: f.base.bdp_bytes,
             })
             .collect();
+        // Erasure coding adds y wire packets per x: every flow's wire packets (and PSNs)
+        // must stay below 2^31 (bit 31 of an ACK's `psn` is the delivered flag).
+        let coded = t.cc == CcKind::Uno && sec.ec;
+        for (f, p) in self.flows.iter().zip(&params) {
+            let data = f.spec.bytes.div_ceil(u64::from(mtu.max(1)));
+            let wire = if coded && (p.inter_dc || sec.ec_intra) {
+                data.div_ceil(u64::from(sec.ec_data)) * u64::from(sec.ec_data + sec.ec_parity)
+            } else {
+                data
+            };
+            if wire >= 1 << 31 {
+                return Err(Error::field(
+                    "workload.message",
+                    format!("a flow of {data} packets needs {wire} wire packets with erasure coding, more than 2^31"),
+                ));
+            }
+        }
         let clock = crate::clock::NIC_CLOCK;
         let ser_mtu_ps = crate::engine::ser_ps(mtu + hdr, ser_q32(fab.host_gbps));
         let line_rate = Rate((fab.host_gbps / 8.0 * 4_294_967_296.0) as u64);
@@ -464,7 +481,8 @@ impl Sim {
                 let Some(tx) = st.tx[f as usize].as_deref_mut() else {
                     return;
                 };
-                if let Some(ev) = tx.on_nack(now_c, pk.psn) {
+                let rtt_ps = st.params[f as usize].base_rtt_ps;
+                if let Some(ev) = tx.on_nack(now_c, self.now, rtt_ps, pk.psn) {
                     flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
                 }
                 self.uno_after_change(f);

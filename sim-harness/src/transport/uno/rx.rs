@@ -43,6 +43,10 @@ pub struct UnoRx {
     armed: Bits,
     deadlines: VecDeque<(u64, u32)>,
     timeout_ps: u64,
+    /// Arrival time of the flow's previous DATA (ps; `u64::MAX`: none yet).
+    last_arrival: u64,
+    /// EWMA (gain 1/8) of the gap between two DATA arrivals of the flow, ps.
+    gap_ps: u64,
     /// Data packets delivered (received, or in decoded blocks).
     pub data_done: u32,
     /// Counters.
@@ -85,6 +89,8 @@ impl UnoRx {
             armed: Bits::new(if ec { units } else { 0 }),
             deadlines: VecDeque::new(),
             timeout_ps,
+            last_arrival: u64::MAX,
+            gap_ps: 0,
             data_done: 0,
             stats: RxStats::default(),
         }
@@ -137,9 +143,19 @@ impl UnoRx {
             }
             return out;
         }
+        if self.last_arrival != u64::MAX {
+            let gap = now_ps.saturating_sub(self.last_arrival) as i128;
+            let g = self.gap_ps as i128;
+            self.gap_ps = (g + ((gap - g) >> 3)).max(0) as u64;
+        }
+        self.last_arrival = now_ps;
         if !self.armed.get(k) {
+            // The timer covers the queueing estimate (`timeout_ps`) and the block's own
+            // transmission at the flow's pace: its packets arrive a gap apart (4.2: "the
+            // estimated maximum queuing and transmission delay").
             self.armed.put(k, true);
-            self.deadlines.push_back((now_ps + self.timeout_ps, k));
+            let tx = self.gap_ps.saturating_mul(u64::from(self.stride));
+            self.deadlines.push_back((now_ps + self.timeout_ps + tx, k));
         }
         let g = &mut self.got[k as usize];
         if *g >> i & 1 == 1 {
@@ -264,7 +280,9 @@ mod tests {
         assert!(r.on_timer(5000).is_empty(), "NACKed once");
         // The retransmitted block completes it (received packets were kept) and re-arms.
         r.on_data(6000, 5, 16, Some(&c));
-        assert_eq!(r.deadline_ps(), Some(7000));
+        // Re-armed: the queueing estimate plus the block's 10 packets at the arrival gap
+        // (EWMA 1/8 of the 5900 ps gap).
+        assert_eq!(r.deadline_ps(), Some(6000 + 1000 + 10 * (5900 / 8)));
         assert_eq!(r.on_data(6000, 5, 17, Some(&c)).ack_psn, 17 | DONE);
         assert!(r.on_timer(8000).is_empty(), "decoded: no NACK");
         assert_eq!(r.stats.nacks, 1);

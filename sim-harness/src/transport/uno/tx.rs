@@ -528,11 +528,19 @@ impl UnoTx {
 
     /// A NACK at `now`: of trimmed wire packet `wpn` (no EC), or of block `wpn & !DONE`
     /// (EC, `wpn & DONE` set). Returns the EV to reroute away from.
-    pub fn on_nack(&mut self, now: Cycles, wpn: u32) -> Option<u16> {
+    ///
+    /// A block NACK for a block sent (again) less than a base RTT ago is about an older copy
+    /// (a NACK comes at least a base RTT plus the block timer after its block's first
+    /// packet) and is ignored: the block is on its way again.
+    pub fn on_nack(&mut self, now: Cycles, now_ps: u64, base_rtt_ps: u64, wpn: u32) -> Option<u16> {
         self.stats.nacks += 1;
         let (u, lost) = if wpn & DONE != 0 {
             let u = wpn & !DONE;
-            (u, u < self.units && !self.done.get(u))
+            let fresh = self
+                .last_sent
+                .get(u as usize)
+                .is_some_and(|&t| t != u64::MAX && t.saturating_add(base_rtt_ps) > now_ps);
+            (u, u < self.units && !self.done.get(u) && !fresh)
         } else {
             let u = wpn / self.stride;
             (u, u < self.units && self.out.get(wpn))
