@@ -495,6 +495,9 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
 }
 
 fn check_failures(s: &Scenario) -> Result<()> {
+    for (i, l) in s.loss.iter().enumerate() {
+        crate::engine::loss::check_entry(i, l)?;
+    }
     for (i, f) in s.failures.iter().enumerate() {
         let p = |name: &str| format!("failures[{i}].{name}");
         if f.link.trim().is_empty() {
@@ -644,6 +647,18 @@ fn check_built(s: &Scenario) -> Result<()> {
                      tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
                      spine3.up0, border0.down5, border0.wan3; see links.csv)",
                     f.link
+                ),
+            ));
+        }
+    }
+    for (i, l) in s.loss.iter().enumerate() {
+        if crate::engine::loss::loss_ports(&fabric, l).is_none() {
+            return Err(Error::field(
+                format!("loss[{i}].link"),
+                format!(
+                    "no link named '{}' in this topology (a name from links.csv, or \
+                     \"inter_dc\" on a two_dc)",
+                    l.link
                 ),
             ));
         }

@@ -151,6 +151,7 @@ impl Sim {
         self.metrics_results(&mut r);
         self.transport_results(&mut r);
         self.two_dc_results(&mut r);
+        self.loss_results(&mut r);
         r
     }
 }
