@@ -280,6 +280,7 @@ impl Sim {
             interrupted: false,
             c: Counters::default(),
             queues: Vec::new(),
+            phantom_samples: Vec::new(),
             wall_s: 0.0,
             transport: TransportDriver::Dctcp(Dctcp::new(hosts)),
             cm: None,

@@ -232,6 +232,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) c: Counters,
     pub(crate) queues: Vec<QueueSample>,
+    /// Phantom-queue samples (time, port, bytes) of `phantom_queues.csv`.
+    pub(crate) phantom_samples: Vec<(Time, u32, u64)>,
     /// DATA packets per ToR uplink per time bucket (`uplink_selection.csv`).
     pub(crate) sel: SelectionTable,
     pub(crate) wall_s: f64,
