@@ -129,6 +129,10 @@ fn inter_dc_flow_uses_its_own_rto_and_window() {
     assert!(f.is_inter(fl.src, fl.dst), "{fl:?}");
     assert!(completed(&r));
     assert_eq!(fl.retransmits, 0, "{:?}", r.summary);
+    // The queueing-delay metric knows the flow's 1 ms inter-DC link: one flow alone queues
+    // only behind itself at its NIC, far below the link's delay.
+    let q = r.summary.extra["mean_queueing_delay_ps"];
+    assert!(q < 500_000_000.0, "mean queueing delay {q} ps");
     // A 1 BDP initial window of the 2 ms path: 4 MiB in well under 2 RTTs beyond the first.
     assert!(fl.fct_ps < 3 * 2_000_000_000 + 500_000_000, "{}", fl.fct_ps);
 }
