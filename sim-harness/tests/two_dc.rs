@@ -335,3 +335,36 @@ fn random_loss_on_inter_dc_links() {
         .to_string();
     assert!(e.contains("loss[0].block_loss_probs"), "{e}");
 }
+
+/// A border link down for the whole run: REPS (which recycles the entropy values of ACKed
+/// packets) moves the inter-DC traffic onto the live link, so far fewer packets die on the dead
+/// one than with oblivious spraying; every flow completes either way.
+#[test]
+fn border_link_failure_reroutes_with_reps() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::MixedIncast;
+    s.workload.two_dc.intra_senders = 0;
+    s.workload.two_dc.inter_senders = 4;
+    s.workload.message = Size::Bytes(1 << 20);
+    s.failures.push(Failure {
+        link: "border0.wan1".into(),
+        at_us: 0.0,
+        for_us: None,
+        gbps: None,
+    });
+    let dead_drops = |lb| {
+        let mut x = s.clone();
+        x.transport.lb = lb;
+        let r = run(&x);
+        assert!(completed(&r), "{lb:?}: {:?}", r.summary);
+        let d = |n: &str| r.links.iter().find(|l| l.link == n).unwrap().drops;
+        d("border0.wan1") + d("border1.wan1")
+    };
+    let ops = dead_drops(sim_harness::scenario::LbKind::Ops);
+    let reps = dead_drops(sim_harness::scenario::LbKind::Reps);
+    assert!(ops > 0);
+    assert!(
+        2 * reps < ops,
+        "REPS {reps} vs OPS {ops} packets lost on the dead link"
+    );
+}
