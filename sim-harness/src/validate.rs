@@ -588,6 +588,15 @@ fn check_supported(s: &Scenario) -> Result<()> {
     if let Some(k) = kind {
         return not_yet("topology.kind", k, "use fat_tree or two_dc");
     }
+    // DCSIM's SIM timing is set from one fabric-wide RTT_max; across two datacenters the
+    // inter-DC paths would break it.
+    if s.topology.kind == TopologyKind::TwoDc && s.transport.cc == CcKind::Dcsim {
+        return not_yet(
+            "transport.cc",
+            "dcsim on a two_dc topology",
+            "use dctcp, or dcsim on a fat_tree",
+        );
+    }
     if s.workload.kind == WorkloadKind::Llm {
         return not_yet("workload.kind", "llm", "use another workload kind");
     }
@@ -962,6 +971,13 @@ mod tests {
                 Box::new(|s| s.transport.cc = CcKind::Zeropod),
             ),
             ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
+            (
+                "transport.cc",
+                Box::new(|s| {
+                    s.topology.kind = TopologyKind::TwoDc;
+                    s.transport.cc = CcKind::Dcsim;
+                }),
+            ),
             (
                 "topology.two_dc.dc_buffer",
                 Box::new(|s| {
