@@ -542,6 +542,10 @@ pub struct Loss {
     pub block_loss_probs: Vec<f64>,
     /// `bernoulli`: probability that a packet is lost.
     pub rate: f64,
+    /// When the link starts losing, us (Uno Fig. 13: a link "temporarily flaky").
+    pub at_us: f64,
+    /// How long it loses, us; absent = until the end of the run.
+    pub for_us: Option<f64>,
 }
 
 impl Default for Loss {
@@ -552,6 +556,8 @@ impl Default for Loss {
             block_packets: 10,
             block_loss_probs: Vec::new(),
             rate: 0.0,
+            at_us: 0.0,
+            for_us: None,
         }
     }
 }

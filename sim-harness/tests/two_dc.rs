@@ -310,6 +310,19 @@ fn random_loss_on_inter_dc_links() {
     assert_eq!(r.summary.drops_by_cause["random_loss"] as f64, lost);
     assert!(r.summary.retransmits > 0);
     assert!(simulated(&run(&s)) == simulated(&r), "deterministic");
+    // A loss window that opens after the run loses nothing and changes nothing.
+    let mut later = s.clone();
+    later.loss[0].at_us = 1e6;
+    later.loss[0].for_us = Some(10.0);
+    let mut clean_mix = s.clone();
+    clean_mix.loss.clear();
+    let (rl, rc) = (run(&later), run(&clean_mix));
+    assert_eq!(rl.summary.extra["loss_drops"], 0.0);
+    assert_eq!(rl.flows, rc.flows);
+    // A window over the whole run is the unwindowed run.
+    let mut whole = s.clone();
+    whole.loss[0].for_us = Some(1e6);
+    assert!(simulated(&run(&whole)) == simulated(&r));
     // Without [[loss]] nothing is lost and no loss counter is reported.
     let clean = run(&small());
     assert!(!clean.summary.drops_by_cause.contains_key("random_loss"));

@@ -23,7 +23,7 @@ impl Sim {
         port.tx_packets += 1;
         // `[[loss]]`: lost on the wire.
         if let Some(l) = self.loss.as_deref_mut() {
-            if l.lose(p) {
+            if l.lose(p, self.now) {
                 self.drop_lost(p, &pk);
                 return;
             }

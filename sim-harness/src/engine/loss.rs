@@ -11,7 +11,8 @@
 //! (ChaCha8, seeded from the scenario seed and the port), drawn from only when a packet
 //! crosses it, so a run is deterministic and a run without `[[loss]]` draws nothing. A lost
 //! packet has been serialized (it counts in `links.csv` `tx_bytes`) and vanishes on the wire;
-//! it counts as a drop of cause `random_loss`.
+//! it counts as a drop of cause `random_loss`. An entry may lose only for a while (`at_us`,
+//! `for_us`: a link "temporarily flaky", Uno 5.3).
 
 use super::*;
 use crate::scenario::{Loss, LossModel};
@@ -49,6 +50,22 @@ pub fn check_entry(i: usize, l: &Loss) -> Result<()> {
             ))
         }
     };
+    if !(l.at_us.is_finite() && l.at_us >= 0.0) {
+        return Err(Error::field(
+            f("at_us"),
+            format!("must be a time of at least 0 us, got {}", l.at_us),
+        ));
+    }
+    crate::units::us_to_ps(&f("at_us"), l.at_us)?;
+    if let Some(d) = l.for_us {
+        if !(d.is_finite() && d > 0.0) {
+            return Err(Error::field(
+                f("for_us"),
+                format!("must be a duration above 0 us, got {d}"),
+            ));
+        }
+        crate::units::us_to_ps(&f("for_us"), l.at_us + d)?;
+    }
     match l.model {
         LossModel::Bernoulli => prob(f("rate"), l.rate)?,
         LossModel::Block => {
@@ -89,6 +106,9 @@ pub fn check_entry(i: usize, l: &Loss) -> Result<()> {
 /// One lossy output port's state.
 #[derive(Debug, Clone)]
 pub struct PortLoss {
+    /// Losing during `[from_ps, until_ps)`; packets outside it neither count nor draw.
+    pub from_ps: u64,
+    pub until_ps: u64,
     block: u32,
     /// Cumulative thresholds of k = 1, 2, ... losses, in units of 2^-53.
     cum: Vec<u64>,
@@ -118,6 +138,8 @@ impl PortLoss {
             })
             .collect();
         PortLoss {
+            from_ps: 0,
+            until_ps: u64::MAX,
             block: block.max(1),
             cum,
             pos: 0,
@@ -192,9 +214,15 @@ impl LossState {
         };
         for l in &s.loss {
             let (block, probs) = block_probs(l);
+            let from_ps = (l.at_us * 1e6).round() as u64;
+            let until_ps = l
+                .for_us
+                .map_or(u64::MAX, |d| ((l.at_us + d) * 1e6).round() as u64);
             for p in loss_ports(fabric, l).unwrap_or_default() {
                 let seed = s.seed ^ 0x105e_5eed_0000_0000 ^ (u64::from(p) << 20);
-                let pl = PortLoss::new(block, &probs, seed);
+                let mut pl = PortLoss::new(block, &probs, seed);
+                pl.from_ps = from_ps;
+                pl.until_ps = until_ps;
                 match st.slot[p as usize] {
                     u32::MAX => {
                         st.slot[p as usize] = st.ports.len() as u32;
@@ -208,12 +236,15 @@ impl LossState {
         Some(Box::new(st))
     }
 
-    /// Whether the packet port `p` is sending now is lost on its wire.
+    /// Whether the packet port `p` is sending at `now` (ps) is lost on its wire.
     #[inline]
-    pub fn lose(&mut self, p: u32) -> bool {
+    pub fn lose(&mut self, p: u32, now: u64) -> bool {
         match self.slot[p as usize] {
             u32::MAX => false,
-            i => self.ports[i as usize].1.lose(),
+            i => {
+                let pl = &mut self.ports[i as usize].1;
+                now >= pl.from_ps && now < pl.until_ps && pl.lose()
+            }
         }
     }
 }
