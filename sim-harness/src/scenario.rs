@@ -21,6 +21,9 @@ pub struct Scenario {
     pub workload: Workload,
     /// Failure injection: links going down or changing rate.
     pub failures: Vec<Failure>,
+    /// Random loss on links (`[[loss]]`, Uno 2.4 / Table 1); not written out when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub loss: Vec<Loss>,
     /// What to record.
     pub output: Output,
     /// Wormhole fast-forwarding.
@@ -38,6 +41,7 @@ impl Default for Scenario {
             transport: Transport::default(),
             workload: Workload::default(),
             failures: Vec::new(),
+            loss: Vec::new(),
             output: Output::default(),
             skip: Skip::default(),
             stop: Stop::default(),
@@ -580,6 +584,57 @@ impl Default for Workload {
             two_dc: TwoDcWorkload::default(),
         }
     }
+}
+
+/// Random loss on a link (`[[loss]]`; `crate::engine::loss`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Loss {
+    /// A link name (both directions of the cable, like `failures[].link`), or `inter_dc` for
+    /// every inter-DC link of a `two_dc`.
+    pub link: String,
+    /// `uno_setup1` / `uno_setup2` (Uno Table 1), `block` (`block_packets`,
+    /// `block_loss_probs`) or `bernoulli` (`rate`).
+    pub model: LossModel,
+    /// `block`: packets per block (Uno 2.4: 10).
+    pub block_packets: u32,
+    /// `block`: probability that a block loses 1, 2, 3, ... of its packets.
+    pub block_loss_probs: Vec<f64>,
+    /// `bernoulli`: probability that a packet is lost.
+    pub rate: f64,
+    /// When the link starts losing, us (Uno Fig. 13: a link "temporarily flaky").
+    pub at_us: f64,
+    /// How long it loses, us; absent = until the end of the run.
+    pub for_us: Option<f64>,
+}
+
+impl Default for Loss {
+    fn default() -> Self {
+        Loss {
+            link: String::new(),
+            model: LossModel::UnoSetup1,
+            block_packets: 10,
+            block_loss_probs: Vec::new(),
+            rate: 0.0,
+            at_us: 0.0,
+            for_us: None,
+        }
+    }
+}
+
+/// How a lossy link loses packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossModel {
+    /// Uno Table 1, Setup 1 (65 ms RTT): blocks of 10 lose 1 / 2 / 3 packets with
+    /// probability 3.0e-4 / 7.5e-5 / 1.6e-5.
+    UnoSetup1,
+    /// Uno Table 1, Setup 2 (33 ms RTT): 4.0e-5 / 2.3e-5 / 4.9e-6.
+    UnoSetup2,
+    /// Blocks of `block_packets` losing k packets with `block_loss_probs[k - 1]`.
+    Block,
+    /// Each packet lost with probability `rate`.
+    Bernoulli,
 }
 
 /// A link going down for a while, or changing rate.

@@ -496,6 +496,9 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
 }
 
 fn check_failures(s: &Scenario) -> Result<()> {
+    for (i, l) in s.loss.iter().enumerate() {
+        crate::engine::loss::check_entry(i, l)?;
+    }
     for (i, f) in s.failures.iter().enumerate() {
         let p = |name: &str| format!("failures[{i}].{name}");
         if f.link.trim().is_empty() {
@@ -586,6 +589,15 @@ fn check_supported(s: &Scenario) -> Result<()> {
     if let Some(k) = kind {
         return not_yet("topology.kind", k, "use fat_tree or two_dc");
     }
+    // DCSIM's SIM timing is set from one fabric-wide RTT_max; across two datacenters the
+    // inter-DC paths would break it.
+    if s.topology.kind == TopologyKind::TwoDc && s.transport.cc == CcKind::Dcsim {
+        return not_yet(
+            "transport.cc",
+            "dcsim on a two_dc topology",
+            "use dctcp, or dcsim on a fat_tree",
+        );
+    }
     if s.workload.kind == WorkloadKind::Llm && s.transport.cc == CcKind::Dcsim {
         return not_yet(
             "workload.kind",
@@ -639,6 +651,18 @@ fn check_built(s: &Scenario) -> Result<()> {
                      tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
                      spine3.up0, border0.down5, border0.wan3; see links.csv)",
                     f.link
+                ),
+            ));
+        }
+    }
+    for (i, l) in s.loss.iter().enumerate() {
+        if crate::engine::loss::loss_ports(&fabric, l).is_none() {
+            return Err(Error::field(
+                format!("loss[{i}].link"),
+                format!(
+                    "no link named '{}' in this topology (a name from links.csv, or \
+                     \"inter_dc\" on a two_dc)",
+                    l.link
                 ),
             ));
         }
@@ -962,6 +986,13 @@ mod tests {
                 Box::new(|s| s.transport.cc = CcKind::Zeropod),
             ),
             ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
+            (
+                "transport.cc",
+                Box::new(|s| {
+                    s.topology.kind = TopologyKind::TwoDc;
+                    s.transport.cc = CcKind::Dcsim;
+                }),
+            ),
             (
                 "topology.two_dc.dc_buffer",
                 Box::new(|s| {

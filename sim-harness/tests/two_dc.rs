@@ -2,7 +2,9 @@
 //! transport across the two datacenters, failures by inter-DC link name. Small instances
 //! (k = 4), each well under a few seconds in the dev profile.
 
-use sim_harness::scenario::{Failure, Scenario, Size, SwitchPortRole, TopologyKind, WorkloadKind};
+use sim_harness::scenario::{
+    Failure, Loss, LossModel, Scenario, Size, SwitchPortRole, TopologyKind, WorkloadKind,
+};
 use sim_harness::{simulate, RunControl, RunResult};
 
 /// Uno Table 2's fabric (k = 8, 100 Gb/s, 1 MiB buffers) with the settings README gives for a
@@ -127,6 +129,10 @@ fn inter_dc_flow_uses_its_own_rto_and_window() {
     assert!(f.is_inter(fl.src, fl.dst), "{fl:?}");
     assert!(completed(&r));
     assert_eq!(fl.retransmits, 0, "{:?}", r.summary);
+    // The queueing-delay metric knows the flow's 1 ms inter-DC link: one flow alone queues
+    // only behind itself at its NIC, far below the link's delay.
+    let q = r.summary.extra["mean_queueing_delay_ps"];
+    assert!(q < 500_000_000.0, "mean queueing delay {q} ps");
     // A 1 BDP initial window of the 2 ms path: 4 MiB in well under 2 RTTs beyond the first.
     assert!(fl.fct_ps < 3 * 2_000_000_000 + 500_000_000, "{}", fl.fct_ps);
 }
@@ -189,6 +195,27 @@ fn phantom_queues_on_every_port() {
         r.summary.ecn_marks,
         base.summary.ecn_marks
     );
+    // phantom_queues.csv: the phantom level of the busiest ports over time; draining at 90%
+    // of the line rate it is above the physical queue of the same port at the same sample.
+    let t = &r.tables["phantom_queues"];
+    assert_eq!(t.header, ["time_ps", "port", "bytes"]);
+    assert!(!t.rows.is_empty());
+    let above = t.rows.iter().any(|row| {
+        let phys = r
+            .queues
+            .iter()
+            .find(|q| q.time_ps.to_string() == row[0] && q.port == row[1])
+            .map_or(0, |q| q.bytes);
+        row[2].parse::<u64>().unwrap() > phys
+    });
+    assert!(above);
+    assert!(!base.tables.contains_key("phantom_queues"));
+    // Reading the phantom levels changes nothing simulated.
+    let mut quiet = s.clone();
+    quiet.output.queue_sample_us = 0.0;
+    let q = run(&quiet);
+    assert_eq!(q.flows, r.flows);
+    assert_eq!(q.summary.ecn_marks, r.summary.ecn_marks);
 }
 
 /// `mixed_incast` (Uno Fig. 3 shape, 4 + 4 senders): every flow completes with DCTCP; the
@@ -253,4 +280,104 @@ fn allreduce_iterations_complete() {
     assert_eq!(r.summary.extra["flows_inter"], 8.0);
     assert_eq!(r.summary.extra["collectives_completed"], 2.0);
     assert!(r.flows[4..].iter().all(|f| f.start_ps == 200_000_000));
+}
+
+/// `[[loss]]` on every inter-DC link: the measured rate over the packets that crossed them
+/// matches the configured one, the losses are drops of cause `random_loss`, flows recover, and
+/// the same seed gives the same run.
+#[test]
+fn random_loss_on_inter_dc_links() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::MixedIncast;
+    s.workload.message = Size::Bytes(2 << 20);
+    s.loss.push(Loss {
+        link: "inter_dc".into(),
+        model: LossModel::Bernoulli,
+        rate: 0.02,
+        ..Loss::default()
+    });
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    let x = &r.summary.extra;
+    let (seen, lost) = (x["loss_packets"], x["loss_drops"]);
+    assert!(seen > 2000.0, "{seen}");
+    let sd = (0.02 * 0.98 / seen).sqrt();
+    assert!(
+        (x["loss_rate"] - 0.02).abs() < 4.0 * sd,
+        "{}",
+        x["loss_rate"]
+    );
+    assert_eq!(r.summary.drops_by_cause["random_loss"] as f64, lost);
+    assert!(r.summary.retransmits > 0);
+    assert!(simulated(&run(&s)) == simulated(&r), "deterministic");
+    // A loss window that opens after the run loses nothing and changes nothing.
+    let mut later = s.clone();
+    later.loss[0].at_us = 1e6;
+    later.loss[0].for_us = Some(10.0);
+    let mut clean_mix = s.clone();
+    clean_mix.loss.clear();
+    let (rl, rc) = (run(&later), run(&clean_mix));
+    assert_eq!(rl.summary.extra["loss_drops"], 0.0);
+    assert_eq!(rl.flows, rc.flows);
+    // A window over the whole run is the unwindowed run.
+    let mut whole = s.clone();
+    whole.loss[0].for_us = Some(1e6);
+    assert!(simulated(&run(&whole)) == simulated(&r));
+    // Without [[loss]] nothing is lost and no loss counter is reported.
+    let clean = run(&small());
+    assert!(!clean.summary.drops_by_cause.contains_key("random_loss"));
+    assert!(!clean.summary.extra.contains_key("loss_rate"));
+    // Bad entries are refused on their field.
+    let mut bad = small();
+    bad.loss.push(Loss {
+        link: "border0.wan9".into(),
+        ..Loss::default()
+    });
+    let e = sim_harness::validate::validate(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("loss[0].link"), "{e}");
+    bad.loss[0] = Loss {
+        link: "border0.wan0".into(),
+        model: LossModel::Block,
+        block_loss_probs: vec![0.7, 0.6],
+        ..Loss::default()
+    };
+    let e = sim_harness::validate::validate(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("loss[0].block_loss_probs"), "{e}");
+}
+
+/// A border link down for the whole run: REPS (which recycles the entropy values of ACKed
+/// packets) moves the inter-DC traffic onto the live link, so far fewer packets die on the dead
+/// one than with oblivious spraying; every flow completes either way.
+#[test]
+fn border_link_failure_reroutes_with_reps() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::MixedIncast;
+    s.workload.two_dc.intra_senders = 0;
+    s.workload.two_dc.inter_senders = 4;
+    s.workload.message = Size::Bytes(1 << 20);
+    s.failures.push(Failure {
+        link: "border0.wan1".into(),
+        at_us: 0.0,
+        for_us: None,
+        gbps: None,
+    });
+    let dead_drops = |lb| {
+        let mut x = s.clone();
+        x.transport.lb = lb;
+        let r = run(&x);
+        assert!(completed(&r), "{lb:?}: {:?}", r.summary);
+        let d = |n: &str| r.links.iter().find(|l| l.link == n).unwrap().drops;
+        d("border0.wan1") + d("border1.wan1")
+    };
+    let ops = dead_drops(sim_harness::scenario::LbKind::Ops);
+    let reps = dead_drops(sim_harness::scenario::LbKind::Reps);
+    assert!(ops > 0);
+    assert!(
+        2 * reps < ops,
+        "REPS {reps} vs OPS {ops} packets lost on the dead link"
+    );
 }

@@ -266,6 +266,7 @@ impl Sim {
             bdp_bytes,
             buffer_bytes,
             dc_buffer_bytes,
+            loss: loss::LossState::new(s, &fabric),
             sample_ps: (s.output.queue_sample_us * 1e6).round() as u64,
             max_time: if s.stop.max_time_us > 0.0 {
                 (s.stop.max_time_us * 1e6).round() as Time
@@ -279,6 +280,7 @@ impl Sim {
             interrupted: false,
             c: Counters::default(),
             queues: Vec::new(),
+            phantom_samples: Vec::new(),
             wall_s: 0.0,
             transport: TransportDriver::Dctcp(Dctcp::new(hosts)),
             cm: None,

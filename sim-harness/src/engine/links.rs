@@ -21,6 +21,14 @@ impl Sim {
         }
         port.tx_bytes += bytes as u64;
         port.tx_packets += 1;
+        // `[[loss]]`: lost on the wire.
+        if let Some(l) = self.loss.as_deref_mut() {
+            if l.lose(p, self.now) {
+                self.drop_lost(p, &pk);
+                return;
+            }
+        }
+        let port = &mut self.ports[p as usize];
         let at = port.busy_until + port.delay_ps;
         port.link.push_back((at, pk));
         if port.deliver_at == NEVER {

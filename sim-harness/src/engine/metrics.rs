@@ -32,12 +32,20 @@ impl Sim {
             .iter()
             .map(|f| f.bytes.div_ceil(mtu).max(1) as u32)
             .collect();
+        let prop_ps = t.link_delay_ns * 1000;
+        let mut extra_prop = Vec::new();
         let paths: Vec<(u32, u32)> = specs
             .iter()
-            .map(|f| {
-                // Every flow knows its own path (Fabric::path); the metrics need its shape.
-                let p = self.fabric.path(f.src, f.dst, 0, 0, 0).shape;
-                (p.links, p.switches)
+            .enumerate()
+            .map(|(i, f)| {
+                // Every flow knows its own path (Fabric::path); the metrics need its shape,
+                // and (two_dc) the propagation beyond its links at the uniform delay.
+                let p = self.fabric.path(f.src, f.dst, 0, 0, 0);
+                let extra = (p.base_rtt_ps / 2).saturating_sub(u64::from(p.shape.links) * prop_ps);
+                if extra > 0 {
+                    extra_prop.push((i as u32, extra));
+                }
+                (p.shape.links, p.shape.switches)
             })
             .collect();
         let interval = if self.sample_ps > 0 {
@@ -54,6 +62,11 @@ impl Sim {
             t.switch_latency_ns * 1000,
             interval,
         )));
+        if let Some(cm) = self.cm.as_deref_mut() {
+            for (f, ps) in extra_prop {
+                cm.set_extra_prop(f, ps);
+            }
+        }
 
         // DCSIM 4.2: the even spines' cables slowed at t = 0, like a [[failures]] rate change.
         let slow = cores::slowed_core_ports(&self.fabric, t);

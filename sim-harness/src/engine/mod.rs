@@ -68,6 +68,7 @@ use switch::output_port::{OutputPortCtl, PortConfig};
 mod build;
 mod failures;
 mod links;
+pub mod loss;
 pub(crate) mod metrics;
 mod ports;
 mod prefetch;
@@ -219,6 +220,8 @@ pub struct Sim {
     pub(crate) base_rtt_ps: u64,
     pub(crate) bdp_bytes: u64,
     pub(crate) buffer_bytes: u64,
+    /// Random loss on links (`[[loss]]`; `None` without).
+    pub(crate) loss: Option<Box<loss::LossState>>,
     /// Buffer of the ports only inter-DC traffic crosses (`two_dc`; else `buffer_bytes`).
     pub(crate) dc_buffer_bytes: u64,
     pub(crate) sample_ps: u64,
@@ -230,6 +233,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) c: Counters,
     pub(crate) queues: Vec<QueueSample>,
+    /// Phantom-queue samples (time, port, bytes) of `phantom_queues.csv`.
+    pub(crate) phantom_samples: Vec<(Time, u32, u64)>,
     /// DATA packets per ToR uplink per time bucket (`uplink_selection.csv`).
     pub(crate) sel: SelectionTable,
     pub(crate) wall_s: f64,

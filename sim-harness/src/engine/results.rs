@@ -155,6 +155,8 @@ impl Sim {
         self.transport_results(&mut r);
         self.wh_results(&mut r);
         self.two_dc_results(&mut r);
+        self.loss_results(&mut r);
+        self.phantom_results(&mut r);
         r
     }
 }

@@ -1,4 +1,5 @@
-//! Output-only sampling, never a simulated result: queue occupancy (`queues.csv`,
+//! Output-only sampling, never a simulated result: queue occupancy (`queues.csv`, and with
+//! phantom queues `phantom_queues.csv`,
 //! `Kind::Sample` index [`QUEUE_SAMPLE`]) and the per-flow rate series (`rates.csv`, index
 //! [`RATE_SAMPLE`], `output.rate_sample_us`) with its fairness metrics (`fairness.csv`,
 //! `jain_index_final`, `converge_10pct_us`: [`crate::metrics::fairness`]).
@@ -10,7 +11,7 @@
 
 use super::*;
 use crate::metrics::fairness::{self, FlowSpan};
-use crate::results::RateSample;
+use crate::results::{RateSample, Table};
 
 /// `Kind::Sample` index of a queue-occupancy sample.
 pub(crate) const QUEUE_SAMPLE: u32 = 0;
@@ -67,6 +68,12 @@ impl Sim {
                         port: self.fabric.ports[p].name.clone(),
                         bytes: b,
                     });
+                }
+            }
+            // Uno Fig. 4: the phantom level next to the physical one (read, not synced).
+            if let Some(b) = port.kind.phantom_occupancy_bytes(self.now) {
+                if b > 0 {
+                    self.phantom_samples.push((self.now, p as u32, b));
                 }
             }
         }
@@ -148,5 +155,31 @@ impl Sim {
         if let Some(c) = f.converge_10pct_us {
             x.insert("converge_10pct_us".into(), c);
         }
+    }
+
+    /// `phantom_queues.csv` (runs with phantom queues and queue samples): the non-zero
+    /// phantom-queue levels at each sample, like `queues.csv` for the physical queues.
+    pub(super) fn phantom_results(&self, r: &mut RunResult) {
+        if !self
+            .ports
+            .iter()
+            .any(|p| p.kind.phantom_occupancy_bytes(0).is_some())
+        {
+            return;
+        }
+        let rows = self
+            .phantom_samples
+            .iter()
+            .map(|&(t, p, b)| {
+                vec![
+                    t.to_string(),
+                    self.fabric.ports[p as usize].name.clone(),
+                    b.to_string(),
+                ]
+            })
+            .collect();
+        let header = ["time_ps", "port", "bytes"].map(String::from).to_vec();
+        r.tables
+            .insert("phantom_queues".into(), Table { header, rows });
     }
 }

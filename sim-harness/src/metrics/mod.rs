@@ -71,6 +71,9 @@ struct FlowM {
     links: u32,
     switches: u32,
     reorder: u64,
+    /// Propagation of the flow's path beyond `links` links of the uniform delay (`two_dc`:
+    /// the inter-DC link's), ps.
+    extra_prop_ps: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -145,6 +148,7 @@ impl CollMetrics {
                 links: path[i].0,
                 switches: path[i].1,
                 reorder: 0,
+                extra_prop_ps: 0,
             });
         }
         CollMetrics {
@@ -176,7 +180,15 @@ impl CollMetrics {
     pub fn zero_load_ps(&self, f: u32, wire_bytes: u32) -> u64 {
         let m = &self.flows[f as usize];
         let ser = crate::topology::ser_ps(wire_bytes, self.gbps);
-        u64::from(m.links) * (ser + self.prop_ps) + u64::from(m.switches) * self.switch_ps
+        u64::from(m.links) * (ser + self.prop_ps)
+            + u64::from(m.switches) * self.switch_ps
+            + m.extra_prop_ps
+    }
+
+    /// Flow `f`'s path has `ps` more propagation than its links at the uniform delay (an
+    /// inter-DC link).
+    pub fn set_extra_prop(&mut self, f: u32, ps: u64) {
+        self.flows[f as usize].extra_prop_ps = ps;
     }
 
     /// DATA arrival `a` at `now`.

@@ -95,6 +95,17 @@ impl PortDriver {
         }
     }
 
+    /// The phantom queue's occupancy at DES time `now`, bytes, without changing the port (a
+    /// copy of the queue is drained to `now`); `None` without a phantom queue.
+    pub fn phantom_occupancy_bytes(&self, now: Time) -> Option<u64> {
+        let PortDriver::Switch(ctl, clock) = self else {
+            return None;
+        };
+        let mut q = *ctl.phantom()?;
+        q.sync_to(clock.cycle_at(now).max(q.now()));
+        Some(q.occupancy())
+    }
+
     /// Bytes queued for the occupancy samples: a switch port's DATA buffer, a DCSIM switch
     /// port's queues (`switch_side`); `None` for host NICs.
     pub fn occupancy_bytes(&self, switch_side: bool) -> Option<u64> {

@@ -1,5 +1,5 @@
 //! Topologies: a [`Fabric`] is hosts, switches and output ports joined by cables. Each
-//! topology kind is one module that fills a [`FabricBuilder`] (today [`fat_tree`]; REPS's
+//! topology kind is one module that fills a [`FabricBuilder`] ([`fat_tree`], [`two_dc`]; REPS's
 //! n-senders-through-one-switch micro benchmark or Zeropod pods are new modules, not a
 //! rewrite). The engine only sees the generic [`Fabric`].
 //!
@@ -39,7 +39,8 @@
 //! links and `S` switches, `2 (L * link_delay + S * switch_latency) + L * ser(DATA) +
 //! L * ser(ACK)`, with `ser(x)` the serialization time of a full DATA packet (`mtu +
 //! header_bytes`) or an ACK (`header_bytes`) at the host link rate. (3-tier: L = 6, S = 5;
-//! 2-tier: L = 4, S = 3.)
+//! 2-tier: L = 4, S = 3.) In a `two_dc` the longest path is the longest intra-DC one
+//! ([`two_dc`]); an inter-DC flow's own values come from [`Fabric::path`].
 
 pub mod cores;
 pub mod fat_tree;
