@@ -171,8 +171,10 @@ impl Sim {
         let mut warnings = Vec::new();
         if refused {
             warnings.push(format!(
-                "skip.enabled: transport.cc = \"{}\" cannot be fast-forwarded soundly (its \
-                 hosts keep state that is not per flow); this run is simulated in full",
+                "skip.enabled: transport.cc = \"{}\" cannot be fast-forwarded soundly (only the \
+                 DCTCP-style transport's per-flow state is advanced; DCSIM's hosts keep state \
+                 that is not per flow, Uno's senders keep block and pacing state); this run \
+                 is simulated in full",
                 format!("{:?}", s.transport.cc).to_lowercase()
             ));
         }
@@ -534,6 +536,8 @@ impl Sim {
             .flat_map(|fr| fr.flow_ids.iter().copied())
             .collect();
         let flows: Vec<u32> = w.active.keys().copied().collect();
+        // Partitions with a steady flow: the only ones that may be all steady.
+        let mut ready: Vec<PartitionId> = Vec::new();
         for f in flows {
             if frozen.contains(&f) {
                 continue;
@@ -554,18 +558,19 @@ impl Sim {
                 s.steady = steady;
             }
             s.last = Some(sent);
+            if s.steady {
+                ready.extend(w.parts.partition_of_flow(f));
+            }
         }
+        ready.sort_unstable();
+        ready.dedup();
         let w = self.wh.as_ref().expect("wormhole on");
-        let ready: Vec<PartitionId> = w
-            .parts
-            .ids()
-            .filter(|id| !w.frozen.contains_key(id))
-            .filter(|&id| {
-                w.parts
+        ready.retain(|&id| {
+            !w.frozen.contains_key(&id)
+                && w.parts
                     .flows(id)
                     .is_some_and(|fl| fl.iter().all(|f| w.active.get(f).is_some_and(|s| s.steady)))
-            })
-            .collect();
+        });
         for id in ready {
             self.try_skip(id);
         }

@@ -13,6 +13,11 @@
 //!
 //! # Engine integration (what to call, and when)
 //!
+//! Implemented in `engine/skip.rs` (see its module doc for the choices: a skipped partition
+//! is paused until its interrupt and resumed shifted, so skip-back is an earlier resume; memo
+//! lookups once per sampling tick). [`checks`] validates the `[skip]` and `[workload.llm]`
+//! fields. The plan as written before the wiring:
+//!
 //! * Run start: `guidance::Guidance::new(&GuidanceInput { link_gbps, rtt_ps, flows, mtu_bytes,
 //!   sample_interval_ps })?.warnings(skip.theta, skip.samples)` into the summary / stderr.
 //! * Flow injection: `Partitions::start_flow(flow, &path_ports)`. `Created(p)` / `Joined(p)`:
