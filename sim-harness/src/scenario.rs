@@ -240,10 +240,13 @@ pub struct Transport {
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
     pub dcsim: DcsimSection,
+    /// `[transport.zeropod]`: Zeropod (`cc = "zeropod"`).
+    pub zeropod: ZeropodSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::reps::RepsSection;
+pub use crate::transport::zeropod::ZeropodSection;
 
 impl Default for Transport {
     fn default() -> Self {
@@ -258,6 +261,7 @@ impl Default for Transport {
             header_bytes: 64,
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
+            zeropod: ZeropodSection::default(),
         }
     }
 }
@@ -279,6 +283,7 @@ struct TransportToml {
     header_bytes: u32,
     reps: RepsSection,
     dcsim: DcsimSection,
+    zeropod: ZeropodSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -307,6 +312,7 @@ impl Default for TransportToml {
             header_bytes: t.header_bytes,
             reps: t.reps,
             dcsim: t.dcsim,
+            zeropod: t.zeropod,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -416,6 +422,7 @@ impl From<TransportToml> for Transport {
             header_bytes: t.header_bytes,
             reps,
             dcsim: d,
+            zeropod: t.zeropod,
         }
     }
 }

@@ -40,6 +40,7 @@
 
 pub mod cores;
 pub mod fat_tree;
+pub mod zeropod;
 
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, TopologyKind};
@@ -456,6 +457,7 @@ pub fn build(s: &Scenario) -> Result<Fabric> {
     let t = &s.topology;
     match t.kind {
         TopologyKind::FatTree => fat_tree::build(t),
+        TopologyKind::ZeropodPods => zeropod::build(t),
         other => Err(Error::field(
             "topology.kind",
             format!(

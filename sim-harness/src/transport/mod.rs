@@ -35,6 +35,7 @@ pub mod dcsim;
 pub mod dctcp;
 pub mod reps;
 pub mod side;
+pub mod zeropod;
 
 use crate::dcsim::DcsimState;
 use crate::engine::Sim;
