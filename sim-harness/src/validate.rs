@@ -947,8 +947,12 @@ mod tests {
                 Box::new(|s| s.topology.kind = TopologyKind::SingleTor),
             ),
             (
-                "topology.kind",
-                Box::new(|s| s.topology.kind = TopologyKind::ZeropodPods),
+                "topology.radix",
+                Box::new(|s| {
+                    s.topology.kind = TopologyKind::ZeropodPods;
+                    s.transport.cc = CcKind::Zeropod;
+                    s.topology.radix = 6;
+                }),
             ),
             (
                 "workload.kind",

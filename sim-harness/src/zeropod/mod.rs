@@ -37,7 +37,7 @@ use std::sync::atomic::Ordering;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtl_models::zeropod_cell::{DATA_CELL_LEN, HEADER_LEN};
+use rtl_models::zeropod_cell::{DATA_CELL_LEN, HEADER_LEN, PAYLOAD_LEN};
 
 use crate::error::{Error, Result};
 use crate::results::{FlowRecord, Progress, QueueSample, RunResult, Summary};
@@ -147,6 +147,20 @@ pub fn flows(s: &Scenario, shape: &PodShape, t: &Timing) -> Result<Vec<FlowSpec>
     let z = &s.transport.zeropod;
     let gbps = s.topology.link_gbps;
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+    if s.topology.kind == TopologyKind::ZeropodPods {
+        // The buffered baseline (`cc = "dctcp"` on the same topology, engine/build.rs) draws
+        // one u64 per switch and one u32 per port before the workload: draw the same, so
+        // Zeropod and its baseline run the very same flows (tests/zeropod.rs checks it).
+        let fab = crate::topology::zeropod::build(&s.topology)?;
+        if fab.hosts == shape.hosts {
+            for _ in &fab.switches {
+                rng.gen::<u64>();
+            }
+            for _ in &fab.ports {
+                rng.gen::<u32>();
+            }
+        }
+    }
     let rtt_ps = 8 * t.hop_ps + 2 * t.cell_ps;
     let bdp = ((rtt_ps as f64) * gbps / 8000.0).round() as u64;
     let websearch = s.workload.kind == WorkloadKind::Websearch;
@@ -210,6 +224,27 @@ pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     let shape = PodShape::of(s)?;
     let t = timing(s, &shape)?;
     let specs = flows(s, &shape, &t)?;
+    simulate_flows(s, specs, ctl)
+}
+
+/// Run scenario `s`'s fabric on the given flows instead of its workload (tests, tools).
+/// Flows must name hosts of the fabric, different source and destination, at least 1 byte.
+pub fn simulate_flows(
+    s: &Scenario,
+    mut specs: Vec<FlowSpec>,
+    ctl: &RunControl,
+) -> Result<RunResult> {
+    let shape = PodShape::of(s)?;
+    let t = timing(s, &shape)?;
+    for (i, f) in specs.iter().enumerate() {
+        if f.src >= shape.hosts || f.dst >= shape.hosts || f.src == f.dst || f.bytes == 0 {
+            return Err(Error::field(
+                format!("flows[{i}]"),
+                format!("{f:?} does not fit {} hosts", shape.hosts),
+            ));
+        }
+    }
+    specs.sort_by_key(|f| f.start_ps);
     // The k = 32 scheduler's matrices are built on the stack: run on a thread with room.
     let ctl = *ctl;
     std::thread::scope(|sc| {
@@ -253,13 +288,22 @@ fn run(
         backpressure_cells: z.backpressure_cells,
         seed: s.seed,
         sample_every_ps: (s.output.queue_sample_us * 1e6).round() as u64,
+        forward_garbled: false,
     };
-    let ideal = if z.ideal {
-        let base = t.cell_ps + 4 * t.hop_ps;
-        Some(ideal::ideal_fcts(&specs, shape.hosts, gbps, base))
-    } else {
-        None
-    };
+    let base = t.cell_ps + 4 * t.hop_ps;
+    // The Ideal on payload bytes, and on the wire bytes of cells (512 B payload + 40 B
+    // header per cell: "the ideal upper bound considering the header overhead", §V-B).
+    let ideal = z.ideal.then(|| {
+        (
+            ideal::ideal_fcts(&specs, shape.hosts, gbps, base),
+            ideal::ideal_fcts(
+                &specs,
+                shape.hosts,
+                gbps * PAYLOAD_LEN as f64 / DATA_CELL_LEN as f64,
+                base,
+            ),
+        )
+    });
     let window_ps = specs.last().map_or(0, |f| f.start_ps);
     let mut r = Region::new(shape, rc, specs)?;
     let limit = if s.stop.max_time_us > 0.0 {
@@ -323,7 +367,7 @@ fn run(
 fn results(
     s: &Scenario,
     r: &Region,
-    ideal: Option<Vec<u64>>,
+    ideal: Option<(Vec<u64>, Vec<u64>)>,
     end_ps: u64,
     window_ps: u64,
     wall_s: f64,
@@ -445,31 +489,34 @@ fn results(
     put("finish_time_ps", finish as f64);
     put("stalled", stalled as u8 as f64);
     put("interrupted", interrupted as u8 as f64);
-    if let Some(fi) = &ideal {
-        let mice_i: Vec<u64> = r
-            .specs
-            .iter()
-            .zip(fi)
-            .filter(|(f, _)| f.bytes <= MICE_BYTES)
-            .map(|(_, &x)| x)
-            .collect();
-        let fin = r
-            .specs
-            .iter()
-            .zip(fi)
-            .map(|(f, &x)| f.start_ps + x)
-            .max()
-            .unwrap_or(0)
-            .saturating_sub(if first == u64::MAX { 0 } else { first });
-        let mean_i = if fi.is_empty() {
-            0
-        } else {
-            (fi.iter().map(|&x| x as u128).sum::<u128>() / fi.len() as u128) as u64
-        };
-        put("ideal_mice_p99_fct_ps", p99(mice_i) as f64);
-        put("ideal_p99_fct_ps", p99(fi.clone()) as f64);
-        put("ideal_mean_fct_ps", mean_i as f64);
-        put("ideal_finish_time_ps", fin as f64);
+    if let Some((fi, fc)) = &ideal {
+        let first = if first == u64::MAX { 0 } else { first };
+        for (name, f) in [("ideal", fi), ("ideal_cells", fc)] {
+            let mice_i: Vec<u64> = r
+                .specs
+                .iter()
+                .zip(f)
+                .filter(|(x, _)| x.bytes <= MICE_BYTES)
+                .map(|(_, &x)| x)
+                .collect();
+            let fin = r
+                .specs
+                .iter()
+                .zip(f)
+                .map(|(x, &y)| x.start_ps + y)
+                .max()
+                .unwrap_or(0)
+                .saturating_sub(first);
+            let mean_i = if f.is_empty() {
+                0
+            } else {
+                (f.iter().map(|&x| x as u128).sum::<u128>() / f.len() as u128) as u64
+            };
+            put(&format!("{name}_mice_p99_fct_ps"), p99(mice_i) as f64);
+            put(&format!("{name}_p99_fct_ps"), p99(f.clone()) as f64);
+            put(&format!("{name}_mean_fct_ps"), mean_i as f64);
+            put(&format!("{name}_finish_time_ps"), fin as f64);
+        }
     }
     let drops_by_cause: BTreeMap<String, u64> = [
         ("optimistic_collision", sw.optimistic_dropped),

@@ -141,7 +141,12 @@ struct Host {
     nflows: u32,
     backlog: VecDeque<u32>,
     schd_epoch: u64,
+    /// Unsent scheduled cells in the NIC per scheduler matrix entry (`demand_key`).
+    unsent: Vec<(u32, u32)>,
 }
+
+/// Largest count a scheduler matrix entry holds (u16 cells).
+pub const MATRIX_MAX: u32 = u16::MAX as u32;
 
 struct Pod {
     sched: Box<dyn PodScheduler>,
@@ -173,6 +178,10 @@ pub struct RegionStats {
     pub goodput_bytes: u64,
     /// Scheduler rounds skipped because no demand was outstanding.
     pub rounds_skipped: u64,
+    /// Probe cells injected ([`Region::inject_optimistic`]).
+    pub probes_sent: u64,
+    /// Probe cells that reached their receiver intact.
+    pub probes_delivered: u64,
 }
 
 /// The whole Zeropod fabric.
@@ -232,7 +241,14 @@ pub struct RegionConfig {
     pub seed: u64,
     /// Core occupancy sampling interval, ps (0 = off).
     pub sample_every_ps: u64,
+    /// Colliding optimistic cells keep occupying their downstream links until the receiver
+    /// discards them (`BufferlessConfig::forward_garbled`, the collision model of Eq. 2-6);
+    /// false: both are dropped at the switch where they meet.
+    pub forward_garbled: bool,
 }
+
+/// Flow index of a probe cell ([`Region::inject_optimistic`]): counted, belongs to no flow.
+pub const PROBE: u32 = u32::MAX;
 
 fn cfg_err(e: rtl_models::ConfigError) -> crate::error::Error {
     crate::error::Error::field(
@@ -268,9 +284,13 @@ impl Region {
                 nflows: 0,
                 backlog: VecDeque::new(),
                 schd_epoch: u64::MAX,
+                unsent: Vec::new(),
             });
         }
-        let sw_cfg = BufferlessConfig::default();
+        let sw_cfg = BufferlessConfig {
+            forward_garbled: rc.forward_garbled,
+            ..BufferlessConfig::default()
+        };
         let mut pods = Vec::with_capacity(shape.pods as usize);
         for p in 0..shape.pods {
             let cfg = scheduler_asic::SchedulerConfig {
@@ -433,28 +453,50 @@ impl Region {
         i as u32
     }
 
-    /// Move backlogged flows of host `h` into its NIC's free flow entries.
+    /// The scheduler matrix entry a flow's cells are counted in (E2E: the destination host;
+    /// E2P: the destination pod), as a key.
+    fn demand_key(&self, f: u32) -> u32 {
+        let (src, dst) = (self.specs[f as usize].src, self.specs[f as usize].dst);
+        let n = self.shape.n;
+        if src / n == dst / n {
+            dst
+        } else {
+            u32::MAX - dst / n
+        }
+    }
+
+    /// Move backlogged flows of host `h` into its NIC's free flow entries, oldest first. A
+    /// flow waits while the NIC's unsent cells for its matrix entry plus its own would pass
+    /// [`MATRIX_MAX`]: the scheduler's u16 matrix entries saturate, and cells lost to
+    /// saturation are never granted (the flow would hang).
     fn fill(&mut self, h: usize) {
         let g = self.slot;
-        let host = &mut self.hosts[h];
-        while (host.nflows as usize) < NIC_FLOWS {
-            let Some(&f) = host.backlog.front() else {
-                break;
-            };
+        let mut i = 0;
+        while (self.hosts[h].nflows as usize) < NIC_FLOWS && i < self.hosts[h].backlog.len() {
+            let f = self.hosts[h].backlog[i];
+            let key = self.demand_key(f);
+            let cells = self.flows[f as usize].cells;
+            let host = &mut self.hosts[h];
+            let have = host.unsent.iter().find(|u| u.0 == key).map_or(0, |u| u.1);
+            if have + cells > MATRIX_MAX {
+                i += 1;
+                continue;
+            }
             let Some(id) = host.ids.iter().position(|&x| x == u32::MAX) else {
                 break;
             };
             Self::sync(&mut host.nic, g);
-            let spec = &self.specs[f as usize];
-            if !host
-                .nic
-                .add_flow(id as u16, spec.dst as u16, self.flows[f as usize].cells)
-            {
+            let dst = self.specs[f as usize].dst;
+            if !host.nic.add_flow(id as u16, dst as u16, cells) {
                 break;
             }
-            host.backlog.pop_front();
+            host.backlog.remove(i);
             host.ids[id] = f;
             host.nflows += 1;
+            match host.unsent.iter_mut().find(|u| u.0 == key) {
+                Some(u) => u.1 += cells,
+                None => host.unsent.push((key, cells)),
+            }
         }
     }
 
@@ -576,6 +618,10 @@ impl Region {
     }
 
     fn deliver(&mut self, info: CellInfo) {
+        if info.flow == PROBE {
+            self.stats.probes_delivered += 1;
+            return;
+        }
         let f = info.flow as usize;
         let at = self.t.arrival(info.sent, info.hops);
         self.stats.cells_delivered += 1;
@@ -612,7 +658,39 @@ impl Region {
         }
     }
 
-    fn step_slot(&mut self) {
+    /// Offer one optimistic probe cell from host `h` to host `dst` of the same pod over Agg
+    /// `agg` in the current slot (the setup of Eq. 2-6: unscheduled intra-pod cells on random
+    /// paths). Probes belong to no flow; [`RegionStats::probes_delivered`] counts arrivals.
+    pub fn inject_optimistic(&mut self, h: u32, dst: u32, agg: u32) {
+        let (m, n) = (self.shape.m, self.shape.n);
+        let d = dst % n;
+        let Ok(route) =
+            rtl_models::zeropod_cell::Route::new(&[(m + agg) as u8, (d / m) as u8, (d % m) as u8])
+        else {
+            return;
+        };
+        let tag = self.ring_put(CellInfo {
+            flow: PROBE,
+            seq: 0,
+            scheduled: false,
+            sent: self.slot,
+            hops: 4,
+        });
+        self.stats.probes_sent += 1;
+        let (p, i) = ((h / n) as usize, h % n);
+        self.pods[p].tors[(i / m) as usize].offer(
+            (i % m) as u8,
+            Cell {
+                route,
+                scheduled: false,
+                tag,
+                garbled: false,
+            },
+        );
+    }
+
+    /// Run one data slot (public for probes; [`Region::epoch`] runs the control plane too).
+    pub fn step_slot(&mut self) {
         let g = self.slot;
         let start = self.t.slot_start(g);
         let m = self.shape.m as usize;
@@ -684,10 +762,20 @@ impl Region {
             if f == u32::MAX {
                 continue;
             }
-            if c.scheduled && c.seq + 1 == self.flows[f as usize].cells {
-                host.ids[c.flow as usize % NIC_FLOWS] = u32::MAX;
-                host.nflows -= 1;
-                self.refill.push(h as u32);
+            if c.scheduled {
+                let key = self.demand_key(f);
+                let host = &mut self.hosts[h];
+                if let Some(k) = host.unsent.iter().position(|u| u.0 == key) {
+                    host.unsent[k].1 -= 1;
+                    if host.unsent[k].1 == 0 {
+                        host.unsent.swap_remove(k);
+                    }
+                }
+                if c.seq + 1 == self.flows[f as usize].cells {
+                    host.ids[c.flow as usize % NIC_FLOWS] = u32::MAX;
+                    host.nflows -= 1;
+                    self.refill.push(h as u32);
+                }
             }
             let st = &mut self.flows[f as usize];
             st.sent += 1;
