@@ -240,7 +240,10 @@ pub struct Transport {
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
     pub dcsim: DcsimSection,
-    /// `[transport.zeropod]`: Zeropod (`cc = "zeropod"`).
+    /// `[transport.zeropod]`: Zeropod (`cc = "zeropod"`). Left out of a resolved
+    /// `scenario.toml` while it holds the defaults, so runs of other transports write the same
+    /// file as before the section existed.
+    #[serde(skip_serializing_if = "ZeropodSection::is_default")]
     pub zeropod: ZeropodSection,
 }
 

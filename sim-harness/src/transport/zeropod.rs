@@ -79,6 +79,11 @@ impl Default for ZeropodSection {
 }
 
 impl ZeropodSection {
+    /// True when every field has its default (the section is then not written out).
+    pub fn is_default(&self) -> bool {
+        *self == ZeropodSection::default()
+    }
+
     /// Check the section on its own (whatever `cc` is, like every field); errors name
     /// `transport.zeropod.<field>`.
     pub fn check(&self) -> Result<()> {
