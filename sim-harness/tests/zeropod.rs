@@ -307,3 +307,36 @@ fn mice_p99_fct_below_the_buffered_baseline_at_high_load() {
     eprintln!("mice p99: Zeropod {zm} ps, buffered baseline {bm} ps");
     assert!(zm < bm, "Zeropod mice p99 {zm} ps, baseline {bm} ps");
 }
+
+#[test]
+fn single_tor_is_one_tor_of_a_pod() {
+    // `single_tor` with cc = zeropod: k/2 = 4 hosts under one ToR of a k = 8 pod; every cell
+    // still goes up to an Agg and back down (§IV-A1: E2E traffic is routed up to the Agg).
+    let r = run(&scenario(
+        "zeropod_incast.toml",
+        &[
+            "topology.kind=single_tor",
+            "topology.radix=8",
+            "topology.hosts=0",
+            "workload.degree=3",
+        ],
+    ));
+    assert_eq!(x(&r, "zeropod_hosts"), 4.0);
+    assert_eq!(r.summary.flows, 3);
+    assert_clean(&r, "single_tor");
+    // A refused shape names its field (validation, so `--dry-run` refuses it too).
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/zeropod_incast.toml");
+    let sets: Vec<String> = [
+        "topology.kind=single_tor",
+        "topology.radix=8",
+        "topology.hosts=5",
+        "workload.degree=3",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    match load(Source::File(&path), &sets) {
+        Err(sim_harness::Error::Field { field, .. }) => assert_eq!(field, "topology.hosts"),
+        other => panic!("{:?}", other.map(|s| s.topology)),
+    }
+}
