@@ -143,6 +143,8 @@ struct Host {
     schd_epoch: u64,
     /// Unsent scheduled cells in the NIC per scheduler matrix entry (`demand_key`).
     unsent: Vec<(u32, u32)>,
+    /// The last RTS sent to the scheduler carried mice entries.
+    reported_mice: bool,
 }
 
 /// Largest count a scheduler matrix entry holds (u16 cells).
@@ -285,6 +287,7 @@ impl Region {
                 backlog: VecDeque::new(),
                 schd_epoch: u64::MAX,
                 unsent: Vec::new(),
+                reported_mice: false,
             });
         }
         let sw_cfg = BufferlessConfig {
@@ -553,12 +556,18 @@ impl Region {
         // RTS of busy NICs and of every Core port; one round per pod.
         for h in 0..self.hosts.len() {
             let host = &mut self.hosts[h];
-            if host.nflows == 0 {
+            // Every host sends an RTS every epoch (§IV-E: dummy ones when idle). An idle NIC's
+            // RTS is empty, so it is skipped, except the first one after the last mice entry
+            // went away: the scheduler keeps each host's last top-k list until the next RTS,
+            // and a stale entry would keep that host's elephant first in line.
+            if host.nflows == 0 && !host.reported_mice {
                 continue;
             }
             Self::sync(&mut host.nic, self.slot);
             let mut r = host.nic.rts();
             r.n_mice = r.n_mice.min(self.top_k);
+            let had_mice = host.reported_mice;
+            host.reported_mice = r.n_mice > 0;
             let p = h / self.shape.n as usize;
             let pod = &mut self.pods[p];
             let arrived: u64 = r.arrivals[..r.n_arrivals as usize]
@@ -566,7 +575,7 @@ impl Region {
                 .map(|a| a.cells as u64)
                 .sum();
             pod.outstanding += arrived;
-            if arrived > 0 || r.n_mice > 0 {
+            if arrived > 0 || r.n_mice > 0 || had_mice {
                 pod.sched.on_rts(&r);
             }
         }
