@@ -90,6 +90,7 @@ pub mod units;
 pub mod validate;
 pub mod workload;
 pub mod wormhole;
+pub mod zeropod;
 
 pub use run::{simulate, RunControl};
 pub mod output;

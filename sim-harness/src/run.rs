@@ -23,6 +23,9 @@ pub struct RunControl<'a> {
 /// wall-clock fields (`wall_s`, `events_per_s`, `data_packets_per_s`).
 pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     crate::validate::validate(s)?;
+    if s.transport.cc == crate::scenario::CcKind::Zeropod {
+        return crate::zeropod::simulate(s, ctl);
+    }
     // Refuse what cannot fit in memory (the CLI prints the long-run warning itself).
     crate::estimate::check(s, crate::estimate::available_memory())?;
     let mut sim = crate::engine::Sim::build(s)?;

@@ -278,11 +278,17 @@ pub struct Transport {
     /// only when it differs from its defaults.
     #[serde(skip_serializing_if = "UnoSection::is_default")]
     pub uno: UnoSection,
+    /// `[transport.zeropod]`: Zeropod (`cc = "zeropod"`). Left out of a resolved
+    /// `scenario.toml` while it holds the defaults, so runs of other transports write the same
+    /// file as before the section existed.
+    #[serde(skip_serializing_if = "ZeropodSection::is_default")]
+    pub zeropod: ZeropodSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::reps::RepsSection;
 pub use crate::transport::uno::UnoSection;
+pub use crate::transport::zeropod::ZeropodSection;
 
 impl Default for Transport {
     fn default() -> Self {
@@ -298,6 +304,7 @@ impl Default for Transport {
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
             uno: UnoSection::default(),
+            zeropod: ZeropodSection::default(),
         }
     }
 }
@@ -320,6 +327,7 @@ struct TransportToml {
     reps: RepsSection,
     dcsim: DcsimSection,
     uno: UnoSection,
+    zeropod: ZeropodSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -349,6 +357,7 @@ impl Default for TransportToml {
             reps: t.reps,
             dcsim: t.dcsim,
             uno: t.uno,
+            zeropod: t.zeropod,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -459,6 +468,7 @@ impl From<TransportToml> for Transport {
             reps,
             dcsim: d,
             uno: t.uno,
+            zeropod: t.zeropod,
         }
     }
 }

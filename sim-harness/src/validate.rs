@@ -399,6 +399,7 @@ fn check_transport(t: &Transport) -> Result<()> {
     t.reps.check()?;
     t.dcsim.check()?;
     t.uno.check()?;
+    t.zeropod.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
@@ -577,14 +578,16 @@ fn check_supported(s: &Scenario) -> Result<()> {
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Dcsim => {}
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
-        CcKind::Zeropod => return not_yet("transport.cc", "zeropod", "use dctcp or dcsim"),
+        // Zeropod runs on its own slotted region (crate::zeropod); its checks live there.
+        CcKind::Zeropod => return crate::zeropod::check_supported(s),
     }
     crate::transport::uno::check_supported(s)?;
     let kind = match s.topology.kind {
         TopologyKind::FatTree => None,
         TopologyKind::SingleTor => Some("single_tor"),
         TopologyKind::TwoDc => None,
-        TopologyKind::ZeropodPods => Some("zeropod_pods"),
+        // The buffered baseline of Zeropod: the pods as a fat tree (topology/zeropod.rs).
+        TopologyKind::ZeropodPods => None,
     };
     if let Some(k) = kind {
         return not_yet("topology.kind", k, "use fat_tree or two_dc");
@@ -641,6 +644,9 @@ fn check_supported(s: &Scenario) -> Result<()> {
 /// RTT and BDP (BDP-relative buffers and messages, the DCSIM parameters). Builds the fabric
 /// (ports only; no flows), the same way the engine will.
 fn check_built(s: &Scenario) -> Result<()> {
+    if s.transport.cc == crate::scenario::CcKind::Zeropod {
+        return crate::zeropod::check_built(s);
+    }
     let fabric = crate::topology::build(s)?;
     for (i, f) in s.failures.iter().enumerate() {
         if fabric.port_by_name(f.link.trim()).is_none() {
@@ -1005,8 +1011,12 @@ mod tests {
                 Box::new(|s| s.topology.kind = TopologyKind::SingleTor),
             ),
             (
-                "topology.kind",
-                Box::new(|s| s.topology.kind = TopologyKind::ZeropodPods),
+                "topology.radix",
+                Box::new(|s| {
+                    s.topology.kind = TopologyKind::ZeropodPods;
+                    s.transport.cc = CcKind::Zeropod;
+                    s.topology.radix = 6;
+                }),
             ),
             (
                 "workload.kind",

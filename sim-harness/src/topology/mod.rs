@@ -45,6 +45,7 @@
 pub mod cores;
 pub mod fat_tree;
 pub mod two_dc;
+pub mod zeropod;
 
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, TopologyKind};
@@ -551,6 +552,7 @@ pub fn build(s: &Scenario) -> Result<Fabric> {
     match t.kind {
         TopologyKind::FatTree => fat_tree::build(t),
         TopologyKind::TwoDc => two_dc::build(t),
+        TopologyKind::ZeropodPods => zeropod::build(t),
         other => Err(Error::field(
             "topology.kind",
             format!(

@@ -41,6 +41,7 @@ pub mod dctcp;
 pub mod reps;
 pub mod side;
 pub mod uno;
+pub mod zeropod;
 
 use crate::dcsim::DcsimState;
 use crate::engine::Sim;
