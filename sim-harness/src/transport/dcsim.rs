@@ -169,6 +169,9 @@ impl Sim {
         while dp.arbiter().sim_space() > 0 {
             let hd = &mut st.hosts[h as usize];
             let Some((slot, ev)) = hd.eng.next_sim(&mut hd.rng) else {
+                if hd.eng.window_blocked() {
+                    st.k.window_blocked += 1;
+                }
                 break;
             };
             let f = hd.slot_flow[slot as usize];
@@ -533,6 +536,9 @@ impl Sim {
             ("data_ack_drops", k.data_ack_drops as f64),
             ("data_local_drops", k.data_local_drops as f64),
             ("rx_overflow", k.rx_overflow as f64),
+            ("window_blocked", k.window_blocked as f64),
+            ("sims_needed", f64::from(st.p.sims_needed)),
+            ("window_needed", f64::from(st.p.window_needed)),
             ("sim_timeouts", sim_timeouts as f64),
             ("data_timeouts", data_timeouts as f64),
             ("stale_sim_acks", stale as f64),
