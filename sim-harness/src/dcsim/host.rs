@@ -21,7 +21,7 @@
 //! (64 x 128 per flow) for more than 8 flows. A host with more flows than that opens them
 //! as slots free (`pending`), and more than 8 collectives at once wait the same way. Should
 //! a scenario need more than 256 / 512, the limit binds and every SIM it costs is counted
-//! ([`Counters::window_blocked`], `window_blocked` in the summary).
+//! (`HostStats::window_blocked`, `window_blocked` in the summary).
 //!
 //! Units: host cycles inside the engines (see [`super::config::DcsimParams::host_period_ps`]),
 //! picoseconds outside.
@@ -302,10 +302,6 @@ pub struct Counters {
     /// DATA arrivals beyond the receiver's selective map (resent later; 0 by construction
     /// with [`RX_WORDS`], reported as the check).
     pub rx_overflow: u64,
-    /// SIMs not created because of a per-flow limit: the NIC's SIM queue had room, no open
-    /// flow could send one, and some open flow was held back only by its DATA window or
-    /// SIM table (Eq. 3 would allow it).
-    pub window_blocked: u64,
     /// Checks of Eq. 3 (`n_SIM <= n_DATA`) after an engine event.
     pub invariant_checks: u64,
     /// Checks that failed.
