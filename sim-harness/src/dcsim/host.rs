@@ -59,6 +59,18 @@ pub const RX_WORDS: usize = 8;
 pub type Receiver = DcsimReceiver<RX_WORDS>;
 const _: () = assert!(WIDE_LIMITS.1 <= Receiver::MAP_BITS && NARROW_LIMITS.1 <= WIDE_LIMITS.1);
 
+/// Bytes of the engine of a host with `flows` flows and line-rate windows (an upper bound
+/// for the narrow ones), for [`crate::estimate`].
+pub fn engine_bytes(flows: usize) -> usize {
+    if flows <= 8 {
+        std::mem::size_of::<Few>()
+    } else if flows <= 64 {
+        std::mem::size_of::<Wide64>()
+    } else {
+        std::mem::size_of::<Wide>()
+    }
+}
+
 /// One host's engine, of the size its flow count calls for.
 #[derive(Debug, Clone)]
 pub enum HostEngine {
