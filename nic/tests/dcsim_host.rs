@@ -11,7 +11,7 @@ use nic::dcsim::{
 use proptest::prelude::*;
 use rtl_models::{Clocked, Cycles, Lfsr32};
 
-type Host = DcsimHost<4, 2, 8, 16>;
+type Host = DcsimHost<5, 2, 8, 16>;
 
 const RTT_MAX: Cycles = 50;
 
@@ -239,6 +239,13 @@ impl World {
     }
 
     fn check_invariants(&self) -> Result<(), TestCaseError> {
+        // The comparator tree's root is the earliest deadline of any flow.
+        let earliest = self
+            .host
+            .flows()
+            .filter_map(|(_, fl)| fl.next_deadline())
+            .min();
+        prop_assert_eq!(self.host.next_timer(), earliest);
         for (f, fl) in self.host.flows() {
             // Eq. 3.
             prop_assert!(
@@ -395,7 +402,7 @@ fn end_to_end_with_losses() {
         ..host_cfg(DcsimVariant::Sync)
     };
     let mut h: DcsimHost<1, 1, 8, 32> = DcsimHost::new(cfg).unwrap();
-    let mut rx = DcsimReceiver::new(DcsimReceiverConfig::with_rtt_p(2 * ONE_WAY)).unwrap();
+    let mut rx = DcsimReceiver::<1>::new(DcsimReceiverConfig::with_rtt_p(2 * ONE_WAY)).unwrap();
     let mut rng = Lfsr32::new(77);
     let f = h.open_flow(0, 200).unwrap();
     // In-flight packets: (arrival cycle, what).

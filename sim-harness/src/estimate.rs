@@ -117,6 +117,16 @@ pub fn fmt_secs(s: f64) -> String {
     }
 }
 
+/// Memory of the DCSIM host engines (`cc = "dcsim"`): each host's engine sized for the mean
+/// flows per host, with line-rate windows ([`crate::dcsim::host::engine_bytes`]).
+fn dcsim_engines(s: &Scenario, hosts: u64, flows: u64) -> f64 {
+    if s.transport.cc != crate::scenario::CcKind::Dcsim || hosts == 0 {
+        return 0.0;
+    }
+    let per_host = flows.div_ceil(hosts) as usize;
+    hosts as f64 * crate::dcsim::host::engine_bytes(per_host) as f64
+}
+
 /// Estimate the cost of scenario `s` (validated by [`crate::validate::validate`]).
 pub fn estimate(s: &Scenario) -> Estimate {
     let t = &s.topology;
@@ -228,6 +238,11 @@ pub fn estimate(s: &Scenario) -> Estimate {
             queue_samples * SAMPLE_BYTES,
             "output.queue_sample_us",
             "queue samples (raise output.queue_sample_us, 0 = off, or set stop.max_time_us)",
+        ),
+        (
+            dcsim_engines(s, hosts, flows),
+            "workload.kind",
+            "DCSIM host engines (fewer flows per host)",
         ),
         (
             selection_cells * SELECTION_BYTES,
@@ -391,6 +406,20 @@ mod tests {
         assert!(e.sim_ps > 40e6 && e.sim_ps < 60e6, "{}", e.sim_ps);
         assert!(e.memory < 100e6, "{}", e.memory);
         assert_eq!(check(&s, 1 << 30).unwrap(), None);
+    }
+
+    /// DCSIM host engines count: an all-to-all of 128 hosts (127 flows each) needs a
+    /// 320-flow engine per host.
+    #[test]
+    fn dcsim_engines_are_counted() {
+        let mut s = Scenario::default();
+        s.workload.kind = WorkloadKind::AllToAll;
+        let window = estimate(&s).memory;
+        s.transport.cc = crate::scenario::CcKind::Dcsim;
+        let dcsim = estimate(&s).memory;
+        let engines = 128.0 * crate::dcsim::host::engine_bytes(127) as f64;
+        assert!(engines > 128.0 * 1e6, "{engines}");
+        assert_eq!(dcsim - window, engines);
     }
 
     #[test]

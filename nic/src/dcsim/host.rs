@@ -85,6 +85,9 @@ pub struct HostStats {
     pub data_acked: u64,
     /// Releases handed out after their `t_DATA` because the output FIFO was full.
     pub late_releases: u64,
+    /// [`DcsimHost::next_sim`] calls that found no flow able to send a SIM while some
+    /// flow was held only by its DATA window or SIM table (Eq. 3 would allow it).
+    pub window_blocked: u64,
 }
 
 /// One sending host: up to `F` flows in up to `C` collectives, each flow with `S`
@@ -97,6 +100,10 @@ pub struct DcsimHost<const F: usize, const C: usize, const S: usize, const N: us
     now: Cycles,
     flows: [Option<DcsimFlow<S, N>>; F],
     deadlines: [Cycles; F],
+    // Model-side index (redundant with `deadlines`): the comparator tree hardware finds the
+    // earliest deadline with, node `j` in `1..F` the minimum of nodes `2j` and `2j + 1`,
+    // node `F + f` being `deadlines[f]` ([`DcsimHost::node`]).
+    tree: [Cycles; F],
     collectives: [Option<(u32, u16)>; C],
     sched: FlowScheduler<F, C>,
     outbox: Deque<HostRelease, OUTBOX_CAP>,
@@ -129,6 +136,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
             now: 0,
             flows: core::array::from_fn(|_| None),
             deadlines: [NO_DEADLINE; F],
+            tree: [NO_DEADLINE; F],
             collectives: [None; C],
             sched: FlowScheduler::new(),
             outbox: Deque::new(),
@@ -188,7 +196,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         self.collectives[coll] = Some((collective_id, refs + 1));
         self.sched.insert(slot, coll as u8);
         self.flows[slot] = Some(DcsimFlow::new(coll as u8, datas));
-        self.deadlines[slot] = NO_DEADLINE;
+        self.set_deadline(slot, NO_DEADLINE);
         Ok(slot as FlowSlot)
     }
 
@@ -201,15 +209,43 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
             self.collectives[coll] = if r > 1 { Some((id, r - 1)) } else { None };
         }
         self.sched.remove(f as usize);
-        self.deadlines[f as usize] = NO_DEADLINE;
+        self.set_deadline(f as usize, NO_DEADLINE);
         Some(fl.ctx())
     }
 
     fn refresh(&mut self, f: usize) {
-        self.deadlines[f] = self.flows[f]
+        let d = self.flows[f]
             .as_ref()
             .and_then(|fl| fl.next_deadline())
             .unwrap_or(NO_DEADLINE);
+        self.set_deadline(f, d);
+    }
+
+    /// Node `j` of the comparator tree (`1 <= j < 2F`).
+    #[inline]
+    fn node(&self, j: usize) -> Cycles {
+        if j < F {
+            self.tree[j]
+        } else {
+            self.deadlines[j - F]
+        }
+    }
+
+    /// Set flow `f`'s deadline and the tree nodes above it (O(log F)).
+    fn set_deadline(&mut self, f: usize, d: Cycles) {
+        if self.deadlines[f] == d {
+            return;
+        }
+        self.deadlines[f] = d;
+        let mut j = (f + F) / 2;
+        while j >= 1 {
+            let m = self.node(2 * j).min(self.node(2 * j + 1));
+            if self.tree[j] == m {
+                break;
+            }
+            self.tree[j] = m;
+            j /= 2;
+        }
     }
 
     /// More DATAs for flow `f` (`n_DATA += n`); returns how many were taken.
@@ -224,9 +260,18 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     /// `n_SIM < n_DATA`; the SIM gets a fresh EV. Call while the NIC's SIM queue has room.
     pub fn next_sim<R: RandomSource>(&mut self, rng: &mut R) -> Option<(FlowSlot, Ev)> {
         let flows = &self.flows;
-        let f = self
-            .sched
-            .pick(|i| flows[i].as_ref().is_some_and(|fl| fl.can_send_sim()))?;
+        let mut blocked = false;
+        let picked = self.sched.pick(|i| {
+            flows[i].as_ref().is_some_and(|fl| {
+                blocked |= fl.window_blocked();
+                fl.can_send_sim()
+            })
+        });
+        // With no pick, the scheduler asked every open flow.
+        let Some(f) = picked else {
+            self.stats.window_blocked += u64::from(blocked);
+            return None;
+        };
         let mask = self.cfg.ev_mask();
         let ev = self.flows[f].as_mut()?.new_sim(rng, mask)?;
         self.stats.sims += 1;
@@ -322,7 +367,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     /// The earliest cycle at which a timer of some flow is due (a stalled release may be
     /// due already: drain [`DcsimHost::pop_release`] and advance by one cycle).
     pub fn next_timer(&self) -> Option<Cycles> {
-        let m = self.deadlines.iter().copied().min().unwrap_or(NO_DEADLINE);
+        let m = self.node(1);
         (m != NO_DEADLINE).then_some(m)
     }
 
@@ -355,11 +400,31 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         self.refresh(f);
     }
 
-    /// Run every flow's timers due at `c`, in flow order.
+    /// Run every flow's timers due at `c`, in flow order (the due flows found by a
+    /// descent of the comparator tree; firing a flow changes only its own deadline).
     fn fire_all(&mut self, c: Cycles) {
-        for f in 0..F {
-            if self.deadlines[f] <= c {
-                self.fire_flow(f, c);
+        let mut due: heapless::Vec<u16, F> = heapless::Vec::new();
+        let mut stack: heapless::Vec<usize, 64> = heapless::Vec::new();
+        if self.node(1) <= c {
+            let _ = stack.push(1);
+        }
+        while let Some(j) = stack.pop() {
+            if j >= F {
+                // Cannot fail: each leaf is reached once, F of them.
+                let _ = due.push((j - F) as u16);
+                continue;
+            }
+            for k in [2 * j, 2 * j + 1] {
+                if self.node(k) <= c {
+                    // Cannot fail: at most two nodes per level below the root wait.
+                    let _ = stack.push(k);
+                }
+            }
+        }
+        due.sort_unstable();
+        for &f in &due {
+            if self.deadlines[f as usize] <= c {
+                self.fire_flow(f as usize, c);
             }
         }
     }

@@ -16,8 +16,11 @@
 //! frequency, e.g., once every 3 propagation RTTs": here a DATA waits at most
 //! `ack_interval` cycles for its acknowledgment. The DATA-ACK carries the cumulative point
 //! `cum` (every DATA below it received) and a 64-bit selective map of `cum + 1 ..= cum + 64`.
-//! A DATA more than 64 beyond `cum` is not recorded (counted in `overflow`); the sender
-//! times it out and resends it.
+//! The receiver itself remembers `64 W` DATAs above `cum` (`W` words, default 1; the
+//! DATA-ACK carries the first word): a DATA further ahead is not recorded (counted in
+//! `overflow`); the sender times it out and resends it. A sender whose window is `N`
+//! DATAs never sends a DATA more than `N - 1` beyond the receiver's `cum`, so `64 W >= N`
+//! rules overflow out.
 //!
 //! Units: cycles of the receiving NIC, DATAs.
 
@@ -102,28 +105,35 @@ pub struct ReceiverStats {
     pub acks: u64,
 }
 
-/// The receiver of one flow.
+/// The receiver of one flow, remembering `64 W` DATAs above its cumulative point.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DcsimReceiver {
+pub struct DcsimReceiver<const W: usize = 1> {
     cfg: DcsimReceiverConfig,
     now: Cycles,
     cum: Seq,
-    sack: u64,
+    /// Bit `i` of word `i / 64`: DATA `cum + 1 + i` received.
+    sack: [u64; W],
     since_ack: u16,
     pending_since: Option<Cycles>,
     out: Option<DataAck>,
     stats: ReceiverStats,
 }
 
-impl DcsimReceiver {
+impl<const W: usize> DcsimReceiver<W> {
+    const CAPACITY_CHECK: () = assert!(W >= 1 && W <= 64, "DcsimReceiver: need 1 <= W <= 64");
+    /// DATAs above `cum` the receiver remembers.
+    pub const MAP_BITS: u32 = 64 * W as u32;
+
     /// A receiver at cycle 0 expecting DATA 0.
     pub fn new(cfg: DcsimReceiverConfig) -> Result<Self, ConfigError> {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CAPACITY_CHECK;
         cfg.validate()?;
         Ok(DcsimReceiver {
             cfg,
             now: 0,
             cum: 0,
-            sack: 0,
+            sack: [0; W],
             since_ack: 0,
             pending_since: None,
             out: None,
@@ -144,10 +154,37 @@ impl DcsimReceiver {
         &self.stats
     }
 
+    /// Drop the lowest `k` bits of the map (`k <= 64 W`).
+    fn shift_map(&mut self, k: u32) {
+        let (words, bits) = ((k / 64) as usize, k % 64);
+        for i in 0..W {
+            let lo = self.sack.get(i + words).copied().unwrap_or(0);
+            let hi = self.sack.get(i + words + 1).copied().unwrap_or(0);
+            self.sack[i] = if bits == 0 {
+                lo
+            } else {
+                (lo >> bits) | (hi << (64 - bits))
+            };
+        }
+    }
+
+    /// Consecutive received DATAs at the bottom of the map.
+    fn low_ones(&self) -> u32 {
+        let mut n = 0;
+        for w in &self.sack {
+            let t = w.trailing_ones();
+            n += t;
+            if t < 64 {
+                break;
+            }
+        }
+        n
+    }
+
     fn emit(&mut self) {
         self.out = Some(DataAck {
             cum: self.cum,
-            sack: self.sack,
+            sack: self.sack[0],
         });
         self.since_ack = 0;
         self.pending_since = None;
@@ -160,19 +197,17 @@ impl DcsimReceiver {
         let kind = if seq < self.cum {
             DataArrival::Duplicate
         } else if seq == self.cum {
-            self.cum += 1;
-            while self.sack & 1 == 1 {
-                self.sack >>= 1;
-                self.cum += 1;
-            }
-            self.sack >>= 1;
+            let k = self.low_ones();
+            self.cum += 1 + k;
+            self.shift_map(k + 1);
             DataArrival::New
-        } else if seq - self.cum <= 64 {
-            let bit = 1u64 << (seq - self.cum - 1);
-            if self.sack & bit != 0 {
+        } else if seq - self.cum <= Self::MAP_BITS {
+            let i = (seq - self.cum - 1) as usize;
+            let (w, bit) = (i / 64, 1u64 << (i % 64));
+            if self.sack[w] & bit != 0 {
                 DataArrival::Duplicate
             } else {
-                self.sack |= bit;
+                self.sack[w] |= bit;
                 DataArrival::New
             }
         } else {
@@ -220,11 +255,12 @@ impl DcsimReceiver {
         self.now = t;
     }
 
-    /// The logical registers (see [`super::packed::ReceiverPacked`]).
+    /// The logical registers (see [`super::packed::ReceiverPacked`]; the words of the map
+    /// beyond the first are not in them).
     pub fn regs(&self) -> super::packed::ReceiverRegs {
         super::packed::ReceiverRegs {
             cum: self.cum,
-            sack: self.sack,
+            sack: self.sack[0],
             since_ack: self.since_ack,
             pending: self.pending_since.is_some(),
             pending_since: self.pending_since.unwrap_or(0),
@@ -233,7 +269,7 @@ impl DcsimReceiver {
     }
 }
 
-impl Clocked for DcsimReceiver {
+impl<const W: usize> Clocked for DcsimReceiver<W> {
     /// Timers fire at the start of a cycle: `tick` moves to `now + 1` and sends the
     /// DATA-ACK if the interval expired.
     fn tick(&mut self) {
@@ -245,9 +281,10 @@ impl Clocked for DcsimReceiver {
     }
 }
 
-impl StateBudget for DcsimReceiver {
+/// Budget: the packed registers plus the map's words beyond the first.
+impl<const W: usize> StateBudget for DcsimReceiver<W> {
     const NAME: &'static str = "DCSIM receiver (per flow)";
-    const BITS: u32 = super::packed::RECEIVER_BITS;
+    const BITS: u32 = super::packed::RECEIVER_BITS + 64 * (W as u32 - 1);
     const UNIT: &'static str = "per flow";
     const PAPER_REF: &'static str = "DCSIM 2.4 (5) (no figure given)";
 }
@@ -303,12 +340,54 @@ mod tests {
         assert_eq!(r.next_timer(), None);
     }
 
+    /// A 4-word receiver records DATAs up to 256 ahead and releases them in one step.
+    #[test]
+    fn wide_map_records_far_ahead() {
+        let mut r: DcsimReceiver<4> = DcsimReceiver::new(DcsimReceiverConfig {
+            ack_every: 1000,
+            ack_interval: 100,
+        })
+        .unwrap();
+        for s in (1..=256).rev() {
+            assert_eq!(r.on_data(s), DataArrival::New, "seq {s}");
+        }
+        assert_eq!(r.on_data(257), DataArrival::Overflow);
+        assert_eq!(r.on_data(70), DataArrival::Duplicate);
+        assert_eq!(r.cum(), 0);
+        assert_eq!(r.on_data(0), DataArrival::New);
+        assert_eq!(r.cum(), 257);
+        assert_eq!(r.stats().delivered, 257);
+        assert_eq!(
+            <DcsimReceiver<4> as StateBudget>::BITS,
+            super::super::packed::RECEIVER_BITS + 192
+        );
+    }
+
     proptest::proptest! {
+        /// A W-word receiver agrees with a reference set of received DATAs: `cum` is the
+        /// lowest missing DATA, and a DATA is new exactly once (overflow aside).
+        #[test]
+        fn wide_map_matches_a_set(seqs in proptest::collection::vec(0u32..300, 0..400)) {
+            let mut r: DcsimReceiver<3> = DcsimReceiver::new(DcsimReceiverConfig {
+                ack_every: 7, ack_interval: 50 }).unwrap();
+            let mut got = [false; 301];
+            for s in seqs {
+                let cum = r.cum();
+                let a = r.on_data(s);
+                let want = if got[s as usize] { DataArrival::Duplicate }
+                    else if s > cum + 192 { DataArrival::Overflow } else { DataArrival::New };
+                proptest::prop_assert_eq!(a, want);
+                if a == DataArrival::New { got[s as usize] = true; }
+                let lowest_missing = (0..301).find(|&x| !got[x]).unwrap() as u32;
+                proptest::prop_assert_eq!(r.cum(), lowest_missing);
+            }
+        }
+
         /// `advance(n)` equals `n` ticks from any reachable state.
         #[test]
         fn advance_equals_ticks(ops in proptest::collection::vec((0u32..80, 0u64..40), 0..60),
                                 every in 1u16..20, interval in 1u64..100, n in 0u64..300) {
-            let mut r = DcsimReceiver::new(DcsimReceiverConfig { ack_every: every, ack_interval: interval }).unwrap();
+            let mut r = DcsimReceiver::<1>::new(DcsimReceiverConfig { ack_every: every, ack_interval: interval }).unwrap();
             for (seq, gap) in ops {
                 r.on_data(seq);
                 r.advance(gap);
@@ -322,7 +401,7 @@ mod tests {
 
     #[test]
     fn bad_config_names_field() {
-        let e = DcsimReceiver::new(DcsimReceiverConfig {
+        let e = DcsimReceiver::<1>::new(DcsimReceiverConfig {
             ack_every: 0,
             ack_interval: 1,
         });

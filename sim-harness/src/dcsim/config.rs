@@ -11,6 +11,8 @@
 //!     host engine: t_DATA = t_SIM + RTT_max (or variant), SIM timeout RTT_max,
 //!                  DATA timeout 2 RTT_max + DATA-ACK interval         (host cycles)
 //!     receiver:    DATA-ACK every ack_every DATAs or ack_interval_rtts RTT_p
+//!     per flow:    sims_needed = RTT_max / token, window_needed = (RTT_max + RTT_p) / token
+//!                  + ack_every, token = (L + h l) / C     (sizes the host engines)
 //!     port:        arbiter on an 8-byte datapath, period 64000 / gbps ps, token rate
 //!                  C / (alpha + h), depth bucket_depth          (per link rate)
 //! ```
@@ -60,6 +62,12 @@ pub struct DcsimParams {
     pub host: DcsimHostConfig,
     /// Receiver configuration (host cycles).
     pub rx: DcsimReceiverConfig,
+    /// Outstanding SIMs one flow at line rate needs: `RTT_max` over the time of one SIM
+    /// token, `(L + h l) / C` (section 2.3: one token per DATA and its `h` small packets).
+    pub sims_needed: u32,
+    /// DATA window one flow at line rate needs: the DATAs of `RTT_max + RTT_p` at one per
+    /// token (SIM to DATA-ACK of the DATA), plus the `ack_every` DATAs a DATA-ACK waits for.
+    pub window_needed: u32,
 }
 
 fn cfg_err(field: &str, e: ConfigError) -> Error {
@@ -166,7 +174,16 @@ impl DcsimParams {
         };
         rx.validate()
             .map_err(|e| cfg_err("transport.dcsim.ack_interval_rtts", e))?;
+        // One SIM token per (L + h l) bytes of line time: the SIM rate of a lone flow.
+        let token_ps = ((f64::from(data_bytes) + d.h * f64::from(l)) * 8000.0 / topo.link_gbps)
+            .ceil()
+            .max(1.0) as u64;
+        let sims_needed = rtt_max.div_ceil(token_ps).min(u64::from(u32::MAX)) as u32;
+        let window_needed = ((rtt_max + rtt_p).div_ceil(token_ps) + u64::from(rx.ack_every))
+            .min(u64::from(u32::MAX)) as u32;
         let p = DcsimParams {
+            sims_needed,
+            window_needed,
             small_queue_pkts: b,
             small_bytes: l,
             data_bytes,

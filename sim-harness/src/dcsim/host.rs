@@ -11,12 +11,17 @@
 //! ```
 //!
 //! **Engine sizes.** A `DcsimHost<F, C, S, N>` holds F flows of S outstanding SIMs and an
-//! N-DATA window inline. One flow at line rate needs about `RTT_max` worth of SIMs and
-//! DATAs (about 240 SIMs and 350 DATAs at 800 Gb/s with 9 KB DATAs, `nic::dcsim::BUDGET_*`),
-//! while a host with many flows needs far less per flow; so a host gets the smallest of
-//! [`Few`] (8 x 256 x 512), [`Some64`] (64 x 64 x 128) and [`Many`] (320 x 64 x 128) that
-//! holds all its flows at once. A host with more flows than that opens them as slots free
-//! (`pending`), and more than 8 collectives at once wait the same way.
+//! N-DATA window inline. One flow at line rate needs [`DcsimParams::sims_needed`] SIMs and
+//! a [`DcsimParams::window_needed`]-DATA window (`RTT_max` and the line rate of the
+//! scenario: about 231 and 322 at 800 Gb/s with 9 KB DATAs, within `nic::dcsim::BUDGET_*`),
+//! and any flow of a host may be its last one running, so every flow gets that much: a host
+//! gets the smallest of [`Few`] (8 flows), [`Wide64`] (64) and [`Wide`] (320), each
+//! 256 SIMs x 512 DATAs per flow, that holds all its flows at once. Only a scenario whose
+//! flows need no more than 64 SIMs and 128 DATAs gets the lighter [`Some64`] / [`Many`]
+//! (64 x 128 per flow) for more than 8 flows. A host with more flows than that opens them
+//! as slots free (`pending`), and more than 8 collectives at once wait the same way. Should
+//! a scenario need more than 256 / 512, the limit binds and every SIM it costs is counted
+//! (`HostStats::window_blocked`, `window_blocked` in the summary).
 //!
 //! Units: host cycles inside the engines (see [`super::config::DcsimParams::host_period_ps`]),
 //! picoseconds outside.
@@ -34,10 +39,37 @@ use std::collections::{BinaryHeap, VecDeque};
 pub const COLLECTIVES: usize = 8;
 /// Engine of a host with at most 8 flows.
 pub type Few = DcsimHost<8, COLLECTIVES, 256, 512>;
-/// Engine of a host with at most 64 flows.
+/// Engine of a host with at most 64 flows of at most 64 SIMs / 128 DATAs each.
 pub type Some64 = DcsimHost<64, COLLECTIVES, 64, 128>;
-/// Engine of a host with more flows.
+/// Engine of a host with more flows of at most 64 SIMs / 128 DATAs each.
 pub type Many = DcsimHost<320, COLLECTIVES, 64, 128>;
+/// Engine of a host with at most 64 flows, each with a line-rate window.
+pub type Wide64 = DcsimHost<64, COLLECTIVES, 256, 512>;
+/// Engine of a host with more flows, each with a line-rate window.
+pub type Wide = DcsimHost<320, COLLECTIVES, 256, 512>;
+/// Outstanding SIMs and DATA window per flow of the line-rate engines.
+pub const WIDE_LIMITS: (u32, u32) = (256, 512);
+/// Outstanding SIMs and DATA window per flow of [`Some64`] and [`Many`].
+pub const NARROW_LIMITS: (u32, u32) = (64, 128);
+/// Words of each receiver's selective map: it remembers as many DATAs above its cumulative
+/// point as the widest sender window holds, so no DATA arrives beyond it
+/// ([`Counters::rx_overflow`] stays 0; the DATA-ACK still carries the first 64).
+pub const RX_WORDS: usize = 8;
+/// A flow's receiver.
+pub type Receiver = DcsimReceiver<RX_WORDS>;
+const _: () = assert!(WIDE_LIMITS.1 <= Receiver::MAP_BITS && NARROW_LIMITS.1 <= WIDE_LIMITS.1);
+
+/// Bytes of the engine of a host with `flows` flows and line-rate windows (an upper bound
+/// for the narrow ones), for [`crate::estimate`].
+pub fn engine_bytes(flows: usize) -> usize {
+    if flows <= 8 {
+        std::mem::size_of::<Few>()
+    } else if flows <= 64 {
+        std::mem::size_of::<Wide64>()
+    } else {
+        std::mem::size_of::<Wide>()
+    }
+}
 
 /// One host's engine, of the size its flow count calls for.
 #[derive(Debug, Clone)]
@@ -48,6 +80,10 @@ pub enum HostEngine {
     Some64(Box<Some64>),
     /// Up to 320 flows.
     Many(Box<Many>),
+    /// Up to 64 flows, line-rate windows.
+    Wide64(Box<Wide64>),
+    /// Up to 320 flows, line-rate windows.
+    Wide(Box<Wide>),
 }
 
 macro_rules! each {
@@ -56,22 +92,30 @@ macro_rules! each {
             HostEngine::Few($e) => $body,
             HostEngine::Some64($e) => $body,
             HostEngine::Many($e) => $body,
+            HostEngine::Wide64($e) => $body,
+            HostEngine::Wide($e) => $body,
         }
     };
 }
 
 impl HostEngine {
-    /// The smallest engine for `flows` flows, built on the heap.
+    /// The smallest engine for `flows` flows whose per-flow limits cover what a line-rate
+    /// flow of the scenario needs (if any does), built on the heap.
     fn for_flows(
         flows: usize,
         p: &DcsimParams,
     ) -> std::result::Result<Self, rtl_models::ConfigError> {
+        let narrow = p.sims_needed <= NARROW_LIMITS.0 && p.window_needed <= NARROW_LIMITS.1;
         Ok(if flows <= 8 {
             HostEngine::Few(Box::new(Few::new(p.host)?))
-        } else if flows <= 64 {
+        } else if narrow && flows <= 64 {
             HostEngine::Some64(Box::new(Some64::new(p.host)?))
-        } else {
+        } else if narrow {
             HostEngine::Many(Box::new(Many::new(p.host)?))
+        } else if flows <= 64 {
+            HostEngine::Wide64(Box::new(Wide64::new(p.host)?))
+        } else {
+            HostEngine::Wide(Box::new(Wide::new(p.host)?))
         })
     }
 
@@ -79,9 +123,23 @@ impl HostEngine {
     pub fn capacity(&self) -> usize {
         match self {
             HostEngine::Few(_) => 8,
-            HostEngine::Some64(_) => 64,
-            HostEngine::Many(_) => 320,
+            HostEngine::Some64(_) | HostEngine::Wide64(_) => 64,
+            HostEngine::Many(_) | HostEngine::Wide(_) => 320,
         }
+    }
+
+    /// Outstanding SIMs and DATA window of each flow.
+    pub fn limits(&self) -> (u32, u32) {
+        match self {
+            HostEngine::Some64(_) | HostEngine::Many(_) => NARROW_LIMITS,
+            _ => WIDE_LIMITS,
+        }
+    }
+
+    /// Whether some open flow may send a SIM by Eq. 3 but its DATA window or SIM table
+    /// does not let it (a limit binds).
+    pub fn window_blocked(&self) -> bool {
+        each!(self, e => e.flows().any(|(_, f)| f.window_blocked()))
     }
 
     /// See [`DcsimHost::advance_to`].
@@ -227,7 +285,7 @@ pub struct FlowState {
     /// DATAs.
     pub datas: u32,
     /// Its receiver.
-    pub rx: DcsimReceiver,
+    pub rx: Receiver,
     /// Deadline (ps) of its receiver's interval timer in the host's heap (`NEVER` if none).
     pub rx_timer_at: u64,
     /// DATA transmissions (first sends and resends).
@@ -257,7 +315,8 @@ pub struct Counters {
     pub data_drops: u64,
     /// Released DATAs the host NIC's DATA buffer refused (back to waiting; not a loss).
     pub data_local_drops: u64,
-    /// DATA arrivals beyond the receiver's 64-DATA selective map (resent later).
+    /// DATA arrivals beyond the receiver's selective map (resent later; 0 by construction
+    /// with [`RX_WORDS`], reported as the check).
     pub rx_overflow: u64,
     /// Checks of Eq. 3 (`n_SIM <= n_DATA`) after an engine event.
     pub invariant_checks: u64,
@@ -288,7 +347,7 @@ pub fn check_config(p: &DcsimParams) -> Result<()> {
     for sims in [256, 64] {
         p.host.validate(sims).map_err(host_cfg_err)?;
     }
-    DcsimReceiver::new(p.rx).map_err(|e| {
+    Receiver::new(p.rx).map_err(|e| {
         Error::field(
             "transport.dcsim.ack_every",
             format!("{} ({})", e.problem, e.field),
@@ -342,7 +401,7 @@ impl DcsimState {
                 clock: p.host_clock(),
             })
             .collect();
-        let rx = DcsimReceiver::new(p.rx).map_err(|e| {
+        let rx = Receiver::new(p.rx).map_err(|e| {
             Error::field(
                 "transport.dcsim.ack_every",
                 format!("{} ({})", e.problem, e.field),
@@ -456,6 +515,63 @@ mod tests {
         assert_eq!(st.hosts[0].pending.len(), 1);
         st.check_invariant(0, 0);
         assert_eq!((st.k.invariant_checks, st.k.invariant_violations), (1, 0));
+    }
+
+    /// Issue 14: a host with more than 8 flows used to give each 64 SIMs and 128 DATAs. A
+    /// lone flow on a 9-flow host now gets the SIMs and window a line-rate flow needs; a
+    /// scenario needing less gets the narrow engines.
+    #[test]
+    fn a_lone_flow_on_a_busy_host_gets_a_line_rate_window() {
+        // The shipped DCSIM scenarios' fabric (section 4.1).
+        let mut s = Scenario::default();
+        s.topology.link_gbps = 800.0;
+        s.topology.link_delay_ns = 200;
+        s.topology.switch_latency_ns = 450;
+        s.transport.mtu = 9000;
+        s.transport.header_bytes = 64;
+        let p = DcsimParams::new(&s, 6, 500_000, 1).unwrap();
+        assert_eq!((p.sims_needed, p.window_needed), (231, 322));
+        let flows: Vec<(u32, u32)> = (0..9).map(|i| (0, if i == 0 { 2000 } else { 1 })).collect();
+        let mut st = DcsimState::new(p, 1, &flows, vec![1]).unwrap();
+        assert_eq!(st.hosts[0].eng.limits(), WIDE_LIMITS);
+        st.hosts[0].pending.push_back(0);
+        assert_eq!(st.admit(0, |_| 0), 1);
+        let hd = &mut st.hosts[0];
+        // Outstanding SIMs: as many as the SIM table holds, at least sims_needed.
+        let mut sims = Vec::new();
+        while let Some(x) = hd.eng.next_sim(&mut hd.rng) {
+            sims.push(x);
+        }
+        assert!(
+            hd.eng.window_blocked(),
+            "the SIM table binds at {}",
+            sims.len()
+        );
+        assert!(sims.len() as u32 >= p.sims_needed, "{} SIMs", sims.len());
+        // Window: every SIM-ACKed DATA stays unacknowledged; the flow keeps scheduling
+        // DATAs up to at least window_needed.
+        let mut scheduled = 0u32;
+        while let Some((f, ev)) = sims.pop().or_else(|| hd.eng.next_sim(&mut hd.rng)) {
+            assert!(hd.eng.on_sim_transmitted(f, ev));
+            scheduled += u32::from(hd.eng.on_sim_ack(f, ev));
+        }
+        assert!(
+            scheduled >= p.window_needed,
+            "{scheduled} DATAs in the window"
+        );
+        assert_eq!(scheduled, WIDE_LIMITS.1);
+        assert!(hd.eng.window_blocked());
+        // One switch (2 links) and small queues (B = 2): RTT_max is a few SIM tokens.
+        s.transport.dcsim.small_queue_pkts = 2;
+        let p = DcsimParams::new(&s, 2, 500_000, 1).unwrap();
+        assert!(
+            p.sims_needed <= NARROW_LIMITS.0 && p.window_needed <= NARROW_LIMITS.1,
+            "{} {}",
+            p.sims_needed,
+            p.window_needed
+        );
+        let st = DcsimState::new(p, 1, &flows, vec![1]).unwrap();
+        assert_eq!(st.hosts[0].eng.limits(), NARROW_LIMITS);
     }
 
     /// A shifted host reads at `t + delta` the cycle it read at `t`, and its deadlines and

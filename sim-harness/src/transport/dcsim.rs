@@ -467,8 +467,10 @@ impl Sim {
         let k = &st.k;
         let mut late_releases = 0;
         let (mut sim_timeouts, mut data_timeouts, mut stale) = (0, 0, 0);
+        let mut window_blocked = 0;
         for hd in &st.hosts {
             let s = hd.eng.stats();
+            window_blocked += s.window_blocked;
             late_releases += s.late_releases;
             sim_timeouts += s.sim_timeouts;
             data_timeouts += s.data_timeouts;
@@ -531,6 +533,9 @@ impl Sim {
             ("data_ack_drops", k.data_ack_drops as f64),
             ("data_local_drops", k.data_local_drops as f64),
             ("rx_overflow", k.rx_overflow as f64),
+            ("window_blocked", window_blocked as f64),
+            ("sims_needed", f64::from(st.p.sims_needed)),
+            ("window_needed", f64::from(st.p.window_needed)),
             ("sim_timeouts", sim_timeouts as f64),
             ("data_timeouts", data_timeouts as f64),
             ("stale_sim_acks", stale as f64),
