@@ -104,6 +104,20 @@ pub struct Topology {
     /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
     /// queue (default), the physical one (phantom only observed), or both.
     pub phantom_mark_on: PhantomMarkOn,
+    /// When a switch port's physical-queue RED/ECN marker decides: on `arrival` (the
+    /// occupancy an arriving packet sees) or on `departure` (the occupancy it leaves behind
+    /// when it starts transmission, as htsim and most switch ASICs do).
+    pub ecn_mark: EcnMark,
+}
+
+/// When the physical ECN marker of a switch port decides (`switch::output_port::MarkAt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMark {
+    /// On the occupancy an arriving packet sees (before it is added).
+    Arrival,
+    /// On the occupancy behind a packet when it starts transmission.
+    Departure,
 }
 
 /// A switch output port's role, as a scenario names it (`topology.phantom_ports`).
@@ -177,6 +191,7 @@ impl Default for Topology {
             phantom_drain: 0.9,
             phantom_ports: SwitchPortRole::ALL.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
+            ecn_mark: EcnMark::Arrival,
         }
     }
 }
@@ -193,6 +208,9 @@ pub enum CcKind {
     Dcsim,
     /// Zeropod scheduled transport.
     Zeropod,
+    /// The DCTCP variant of MPRDMA (REPS 4.1's baseline CC): a per-ACK cut of half a packet
+    /// on every ECN-marked ACK, no EWMA (`nic::transport::MprdmaDctcpSender`).
+    Mprdma,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -207,6 +225,27 @@ pub enum LbKind {
     Reps,
     /// Uno's subflow load balancer.
     Unolb,
+    /// PLB with FlowBender-like aggressive parameters (repath after one congested round).
+    Plb,
+    /// Flowlet switching, flowlet timeout at half the base RTT.
+    Flowlet,
+    /// MPRDMA: ECN-driven per-packet VP choice, ACK clocking, out-of-order window `L`.
+    Mprdma,
+    /// MPTCP-like: 8 subflows, each on its own entropy value.
+    Mptcp,
+    /// BitMap: per-EV congestion bits, STrack-like.
+    Bitmap,
+    /// Adaptive RoCE: switches pick the least-loaded uplink per packet (the NIC keeps an
+    /// ECMP entropy value, which the switches ignore).
+    AdaptiveRoce,
+}
+
+impl LbKind {
+    /// Whether the switches route this load balancer's packets adaptively (least-loaded
+    /// uplink) instead of by the ECMP hash of the entropy value.
+    pub const fn switch_adaptive(self) -> bool {
+        matches!(self, LbKind::AdaptiveRoce)
+    }
 }
 
 /// Congestion control and load balancing.
@@ -219,9 +258,9 @@ pub enum LbKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
-    /// dctcp | uno | dcsim | zeropod.
+    /// dctcp | mprdma | uno | dcsim | zeropod.
     pub cc: CcKind,
-    /// ecmp | ops | reps | unolb.
+    /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
     pub lb: LbKind,
     /// Bytes of payload per DATA packet.
     pub mtu: u32,

@@ -564,7 +564,7 @@ fn check_supported(s: &Scenario) -> Result<()> {
         ))
     };
     match s.transport.cc {
-        CcKind::Dctcp | CcKind::Dcsim => {}
+        CcKind::Dctcp | CcKind::Mprdma | CcKind::Dcsim => {}
         CcKind::Uno => return not_yet("transport.cc", "uno", "use dctcp or dcsim"),
         CcKind::Zeropod => return not_yet("transport.cc", "zeropod", "use dctcp or dcsim"),
     }

@@ -30,7 +30,13 @@ impl Sim {
             trimming: s.transport.trimming,
             header_bytes: hdr,
         };
-        let ctl = OutputPortCtl::new(port_cfg).map_err(|e| cfg_err("topology.buffer", e))?;
+        let mark_at = match t.ecn_mark {
+            crate::scenario::EcnMark::Arrival => switch::output_port::MarkAt::Arrival,
+            crate::scenario::EcnMark::Departure => switch::output_port::MarkAt::Departure,
+        };
+        let ctl = OutputPortCtl::new(port_cfg)
+            .map_err(|e| cfg_err("topology.buffer", e))?
+            .with_mark_at(mark_at);
 
         let init = s
             .transport
@@ -84,7 +90,8 @@ impl Sim {
                         phantom: Some(phantom),
                         ..port_cfg
                     })
-                    .expect("checked by validate");
+                    .expect("checked by validate")
+                    .with_mark_at(mark_at);
                     PortDriver::Switch(c, NIC_CLOCK)
                 }
                 Node::Switch(_) => PortDriver::Switch(ctl, NIC_CLOCK),
@@ -129,7 +136,7 @@ impl Sim {
                 format!("{max_pkts} packets in one message, more than 2^31"),
             ));
         }
-        let reps_cfg = flow::reps_config(s, bdp_bytes);
+        let lb_params = flow::LbParams::new(s, bdp_bytes, NIC_CLOCK.cycle_at(base_rtt_ps));
         let detector = FailureDetector::new(flow::detector_config(
             s,
             NIC_CLOCK.cycle_at(base_rtt_ps),
@@ -149,15 +156,14 @@ impl Sim {
                     ));
                 }
                 let mut frng = Lfsr32::new(rng.gen());
-                let lb = Lb::new(s.transport.lb, s.transport.evs_bits, &reps_cfg, &mut frng)
-                    .map_err(|e| {
-                        let field = match e.field {
-                            "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
-                            "ev_bits" => "transport.evs_bits",
-                            _ => "transport.lb",
-                        };
-                        cfg_err(field, e)
-                    })?;
+                let lb = Lb::new(s.transport.lb, &lb_params, &mut frng).map_err(|e| {
+                    let field = match e.field {
+                        "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
+                        "ev_bits" => "transport.evs_bits",
+                        _ => "transport.lb",
+                    };
+                    cfg_err(field, e)
+                })?;
                 Ok(FlowRt {
                     spec: *f,
                     cc: None,
@@ -200,6 +206,7 @@ impl Sim {
             q: EventQueue::new(),
             now: 0,
             ports,
+            adaptive: None,
             switches,
             flows,
             next_arrival: 0,
@@ -242,6 +249,14 @@ impl Sim {
         }
         if sim.sample_ps > 0 {
             sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
+        }
+        if s.transport.lb.switch_adaptive() {
+            // Seeded from the scenario seed alone (no draw from the run's generator, so the
+            // flows' random sources are those of the same run under ECMP).
+            sim.adaptive = Some(Box::new(topology::adaptive::AdaptiveSwitches::new(
+                sim.switches.len(),
+                (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
+            )));
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;

@@ -38,6 +38,7 @@
 //! header_bytes`) or an ACK (`header_bytes`) at the host link rate. (3-tier: L = 6, S = 5;
 //! 2-tier: L = 4, S = 3.)
 
+pub mod adaptive;
 pub mod cores;
 pub mod fat_tree;
 
@@ -185,6 +186,23 @@ impl Route {
                     None
                 }
             }
+        }
+    }
+}
+
+impl Route {
+    /// The equal-cost uplinks (first port id, count) a packet for `dst` chooses among here;
+    /// `None` when `dst` is below this switch (a fixed down port) or there is no uplink.
+    #[inline]
+    pub fn up_ports(&self, dst: u32) -> Option<(u32, u32)> {
+        match *self {
+            Route::Tree {
+                lo,
+                hi,
+                first_up,
+                n_up,
+                ..
+            } => (!(dst >= lo && dst < hi) && n_up > 0).then_some((first_up, n_up)),
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::engine::{Cause, Sim};
 use crate::event::{Comp, Kind, NEVER};
-use crate::flow::{Cc, FlowRx, Sender};
+use crate::flow::{Cc, FlowRx, MprdmaSender, Sender};
 use crate::packet::{Packet, PktKind};
 use nic::lb::LoadBalancer;
 use nic::reps::LossVerdict;
@@ -81,6 +81,7 @@ impl Sim {
                 if let Some(cc) = &mut flow.cc {
                     cc.sync(now_c);
                     cc.on_nack(pk.psn);
+                    flow.lb.on_nack(now_c, pk.ev);
                     self.after_sender_change(f);
                 }
             }
@@ -98,7 +99,7 @@ impl Sim {
             flow.detector.on_rtt_sample(now_c, rtt);
         }
         let newly = cc.on_ack(&a);
-        flow.lb.on_ack(now_c, a.ev, a.ecn);
+        flow.lb.on_ack_psn(now_c, a.ev, a.ecn, a.psn);
         if newly > 0 {
             self.last_progress = self.now;
         }
@@ -127,7 +128,7 @@ impl Sim {
         }
         let Some(cc) = &mut flow.cc else { return };
         let h = flow.spec.src;
-        let sendable = cc.can_send();
+        let sendable = cc.can_send_within(flow.lb.max_ooo_packets());
         if let Some(d) = cc.timer_deadline() {
             let t = flow.clock.start_of(d);
             if t < flow.timer_at {
@@ -155,13 +156,19 @@ impl Sim {
                 continue;
             };
             cc.sync(now_c);
-            let Some(tx) = cc.next_packet() else {
+            let max_ooo = flow.lb.max_ooo_packets();
+            let next = if cc.can_send_within(max_ooo) {
+                cc.next_packet()
+            } else {
+                None
+            };
+            let Some(tx) = next else {
                 flow.in_ready = false;
                 self.after_sender_change(f);
                 continue;
             };
             let ev = flow.lb.on_send(now_c, &mut flow.rng);
-            if cc.can_send() {
+            if cc.can_send_within(max_ooo) {
                 self.transport.ready(h).push_back(f);
             } else {
                 flow.in_ready = false;
@@ -202,13 +209,21 @@ impl Sim {
         }
     }
 
-    /// Flow `f` starts now: its DCTCP sender.
-    pub(crate) fn dctcp_open(&mut self, f: u32) {
+    /// Flow `f` starts now: its DCTCP sender, or MPRDMA's variant of it
+    /// (`transport.cc = "mprdma"`).
+    pub(crate) fn dctcp_open(&mut self, f: u32, mprdma: bool) {
         let flow = &mut self.flows[f as usize];
         let now_c = flow.clock.cycle_at(self.now);
-        let s = Sender::new(self.cfg, flow.spec.bytes, now_c)
-            .expect("configuration and message size checked at build");
-        flow.cc = Some(Cc::Dctcp(Box::new(s)));
+        const CHECKED: &str = "configuration and message size checked at build";
+        flow.cc = Some(if mprdma {
+            Cc::Mprdma(Box::new(
+                MprdmaSender::new(self.cfg, flow.spec.bytes, now_c).expect(CHECKED),
+            ))
+        } else {
+            Cc::Dctcp(Box::new(
+                Sender::new(self.cfg, flow.spec.bytes, now_c).expect(CHECKED),
+            ))
+        });
         self.last_progress = self.now;
         self.after_sender_change(f);
     }

@@ -51,6 +51,9 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone, Default)]
 pub struct Dctcp {
     ready: Vec<VecDeque<u32>>,
+    /// `transport.cc = "mprdma"`: senders with MPRDMA's per-ACK cut
+    /// ([`crate::flow::Cc::Mprdma`]) instead of DCTCP's.
+    mprdma: bool,
 }
 
 impl Dctcp {
@@ -58,6 +61,7 @@ impl Dctcp {
     pub fn new(hosts: usize) -> Dctcp {
         Dctcp {
             ready: vec![VecDeque::new(); hosts],
+            mprdma: false,
         }
     }
 }
@@ -173,6 +177,12 @@ impl Sim {
     pub(crate) fn transport_setup(&mut self, s: &Scenario) -> Result<()> {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
+            CcKind::Mprdma => {
+                if let TransportDriver::Dctcp(d) = &mut self.transport {
+                    d.mprdma = true;
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -181,7 +191,10 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_open(&mut self, f: u32) {
         match self.transport {
-            TransportDriver::Dctcp(_) => self.dctcp_open(f),
+            TransportDriver::Dctcp(ref d) => {
+                let mprdma = d.mprdma;
+                self.dctcp_open(f, mprdma)
+            }
             TransportDriver::Dcsim(_) => self.dcsim_open(f),
         }
     }
