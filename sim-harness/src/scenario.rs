@@ -104,9 +104,10 @@ pub struct Topology {
     /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
     /// queue (default), the physical one (phantom only observed), or both.
     pub phantom_mark_on: PhantomMarkOn,
-    /// When a switch port's physical-queue RED/ECN marker decides: on `arrival` (the
-    /// occupancy an arriving packet sees) or on `departure` (the occupancy it leaves behind
-    /// when it starts transmission, as htsim and most switch ASICs do).
+    /// When a switch port's physical-queue RED/ECN marker decides: on `departure` (the
+    /// default: the occupancy a packet leaves behind when it starts transmission, as htsim,
+    /// the REPS paper's simulator, and most switch ASICs do) or on `arrival` (the occupancy
+    /// an arriving packet sees; dcfab's rule before session 4).
     pub ecn_mark: EcnMark,
 }
 
@@ -191,7 +192,7 @@ impl Default for Topology {
             phantom_drain: 0.9,
             phantom_ports: SwitchPortRole::ALL.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
-            ecn_mark: EcnMark::Arrival,
+            ecn_mark: EcnMark::Departure,
         }
     }
 }
