@@ -155,6 +155,9 @@ pub fn estimate(s: &Scenario) -> Estimate {
         WorkloadKind::Incast => f64::from(w.degree) * msg,
         WorkloadKind::AllToAll | WorkloadKind::AllToAllV => (hosts.saturating_sub(1)) as f64 * msg,
         WorkloadKind::Websearch | WorkloadKind::Llm => mean,
+        // 2 (n-1) / n of the buffer to the ring successor; M (1 + 1/2 + ...) < 2M for the
+        // butterfly.
+        WorkloadKind::RingAllreduce | WorkloadKind::ButterflyAllreduce => 2.0 * msg,
     };
     let arrivals = if websearch {
         // lambda = load * hosts * rate / (8 * mean) flows per second.

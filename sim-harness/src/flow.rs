@@ -62,8 +62,9 @@ pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
 
 /// The REPS Appendix A failure-detector configuration of every flow: trimming as in
 /// `transport.trimming`, base RTT `base_rtt_cycles` (the longest path's), failure below
-/// [`FAILURE_RTT_MULTIPLE_Q8`] x base RTT, RTT history windows of one RTO (`rto_cycles`:
-/// "the period preceding the timeout").
+/// `transport.reps.failure_rtt_multiple` x base RTT (default 2.0,
+/// [`FAILURE_RTT_MULTIPLE_Q8`]), RTT history windows of `transport.reps.failure_window_us`
+/// or, when 0 (the default), one RTO (`rto_cycles`: "the period preceding the timeout").
 pub fn detector_config(
     s: &Scenario,
     base_rtt_cycles: u64,
@@ -72,8 +73,16 @@ pub fn detector_config(
     FailureDetectorConfig {
         trimming: s.transport.trimming,
         base_rtt_cycles: base_rtt_cycles.clamp(1, u64::from(u32::MAX)) as u32,
-        rtt_multiple_q8: FAILURE_RTT_MULTIPLE_Q8,
-        window_cycles: rto_cycles.max(1),
+        rtt_multiple_q8: crate::transport::reps::rtt_multiple_q8(
+            s.transport.reps.failure_rtt_multiple,
+        ),
+        window_cycles: if s.transport.reps.failure_window_us > 0.0 {
+            crate::clock::NIC_CLOCK
+                .us_to_cycles(s.transport.reps.failure_window_us)
+                .clamp(1.0, u32::MAX as f64) as u32
+        } else {
+            rto_cycles.max(1)
+        },
     }
 }
 
@@ -241,6 +250,17 @@ impl LbParams {
             base_rtt_cycles: base_rtt_cycles.clamp(2, (1 << 30) - 1) as u32,
         }
     }
+}
+
+/// The uniform [0, 1) draw deciding whether flow `i` of a run seeded `seed` is background
+/// ECMP traffic (`workload.background_ecmp`): a splitmix64 hash of both, so the choice is
+/// fixed by the seed and takes nothing from the run's generator.
+pub fn background_draw(seed: u64, i: u64) -> f64 {
+    let mut x = seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xb4c8_9e0d;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Load balancer (entropy chooser) of one flow.

@@ -478,6 +478,10 @@ pub enum WorkloadKind {
     Websearch,
     /// LLM training collectives (Wormhole).
     Llm,
+    /// AllReduce by a ring laid across the spine (REPS 4.2; `workload::ai`).
+    RingAllreduce,
+    /// AllReduce by recursive halving and doubling (REPS 4.2; `workload::ai`).
+    ButterflyAllreduce,
 }
 
 /// The traffic.
@@ -506,6 +510,12 @@ pub struct Workload {
     /// Sizes (hosts) a collective may have, drawn uniformly (DCSIM 4.1: 8, 16, 32, 64);
     /// capped at the host count.
     pub collective_sizes: Vec<u32>,
+    /// `all_to_all` only: at most this many connections per host at a time (REPS 4.2's
+    /// AllToAll with `n` parallel connections), on a line-rate schedule; 0 = all at once.
+    pub parallel: u32,
+    /// Background ECMP traffic (REPS 4.3.2): this fraction of the flows (drawn per flow
+    /// from the seed) use ECMP whatever `transport.lb` is; 0 = none.
+    pub background_ecmp: f64,
 }
 
 impl Default for Workload {
@@ -519,6 +529,8 @@ impl Default for Workload {
             one_way: false,
             collectives: 0,
             collective_sizes: vec![8, 16, 32, 64],
+            parallel: 0,
+            background_ecmp: 0.0,
         }
     }
 }

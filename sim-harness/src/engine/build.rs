@@ -143,9 +143,11 @@ impl Sim {
             rto_cycles,
         ))
         .map_err(|e| cfg_err("transport.rto_us", e))?;
+        let background = s.workload.background_ecmp;
         let flows = specs
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 if f.src >= fabric.hosts || f.dst >= fabric.hosts {
                     return Err(Error::field(
                         "workload.kind",
@@ -156,7 +158,15 @@ impl Sim {
                     ));
                 }
                 let mut frng = Lfsr32::new(rng.gen());
-                let lb = Lb::new(s.transport.lb, &lb_params, &mut frng).map_err(|e| {
+                // `workload.background_ecmp` (REPS 4.3.2): this flow is background ECMP
+                // traffic (a draw of its own, so no other draw moves).
+                let kind =
+                    if background > 0.0 && flow::background_draw(s.seed, i as u64) < background {
+                        crate::scenario::LbKind::Ecmp
+                    } else {
+                        s.transport.lb
+                    };
+                let lb = Lb::new(kind, &lb_params, &mut frng).map_err(|e| {
                     let field = match e.field {
                         "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
                         "ev_bits" => "transport.evs_bits",
@@ -183,17 +193,20 @@ impl Sim {
 
         let mut failures = Vec::with_capacity(s.failures.len());
         for (i, f) in s.failures.iter().enumerate() {
-            let p = fabric
-                .port_by_name(f.link.trim())
+            // A link (its cable, both directions) or a switch (every cable of it).
+            let ps = fabric
+                .failure_ports(f.link.trim())
                 .unwrap_or_else(|| panic!("failures[{i}].link checked by validate"));
             let at = (f.at_us * 1e6).round() as Time;
-            failures.push(FailureRt {
-                ports: [p, fabric.ports[p as usize].reverse],
-                gbps: f.gbps,
-                active: false,
-                at,
-                until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
-            });
+            for p in ps {
+                failures.push(FailureRt {
+                    ports: [p, fabric.ports[p as usize].reverse],
+                    gbps: f.gbps,
+                    active: false,
+                    at,
+                    until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
+                });
+            }
         }
 
         let hosts = fabric.hosts as usize;

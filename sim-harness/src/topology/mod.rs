@@ -263,6 +263,18 @@ pub struct Fabric {
 }
 
 impl Fabric {
+    /// The output ports a failure named `name` takes down: the port of that name (its
+    /// cable; the reverse direction is added by the caller), or, for a switch name (`tor3`,
+    /// `agg0`, `spine7`: a switch failure, REPS 4.3.3), every port of that switch (each of
+    /// its cables). `None` if nothing has that name.
+    pub fn failure_ports(&self, name: &str) -> Option<Vec<u32>> {
+        if let Some(p) = self.port_by_name(name) {
+            return Some(vec![p]);
+        }
+        let sw = self.switches.iter().find(|s| s.name == name)?;
+        Some((sw.first_port..sw.first_port + sw.n_ports).collect())
+    }
+
     /// The port named `name`, if any.
     pub fn port_by_name(&self, name: &str) -> Option<u32> {
         self.ports

@@ -157,10 +157,11 @@ impl Sim {
             };
             cc.sync(now_c);
             let max_ooo = flow.lb.max_ooo_packets();
-            let next = if cc.can_send_within(max_ooo) {
-                cc.next_packet()
-            } else {
-                None
+            // A chooser's out-of-order limit (MPRDMA's L) holds new PSNs back; without one
+            // the sender alone decides (and counts its own stalls).
+            let next = match max_ooo {
+                Some(_) if !cc.can_send_within(max_ooo) => None,
+                _ => cc.next_packet(),
             };
             let Some(tx) = next else {
                 flow.in_ready = false;
