@@ -89,3 +89,26 @@ impl RepsSection {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    /// The detector knobs reach the `nic` block's configuration: the defaults are the
+    /// constants of session 3 (2.0x in Q8.8, one RTO), and each field moves its register.
+    #[test]
+    fn detector_fields_reach_the_failure_detector() {
+        let mut s = Scenario::default();
+        let d = crate::flow::detector_config(&s, 10_000, 70_000);
+        assert_eq!(d.rtt_multiple_q8, crate::flow::FAILURE_RTT_MULTIPLE_Q8);
+        assert_eq!(d.window_cycles, 70_000);
+        s.transport.reps.failure_rtt_multiple = 1.25;
+        s.transport.reps.failure_window_us = 20.0;
+        let d = crate::flow::detector_config(&s, 10_000, 70_000);
+        assert_eq!((d.rtt_multiple_q8, d.window_cycles), (320, 20_000));
+        assert!(s.transport.reps.check().is_ok());
+        s.transport.reps.failure_rtt_multiple = 256.0;
+        let e = s.transport.reps.check().unwrap_err().to_string();
+        assert!(e.contains("transport.reps.failure_rtt_multiple"), "{e}");
+    }
+}
