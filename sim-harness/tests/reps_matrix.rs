@@ -232,3 +232,32 @@ fn every_matrix_scenario_is_valid() {
     }
     assert!(n >= 9, "{n} matrix scenarios");
 }
+
+/// Every load balancer completes on a 3-tier tree with 2:1 oversubscribed ToRs (REPS 4.1:
+/// 2- and 3-tier trees, 1:1 to 4:1), where adaptive routing also picks among the agg
+/// uplinks, and the spraying schemes stay ahead of ECMP.
+#[test]
+fn every_load_balancer_runs_on_an_oversubscribed_three_tier_tree() {
+    let mut s = paper_setup(8, 256 << 10, WorkloadKind::Permutation);
+    s.topology.tiers = 3;
+    s.topology.radix = 6;
+    s.topology.oversubscription = 2.0;
+    let mut t = Vec::new();
+    for lb in [
+        LbKind::Ecmp,
+        LbKind::Ops,
+        LbKind::Reps,
+        LbKind::Plb,
+        LbKind::Flowlet,
+        LbKind::Mprdma,
+        LbKind::Mptcp,
+        LbKind::Bitmap,
+        LbKind::AdaptiveRoce,
+    ] {
+        t.push((lb, max_fct_us(&run(&s, lb))));
+    }
+    let ecmp = t[0].1;
+    for &(lb, x) in &t[1..3] {
+        assert!(x < ecmp, "{lb:?} {x:.1} us vs ECMP {ecmp:.1} us: {t:?}");
+    }
+}
