@@ -44,6 +44,8 @@ const SAMPLE_BYTES: f64 = 64.0;
 const SELECTION_BYTES: f64 = 170.0;
 /// Bytes per row of the CSV files.
 const CSV_ROW_BYTES: f64 = 40.0;
+/// Memory per `rates.csv` row: the sampler's row and the result's (`output.rate_sample_us`).
+const RATE_ROW_BYTES: f64 = 64.0;
 
 /// The estimate of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -185,6 +187,17 @@ pub fn estimate(s: &Scenario) -> Estimate {
     // Every ToR has `radix - host ports` uplinks; at most `ceil(hosts / (k/2))` ToRs.
     let tors = (hosts as f64 / (k as f64 / 2.0).max(1.0)).ceil();
     let selection_cells = per(s.output.selection_bucket_us) * tors * (k as f64 / 2.0);
+    // A row per running flow per interval: every flow runs at once except in Poisson
+    // workloads (about one per host at a time), plus each flow's last interval.
+    let concurrent = match s.workload.kind {
+        crate::scenario::WorkloadKind::Websearch => (flows as f64).min(hosts as f64),
+        _ => flows as f64,
+    };
+    let rate_rows = if s.output.rate_sample_us > 0.0 {
+        per(s.output.rate_sample_us) * concurrent + flows as f64
+    } else {
+        0.0
+    };
     // The fraction of packets that `stop.max_time_us` lets happen.
     let done = if workload_ps > 0.0 {
         (sim_ps / workload_ps).min(1.0)
@@ -216,6 +229,12 @@ pub fn estimate(s: &Scenario) -> Estimate {
             "uplink-selection buckets (raise output.selection_bucket_us, 0 = off, or set \
              stop.max_time_us)",
         ),
+        (
+            rate_rows * RATE_ROW_BYTES,
+            "output.rate_sample_us",
+            "per-flow rate samples (raise output.rate_sample_us, 0 = off, or set \
+             stop.max_time_us)",
+        ),
     ];
     let largest = parts
         .iter()
@@ -228,8 +247,9 @@ pub fn estimate(s: &Scenario) -> Estimate {
             }
         });
     let memory = ports as f64 * PORT_BYTES + parts.iter().map(|p| p.0).sum::<f64>();
-    let output =
-        (flows as f64 + queue_samples + selection_cells + ports as f64) * CSV_ROW_BYTES + 4096.0;
+    let output = (flows as f64 + queue_samples + selection_cells + rate_rows + ports as f64)
+        * CSV_ROW_BYTES
+        + 4096.0;
     Estimate {
         hosts,
         ports,
@@ -377,6 +397,14 @@ mod tests {
         s.output.selection_bucket_us = 0.001;
         s.workload.message = Size::Bytes(8 << 30);
         assert_eq!(field_of(check(&s, 8 << 30)), "output.selection_bucket_us");
+        let mut s = Scenario::default();
+        s.output.queue_sample_us = 0.0;
+        s.output.rate_sample_us = 0.001;
+        s.workload.message = Size::Bytes(8 << 30);
+        assert_eq!(field_of(check(&s, 8 << 30)), "output.rate_sample_us");
+        s.output.rate_sample_us = 10.0;
+        assert!(check(&s, 8 << 30).is_ok(), "10 us samples of 128 flows fit");
+        s.output.rate_sample_us = 0.001;
         // The same with a time limit fits.
         s.stop.max_time_us = 10.0;
         assert!(check(&s, 8 << 30).is_ok());

@@ -17,12 +17,16 @@
 //!     prefetch.rs  cache hints a few events ahead (big fabrics only)
 //!     failures.rs  link down (down-count) / rate change (latest in force)
 //!     shift.rs     pause a partition (ports + flows) and move it delta later
-//!     sampling.rs  queues.csv samples (output only)
+//!     sampling.rs  queues.csv and rates.csv samples (output only; fairness from
+//!                  metrics/fairness.rs: fairness.csv, Jain's index, 10% convergence)
 //!     metrics.rs   collective metrics for every transport (metrics/: CCT, delay, reorder)
 //!     results.rs   RunResult (flows, links, summary, tables)
 //!  transport/    transport drivers (enum TransportDriver, static dispatch): the engine calls
 //!                transport_open / _arrive / _pull / _timer / _departing / _departed /
 //!                on_drop / _results and knows no transport
+//!     ctx.rs     Cx: the narrow context a driver's per-event functions get instead of Sim
+//!                (now, flows, counters, own state; send_ctrl, kick, nic_sync / nic_serve,
+//!                arm own timers, drop, metrics, progress, flow_done)
 //!     dctcp.rs   DCTCP-style window transport: DctcpSender + RTO + REPS failure detector,
 //!                SackReceiver (FlowRx::Sack), per-host ready rings (Dctcp)
 //!     dcsim.rs   DCSIM hosts (dcsim/ holds the blocks' glue: params, host engines, receivers)
@@ -35,14 +39,14 @@
 //!
 //!  How a DATA packet flows (DCTCP-style transport: transport/dctcp.rs + engine/ports.rs, links.rs):
 //!
-//!   dctcp.rs: dctcp_pull   ports.rs: start_next    links.rs: transmit        links.rs: on_deliver
+//!   dctcp.rs: pull         ports.rs: start_next    links.rs: transmit        links.rs: on_deliver
 //!   flow ready ring  ----> NIC port (ctrl lane  --> port.link FIFO    -- Deliver --> peer?
 //!   Cc (DctcpSender)       first, then DATA)        (arrival time)      event     |
 //!   + Lb (ECMP/OPS/REPS)                                                         |
 //!        ^                                             +-------------------------+
 //!        |                                             | switch                  | host
 //!        |                                             v                         v
-//!        |           ports.rs: switch_arrive: Route::select -> PortDriver::admit dctcp.rs: dctcp_arrive
+//!        |           ports.rs: switch_arrive: Route::select -> PortDriver::admit dctcp.rs: arrive
 //!        |             (tail drop / RED-ECN / trim) -> data FIFO | ctrl lane    SackReceiver -> ACK
 //!        +------ ACK (sender_ack: window, RTT -> FailureDetector, Lb) <------- into its NIC's ctrl lane
 //!

@@ -6,6 +6,8 @@
 //!   flows.csv       one row per flow (FlowRecord)
 //!   queues.csv      queue-occupancy samples (QueueSample)
 //!   links.csv       per-link counters (LinkRecord)
+//!   rates.csv       per-flow rate samples (RateSample), when output.rate_sample_us > 0
+//!   fairness.csv    Jain's index per rate interval (FairnessSample), with rates.csv
 //!   <table>.csv     one per entry of RunResult.tables
 //!   scenario.toml   the fully resolved scenario, seed included
 //! ```
@@ -18,7 +20,9 @@
 //! holds exactly one run, never a mix of two, and never a half-written file.
 
 use crate::error::{Error, Result};
-use crate::results::{FlowRecord, LinkRecord, QueueSample, RunResult, Summary, Table};
+use crate::results::{
+    FairnessSample, FlowRecord, LinkRecord, QueueSample, RateSample, RunResult, Summary, Table,
+};
 use crate::scenario::Scenario;
 use serde::Serialize;
 use std::fs::File;
@@ -29,12 +33,14 @@ use std::path::{Path, PathBuf};
 pub const DCFAB_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// File names the standard outputs use (a `RunResult.tables` entry may not take them).
-pub const STANDARD_FILES: [&str; 5] = [
+pub const STANDARD_FILES: [&str; 7] = [
     "summary.json",
     "flows.csv",
     "queues.csv",
     "links.csv",
     "scenario.toml",
+    "rates.csv",
+    "fairness.csv",
 ];
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
@@ -423,6 +429,14 @@ fn write_run_into(
     put("links.csv", &mut |w| {
         write_records::<LinkRecord>(w, &prov, &r.links)
     })?;
+    if s.output.rate_sample_us > 0.0 {
+        put("rates.csv", &mut |w| {
+            write_records::<RateSample>(w, &prov, &r.rates)
+        })?;
+        put("fairness.csv", &mut |w| {
+            write_records::<FairnessSample>(w, &prov, &r.fairness)
+        })?;
+    }
     for (name, t) in &tables {
         put(name, &mut |w| write_table(w, &prov, t))?;
     }

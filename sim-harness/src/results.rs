@@ -90,6 +90,35 @@ pub struct QueueSample {
     pub bytes: u64,
 }
 
+/// One row of `rates.csv`: the bytes flow `flow` had acknowledged at its sender during the
+/// sample interval ending at `time_ps` (`output.rate_sample_us`; the last interval of a run
+/// ends at its end time), and that over the interval's length.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct RateSample {
+    /// Flow id.
+    pub flow: u32,
+    /// End of the interval, ps.
+    pub time_ps: u64,
+    /// Payload bytes cumulatively acknowledged at the sender during the interval.
+    pub bytes: u64,
+    /// `bytes` over the interval's length, Gb/s.
+    pub rate_gbps: f64,
+}
+
+/// One row of `fairness.csv`: Jain's fairness index over the flows active during the whole
+/// rate-sample interval ending at `time_ps` ([`crate::metrics::fairness`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct FairnessSample {
+    /// End of the interval, ps.
+    pub time_ps: u64,
+    /// Flows active during the whole interval.
+    pub flows: u32,
+    /// Jain's index `(sum x)^2 / (n sum x^2)` of their rates, 1/n to 1.
+    pub jain_index: f64,
+    /// The fair share: the mean of their rates, Gb/s.
+    pub fair_share_gbps: f64,
+}
+
 /// One row of `links.csv`: per-link counters over the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LinkRecord {
@@ -118,6 +147,10 @@ pub struct RunResult {
     pub queues: Vec<QueueSample>,
     /// `links.csv`.
     pub links: Vec<LinkRecord>,
+    /// `rates.csv` (with `fairness.csv`, written when `output.rate_sample_us > 0`).
+    pub rates: Vec<RateSample>,
+    /// `fairness.csv`.
+    pub fairness: Vec<FairnessSample>,
     /// Extra CSV tables a transport or load balancer adds (file name -> header + rows),
     /// e.g. REPS per-uplink selection counts over time, DCSIM `collectives.csv`.
     pub tables: BTreeMap<String, Table>,
@@ -133,7 +166,7 @@ pub struct Table {
 }
 
 /// Progress report the DES gives while it runs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Progress {
     /// Simulated time now, ps.
     pub sim_time_ps: u64,
@@ -141,4 +174,150 @@ pub struct Progress {
     pub flows_done: u64,
     /// Flows in the workload.
     pub flows_total: u64,
+    /// Payload bytes acknowledged so far, every flow (a collective's flows included).
+    pub bytes_done: u64,
+    /// Payload bytes of every flow of the workload.
+    pub bytes_total: u64,
+    /// `stop.max_time_us` in ps (0: none).
+    pub max_time_ps: u64,
+}
+
+/// What a progress bar counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressBasis {
+    /// Payload bytes acknowledged of the workload's bytes.
+    Bytes,
+    /// Simulated time of `stop.max_time_us` (open-ended workloads).
+    SimTime,
+}
+
+impl ProgressBasis {
+    /// Bytes, except for an open-ended workload (Poisson arrivals: `websearch`) with a
+    /// time limit, whose bytes to deliver depend on when it stops: simulated time then.
+    pub fn of(s: &crate::scenario::Scenario) -> ProgressBasis {
+        if s.workload.kind == crate::scenario::WorkloadKind::Websearch && s.stop.max_time_us > 0.0 {
+            ProgressBasis::SimTime
+        } else {
+            ProgressBasis::Bytes
+        }
+    }
+}
+
+/// The numbers a progress bar shows: `done` of `total` (bytes, or ps of simulated time),
+/// the rate (per wall-clock second, since the start) and the time left at that rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProgressView {
+    /// What `done` and `total` count.
+    pub basis: ProgressBasis,
+    /// Done so far.
+    pub done: u64,
+    /// To do in all (at least `done`).
+    pub total: u64,
+    /// `done` per wall-clock second.
+    pub per_s: f64,
+    /// Wall-clock seconds left at `per_s` (`None` before any progress).
+    pub eta_s: Option<f64>,
+    /// Flows completed, of `flows_total`.
+    pub flows_done: u64,
+    /// Flows in the workload.
+    pub flows_total: u64,
+}
+
+impl ProgressView {
+    /// The view of report `p` counted by `basis`, `wall_s` wall-clock seconds after the
+    /// run started.
+    pub fn new(p: &Progress, basis: ProgressBasis, wall_s: f64) -> ProgressView {
+        let (done, total) = match basis {
+            ProgressBasis::SimTime if p.max_time_ps > 0 => {
+                (p.sim_time_ps.min(p.max_time_ps), p.max_time_ps)
+            }
+            _ => (p.bytes_done, p.bytes_total.max(p.bytes_done)),
+        };
+        let basis = if p.max_time_ps > 0 {
+            basis
+        } else {
+            ProgressBasis::Bytes
+        };
+        let per_s = if wall_s > 0.0 {
+            done as f64 / wall_s
+        } else {
+            0.0
+        };
+        ProgressView {
+            basis,
+            done,
+            total,
+            per_s,
+            eta_s: (per_s > 0.0).then(|| (total - done) as f64 / per_s),
+            flows_done: p.flows_done,
+            flows_total: p.flows_total,
+        }
+    }
+
+    /// Fraction done, 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.done as f64 / self.total as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(sim_us: u64, bytes_done: u64) -> Progress {
+        Progress {
+            sim_time_ps: sim_us * 1_000_000,
+            flows_done: 0,
+            flows_total: 1024,
+            bytes_done,
+            bytes_total: 1024 << 23,
+            max_time_ps: 0,
+        }
+    }
+
+    /// A permutation where every flow ends at the same moment: the flow count stays 0 of
+    /// 1024, the bytes move, and rate and ETA follow from them.
+    #[test]
+    fn bytes_progress_moves_while_no_flow_completes() {
+        let p = at(100, 1 << 31);
+        let v = ProgressView::new(&p, ProgressBasis::Bytes, 4.0);
+        assert_eq!((v.done, v.total), (1 << 31, 1 << 33));
+        assert_eq!((v.flows_done, v.flows_total), (0, 1024));
+        assert_eq!(v.fraction(), 0.25);
+        assert_eq!(v.per_s, (1u64 << 29) as f64);
+        assert_eq!(v.eta_s, Some(12.0));
+        let v0 = ProgressView::new(&at(0, 0), ProgressBasis::Bytes, 0.5);
+        assert_eq!((v0.per_s, v0.eta_s, v0.fraction()), (0.0, None, 0.0));
+    }
+
+    /// An open-ended workload counts simulated time of `stop.max_time_us`; without a time
+    /// limit it falls back to bytes.
+    #[test]
+    fn open_ended_progress_counts_simulated_time() {
+        let mut p = at(250, 5);
+        p.max_time_ps = 1_000_000_000;
+        let v = ProgressView::new(&p, ProgressBasis::SimTime, 2.0);
+        assert_eq!(v.basis, ProgressBasis::SimTime);
+        assert_eq!((v.done, v.total), (250_000_000, 1_000_000_000));
+        assert_eq!(v.eta_s, Some(6.0));
+        p.sim_time_ps = 2_000_000_000; // the last report may be past the limit
+        assert_eq!(
+            ProgressView::new(&p, ProgressBasis::SimTime, 2.0).fraction(),
+            1.0
+        );
+        p.max_time_ps = 0;
+        let v = ProgressView::new(&p, ProgressBasis::SimTime, 2.0);
+        assert_eq!((v.basis, v.done), (ProgressBasis::Bytes, 5));
+
+        let mut s = crate::scenario::Scenario::default();
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::Bytes);
+        s.workload.kind = crate::scenario::WorkloadKind::Websearch;
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::Bytes);
+        s.stop.max_time_us = 100.0;
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::SimTime);
+    }
 }

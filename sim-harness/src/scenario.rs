@@ -562,6 +562,14 @@ pub struct Output {
     /// Width of the time buckets of `uplink_selection.csv` (DATA packets and bytes each ToR
     /// uplink was chosen for, per bucket), in us; 0 = no table.
     pub selection_bucket_us: f64,
+    /// Per-flow rate sampling interval in us (`rates.csv`, `fairness.csv` and the fairness
+    /// summary keys); 0 = off. Left out of the resolved `scenario.toml` when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub rate_sample_us: f64,
+}
+
+fn is_off(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for Output {
@@ -570,6 +578,7 @@ impl Default for Output {
             queue_sample_us: 1.0,
             trace: false,
             selection_bucket_us: 10.0,
+            rate_sample_us: 0.0,
         }
     }
 }

@@ -536,6 +536,7 @@ fn check_rest(s: &Scenario) -> Result<()> {
     for (field, v) in [
         ("output.queue_sample_us", s.output.queue_sample_us),
         ("output.selection_bucket_us", s.output.selection_bucket_us),
+        ("output.rate_sample_us", s.output.rate_sample_us),
     ] {
         non_negative(field, v)?;
         units::us_to_ps(field, v)?;

@@ -26,6 +26,7 @@ message = "64KiB"
 [output]
 queue_sample_us = 1.0
 selection_bucket_us = 2.0
+rate_sample_us = 1.0
 "#;
 
 /// What an SVG shows: its texts, and how many lines (polylines) and filled rectangles.
@@ -149,8 +150,25 @@ fn run_plot_draws_every_figure_with_labels_and_series() {
         "DATA packets per bucket (packets)",
         &["tor0.up0", "tor0.up1"],
     );
-    // No rates.csv from the engine yet: no rate figure.
-    assert!(!res.join("rates.svg").exists());
+    // The engine's rates.csv: the 8 flows' rates, and their fairness.
+    let r = svg(&res.join("rates.svg"));
+    r.check(
+        "rates",
+        &format!("Sending rate, 8 largest flows {who}"),
+        "time (µs)",
+        "rate (Gbps)",
+        &["flow 0", "flow 3", "flow 7"],
+    );
+    assert!(r.lines >= 8 + 8, "8 lines and 8 legend marks: {}", r.lines);
+    let j = svg(&res.join("fairness.svg"));
+    j.check(
+        "fairness",
+        &format!("Jain's fairness index of the active flows {who}"),
+        "time (µs)",
+        "Jain's fairness index (1 = equal rates)",
+        &["Jain's index"],
+    );
+    assert!(j.lines >= 1, "the index line is drawn");
 
     // `dcfab plot` on the directory redraws the same bytes (deterministic).
     let before = std::fs::read(res.join("fct_cdf.svg")).unwrap();
@@ -208,7 +226,7 @@ fn classes_phantom_queues_and_rates_are_drawn_when_present() {
     let r = svg(&d.join("rates.svg"));
     r.check(
         "rates",
-        who,
+        &format!("Sending rate, 2 largest flows {who}"),
         "time (µs)",
         "rate (Gbps)",
         &["flow 0", "flow 1"],

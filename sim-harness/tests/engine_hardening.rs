@@ -38,6 +38,9 @@ fn simulated(r: &RunResult) -> String {
     m.events = 0;
     m.extra.remove("metrics_interval_ps");
     m.extra.remove("reorder_per_interval");
+    // Derived from the rate series (`output.rate_sample_us`).
+    m.extra.remove("jain_index_final");
+    m.extra.remove("converge_10pct_us");
     format!("{m:?}\n{:?}\n{:?}", r.flows, r.links)
 }
 
@@ -45,9 +48,11 @@ fn stalled(r: &RunResult) -> bool {
     r.summary.extra.get("stalled") == Some(&1.0)
 }
 
-/// `output.queue_sample_us` (1 / 10 / 0) and `output.selection_bucket_us` (10 / 3 / 0) change
-/// no simulated result, in a run that completes and in one that stalls (a host link down from
-/// t = 0: its flows never finish). The samples are events, so `events` may differ.
+/// `output.queue_sample_us` (1 / 10 / 0), `output.selection_bucket_us` (10 / 3 / 0) and
+/// `output.rate_sample_us` (0 / 2 / 0.5) change no simulated result, in a run that completes
+/// and in one that stalls (a host link down from t = 0: its flows never finish). The samples
+/// are events, so `events` may differ. The queue samples are the same with and without rate
+/// samples.
 #[test]
 fn output_settings_do_not_change_results() {
     let mut down = small();
@@ -59,11 +64,19 @@ fn output_settings_do_not_change_results() {
     });
     for (name, base) in [("complete", small()), ("stalled", down)] {
         let mut reference = None;
-        for (sample, bucket) in [(1.0, 10.0), (10.0, 3.0), (0.0, 0.0)] {
+        for (sample, bucket, rate) in [(1.0, 10.0, 0.0), (10.0, 3.0, 2.0), (0.0, 0.0, 0.5)] {
             let mut s = base.clone();
             s.output.queue_sample_us = sample;
             s.output.selection_bucket_us = bucket;
+            s.output.rate_sample_us = rate;
             let r = run(&s);
+            assert_eq!(r.rates.is_empty(), rate == 0.0, "{name}: rates.csv rows");
+            if sample > 0.0 {
+                // The same queue samples without rate samples.
+                let mut q = s.clone();
+                q.output.rate_sample_us = 0.0;
+                assert_eq!(run(&q).queues, r.queues, "{name}: queue samples");
+            }
             assert_eq!(stalled(&r), name == "stalled", "{name}: stalled flag");
             if sample > 0.0 && name == "stalled" {
                 assert!(!r.queues.is_empty() || r.summary.events > 0);
@@ -73,7 +86,8 @@ fn output_settings_do_not_change_results() {
                 None => reference = Some(got),
                 Some(want) => assert_eq!(
                     &got, want,
-                    "{name}: queue_sample_us = {sample}, selection_bucket_us = {bucket}"
+                    "{name}: queue_sample_us = {sample}, selection_bucket_us = {bucket}, \
+                     rate_sample_us = {rate}"
                 ),
             }
         }

@@ -108,7 +108,8 @@ pub struct LazyBar {
 }
 
 impl LazyBar {
-    /// A bar counting `unit`s (e.g. "flows"); draws nothing unless `enabled`.
+    /// A bar counting `unit`s (e.g. "flows"; "": the message says what is counted); draws
+    /// nothing unless `enabled`.
     pub fn new(enabled: bool, unit: &'static str) -> Self {
         LazyBar {
             start: Instant::now(),
@@ -125,9 +126,13 @@ impl LazyBar {
         }
         let mut guard = self.bar.lock().unwrap_or_else(|e| e.into_inner());
         let bar = guard.get_or_insert_with(|| {
+            let counter = if self.unit.is_empty() {
+                String::new()
+            } else {
+                format!("{{pos}}/{{len}} {}  ", self.unit)
+            };
             let style = ProgressStyle::with_template(&format!(
-                "[{{elapsed_precise}}] {{bar:30.cyan/blue}} {{pos}}/{{len}} {}  {{msg}}",
-                self.unit
+                "[{{elapsed_precise}}] {{bar:30.cyan/blue}} {counter}{{msg}}"
             ))
             .unwrap_or_else(|_| ProgressStyle::default_bar());
             ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())

@@ -3,7 +3,7 @@
 use super::common::{self, fmt_ps, fmt_rate, LazyBar};
 use super::Outcome;
 use sim_harness::output::{self, DCFAB_VERSION};
-use sim_harness::results::{Progress, RunResult};
+use sim_harness::results::{Progress, ProgressBasis, ProgressView, RunResult};
 use sim_harness::{estimate, overrides};
 use sim_harness::{simulate, Result, RunControl, Scenario};
 use std::path::{Path, PathBuf};
@@ -62,10 +62,13 @@ pub fn execute(args: Args) -> Result<Outcome> {
         .unwrap_or_else(|| Path::new("out").join(&scenario.name));
 
     common::install_ctrl_c();
-    let bar = LazyBar::new(common::progress_enabled(args.quiet), "flows");
+    let bar = LazyBar::new(common::progress_enabled(args.quiet), "");
+    let basis = ProgressBasis::of(&scenario);
+    let started = std::time::Instant::now();
     let report = |p: Progress| {
-        bar.update(p.flows_done, p.flows_total, || {
-            format!("sim {}", fmt_ps(p.sim_time_ps))
+        let v = ProgressView::new(&p, basis, started.elapsed().as_secs_f64());
+        bar.update((v.fraction() * 1000.0) as u64, 1000, || {
+            progress_line(&v, &p)
         })
     };
     let ctl = RunControl {
@@ -88,6 +91,62 @@ pub fn execute(args: Args) -> Result<Outcome> {
     } else {
         Outcome::Done
     })
+}
+
+/// Bytes in a human binary unit: "512 B", "1.50 KiB", "8.00 MiB", "2.00 GiB", "1.25 TiB".
+fn fmt_bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// Wall-clock seconds as "42s", "3m07s", "2h05m".
+fn fmt_eta(s: f64) -> String {
+    let s = s.round() as u64;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s / 60) % 60)
+    }
+}
+
+/// The progress bar's message: done of total with the rate and ETA, then the flow count
+/// and the simulated time.
+fn progress_line(v: &ProgressView, p: &Progress) -> String {
+    let eta = v.eta_s.map_or_else(|| "-".to_string(), fmt_eta);
+    let head = match v.basis {
+        ProgressBasis::Bytes => format!(
+            "{} of {}  {}/s",
+            fmt_bytes(v.done as f64),
+            fmt_bytes(v.total as f64),
+            fmt_bytes(v.per_s)
+        ),
+        ProgressBasis::SimTime => format!(
+            "sim {} of {}  {}/s",
+            fmt_ps(v.done),
+            fmt_ps(v.total),
+            fmt_ps(v.per_s as u64)
+        ),
+    };
+    let sim = match v.basis {
+        ProgressBasis::Bytes => format!("  sim {}", fmt_ps(p.sim_time_ps)),
+        ProgressBasis::SimTime => String::new(),
+    };
+    format!(
+        "{head}  ETA {eta}  flows {}/{}{sim}",
+        v.flows_done, v.flows_total
+    )
 }
 
 /// The short human summary on stdout.
@@ -133,4 +192,38 @@ fn print_summary(s: &Scenario, r: &RunResult, out: &Path, files: &[PathBuf], int
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
     println!("  wrote      {}/ ({})", out.display(), names.join(" "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_line_shows_bytes_rate_eta_and_flows() {
+        let p = Progress {
+            sim_time_ps: 45_100_000,
+            flows_done: 0,
+            flows_total: 1024,
+            bytes_done: 2 << 30,
+            bytes_total: 8 << 30,
+            max_time_ps: 0,
+        };
+        let v = ProgressView::new(&p, ProgressBasis::Bytes, 4.0);
+        assert_eq!(
+            progress_line(&v, &p),
+            "2.00 GiB of 8.00 GiB  512.00 MiB/s  ETA 12s  flows 0/1024  sim 45.100 us"
+        );
+        let p = Progress {
+            max_time_ps: 1_000_000_000,
+            sim_time_ps: 250_000_000,
+            ..p
+        };
+        let v = ProgressView::new(&p, ProgressBasis::SimTime, 100.0);
+        assert_eq!(
+            progress_line(&v, &p),
+            "sim 250.000 us of 1.000 ms  2.500 us/s  ETA 5m00s  flows 0/1024"
+        );
+        assert_eq!(fmt_eta(7300.0), "2h01m");
+        assert_eq!(fmt_bytes(512.0), "512 B");
+    }
 }

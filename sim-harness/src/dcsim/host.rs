@@ -144,6 +144,10 @@ impl HostEngine {
     pub fn is_done(&self, f: FlowSlot) -> bool {
         each!(self, e => e.flow(f).is_some_and(|x| x.is_done()))
     }
+    /// The cumulative point of flow slot `f` (its lowest unacknowledged DATA), if open.
+    pub fn cum_acked(&self, f: FlowSlot) -> Option<u32> {
+        each!(self, e => e.flow(f).map(|x| x.base()))
+    }
 }
 
 /// No flow in this slot.

@@ -249,6 +249,7 @@ impl Sim {
             hops: [(Comp::new(Kind::Sample, 0), 0); HOPS],
             hop_i: 0,
             fabric,
+            rates: None,
         };
         if let Some(f) = sim.flows.first() {
             sim.q.push(f.spec.start_ps, Comp::new(Kind::Arrivals, 0));
@@ -270,6 +271,13 @@ impl Sim {
                 sim.switches.len(),
                 (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
             )));
+        }
+        let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
+        if rate_ps > 0 {
+            let r = sampling::RateSampler::new(rate_ps);
+            sim.q
+                .push(r.first_at(), Comp::new(Kind::Sample, sampling::RATE_SAMPLE));
+            sim.rates = Some(Box::new(r));
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;

@@ -242,6 +242,8 @@ pub struct Sim {
     /// Run [`Sim::prefetch_ahead`]: only when the ports outgrow the caches
     /// ([`PREFETCH_MIN_PORTS`]); below that the hints cost more than the misses they hide.
     pub(crate) prefetch: bool,
+    /// The per-flow rate series (`output.rate_sample_us > 0`; [`sampling`]).
+    pub(crate) rates: Option<Box<sampling::RateSampler>>,
 }
 
 /// What a run derives from its scenario and fabric before anything else: the longest path's
@@ -298,11 +300,22 @@ impl Sim {
         self.flows_done == self.flows.len()
     }
 
-    fn progress(&self) -> Progress {
+    /// The progress report now (bytes: O(flows), a few times per wall-clock second).
+    pub fn progress(&self) -> Progress {
+        let bytes_done = (0..self.next_arrival as u32)
+            .map(|f| self.transport_acked_bytes(f))
+            .sum();
         Progress {
             sim_time_ps: self.now,
             flows_done: self.flows_done as u64,
             flows_total: self.flows.len() as u64,
+            bytes_done,
+            bytes_total: self.flows.iter().map(|f| f.spec.bytes).sum(),
+            max_time_ps: if self.max_time == NEVER {
+                0
+            } else {
+                self.max_time
+            },
         }
     }
 }

@@ -141,6 +141,8 @@ impl Sim {
             flows,
             queues: self.queues.clone(),
             links,
+            rates: Vec::new(),
+            fairness: Vec::new(),
             tables: self
                 .sel
                 .table(&self.fabric)
@@ -149,6 +151,7 @@ impl Sim {
                 .collect(),
         };
         self.metrics_results(&mut r);
+        self.rate_results(&mut r);
         self.transport_results(&mut r);
         r
     }

@@ -39,7 +39,7 @@ impl Sim {
                 Kind::FlowTimer | Kind::HostTimer => self.transport_timer(c.kind(), c.index()),
                 Kind::Arrivals => self.on_arrivals(),
                 Kind::Failure => self.on_failure(c.index()),
-                Kind::Sample => self.on_sample(),
+                Kind::Sample => self.on_sample(c.index()),
             }
             if self.c.events & (CHECK_EVERY - 1) == 0 {
                 if ctl.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {

@@ -1,9 +1,63 @@
-//! Queue-occupancy sampling (`queues.csv`): output only, never a simulated result.
+//! Output-only sampling, never a simulated result: queue occupancy (`queues.csv`,
+//! `Kind::Sample` index [`QUEUE_SAMPLE`]) and the per-flow rate series (`rates.csv`, index
+//! [`RATE_SAMPLE`], `output.rate_sample_us`) with its fairness metrics (`fairness.csv`,
+//! `jain_index_final`, `converge_10pct_us`: [`crate::metrics::fairness`]).
+//!
+//! Rate sampling reads each running flow's cumulatively acknowledged bytes
+//! ([`Sim::transport_acked_bytes`]) every interval: O(flows running) per sample and nothing
+//! per packet, and the sample events only read state, so a run's results are the same with
+//! and without it.
 
 use super::*;
+use crate::metrics::fairness::{self, FlowSpan};
+use crate::results::RateSample;
+
+/// `Kind::Sample` index of a queue-occupancy sample.
+pub(crate) const QUEUE_SAMPLE: u32 = 0;
+/// `Kind::Sample` index of a rate sample.
+pub(crate) const RATE_SAMPLE: u32 = 1;
+
+/// The rate series being recorded.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RateSampler {
+    /// Sample interval, ps (samples at its multiples).
+    interval_ps: u64,
+    /// Flows `[0, seen)` started before the last sample.
+    seen: usize,
+    /// Flows running at the last sample: (flow, bytes acknowledged then).
+    running: Vec<(u32, u64)>,
+    /// Time of the last sample, ps.
+    last_ps: u64,
+    /// Rows so far: (flow, end of interval, bytes).
+    rows: Vec<(u32, u64, u64)>,
+}
+
+impl RateSampler {
+    /// A sampler every `interval_ps` (> 0).
+    pub(crate) fn new(interval_ps: u64) -> RateSampler {
+        RateSampler {
+            interval_ps,
+            ..RateSampler::default()
+        }
+    }
+
+    /// The first sample time.
+    pub(crate) fn first_at(&self) -> Time {
+        self.interval_ps
+    }
+}
 
 impl Sim {
-    pub(super) fn on_sample(&mut self) {
+    /// A `Kind::Sample` event: queue occupancy or rates.
+    pub(super) fn on_sample(&mut self, which: u32) {
+        if which == RATE_SAMPLE {
+            self.on_rate_sample();
+        } else {
+            self.on_queue_sample();
+        }
+    }
+
+    fn on_queue_sample(&mut self) {
         for (p, port) in self.ports.iter().enumerate() {
             let occupancy = port.kind.occupancy_bytes(p >= self.fabric.hosts as usize);
             if let Some(b) = occupancy {
@@ -16,7 +70,83 @@ impl Sim {
                 }
             }
         }
+        self.q.push(
+            self.now + self.sample_ps,
+            Comp::new(Kind::Sample, QUEUE_SAMPLE),
+        );
+    }
+
+    fn on_rate_sample(&mut self) {
+        let Some(mut r) = self.rates.take() else {
+            return;
+        };
+        let now = self.now;
+        r.running
+            .extend((r.seen..self.next_arrival).map(|f| (f as u32, 0)));
+        r.seen = self.next_arrival;
+        let RateSampler { running, rows, .. } = &mut *r;
+        running.retain_mut(|(f, last)| {
+            let acked = self.transport_acked_bytes(*f);
+            rows.push((*f, now, acked.saturating_sub(*last)));
+            *last = acked;
+            self.flows[*f as usize].end_ps == 0
+        });
+        r.last_ps = now;
         self.q
-            .push(self.now + self.sample_ps, Comp::new(Kind::Sample, 0));
+            .push(now + r.interval_ps, Comp::new(Kind::Sample, RATE_SAMPLE));
+        self.rates = Some(r);
+    }
+
+    /// `rates.csv` up to now: the samples, then the interval since the last one (the run's
+    /// last, shorter interval), without changing the sampler.
+    fn rate_rows(&self, r: &RateSampler) -> Vec<RateSample> {
+        let sample = |(flow, time_ps, bytes): (u32, u64, u64)| {
+            let len = time_ps - fairness::interval_start(time_ps, r.interval_ps);
+            RateSample {
+                flow,
+                time_ps,
+                bytes,
+                rate_gbps: bytes as f64 * 8000.0 / len as f64,
+            }
+        };
+        let mut out: Vec<RateSample> = r.rows.iter().map(|&row| sample(row)).collect();
+        if self.now > r.last_ps {
+            let tail = r
+                .running
+                .iter()
+                .copied()
+                .chain((r.seen..self.next_arrival).map(|f| (f as u32, 0)))
+                .map(|(f, last)| {
+                    let acked = self.transport_acked_bytes(f);
+                    sample((f, self.now, acked.saturating_sub(last)))
+                });
+            out.extend(tail);
+        }
+        out
+    }
+
+    /// `rates.csv`, `fairness.csv` and the fairness keys, when rates are sampled.
+    pub(super) fn rate_results(&self, r: &mut RunResult) {
+        let Some(s) = self.rates.as_deref() else {
+            return;
+        };
+        r.rates = self.rate_rows(s);
+        let spans: Vec<FlowSpan> = self
+            .flows
+            .iter()
+            .map(|f| FlowSpan {
+                start_ps: f.spec.start_ps,
+                end_ps: f.end_ps,
+            })
+            .collect();
+        let f = fairness::fairness(&r.rates, s.interval_ps, &spans);
+        r.fairness = f.series;
+        let x = &mut r.summary.extra;
+        if let Some(j) = f.jain_index_final {
+            x.insert("jain_index_final".into(), j);
+        }
+        if let Some(c) = f.converge_10pct_us {
+            x.insert("converge_10pct_us".into(), c);
+        }
     }
 }

@@ -22,6 +22,8 @@
 //!  results() --> summary.extra (mean_cct_ps, ...), collectives.csv, intervals.csv
 //! ```
 
+pub mod fairness;
+
 use crate::results::Table;
 use crate::workload::FlowSpec;
 use std::collections::{BTreeMap, BTreeSet};

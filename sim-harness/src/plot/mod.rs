@@ -22,6 +22,7 @@ pub fn plot_run(dir: &Path) -> Result<Vec<PathBuf>> {
         run_figures::fct_cdf,
         run_figures::queues,
         run_figures::rates,
+        run_figures::fairness,
         run_figures::links,
         run_figures::utilization,
         run_figures::collectives,

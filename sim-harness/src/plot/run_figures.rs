@@ -5,6 +5,7 @@
 //! | `fct_cdf.svg` | flows.csv | CDF of the completed flows' FCT, all flows and one line per `class` when that column exists |
 //! | `queues.svg` | queues.csv | occupancy over time of the busiest ports (highest peak), physical, and phantom when a `phantom_bytes` column exists |
 //! | `rates.svg` | rates.csv | sending rate over time of the flows that sent the most bytes |
+//! | `fairness.svg` | fairness.csv | Jain's fairness index of the active flows' rates over time |
 //! | `links.svg` | links.csv | link utilization, links sorted from busiest, one line per kind of link (`tor.up`, `agg.down`, ...) |
 //! | `utilization.svg` | intervals.csv | hosts' received DATA over their capacity, per measurement interval |
 //! | `collectives.svg` | collectives.csv | collective completion times: one bar per collective (a CDF beyond 32) |
@@ -237,7 +238,7 @@ pub fn rates(dir: &Path, who: &RunLabel) -> Result<Drawn> {
     let chosen = top(per_flow, RATE_FLOWS, |s| {
         total.get(s.0.as_str()).copied().unwrap_or(0.0)
     });
-    let series = chosen
+    let series: Vec<Series> = chosen
         .into_iter()
         .map(|(k, points)| Series {
             name: format!("flow {k}"),
@@ -248,10 +249,43 @@ pub fn rates(dir: &Path, who: &RunLabel) -> Result<Drawn> {
     line_chart(
         &path,
         &LineChart {
-            title: format!("Sending rate, {RATE_FLOWS} largest flows{}", who.suffix()),
+            title: format!(
+                "Sending rate, {} largest flows{}",
+                series.len(),
+                who.suffix()
+            ),
             x_label: "time (µs)".into(),
             y_label: "rate (Gbps)".into(),
             series,
+            steps: false,
+        },
+    )?;
+    Ok(Some(path))
+}
+
+/// `fairness.svg` (schema `time_ps,flows,jain_index,fair_share_gbps`, README "fairness.csv").
+pub fn fairness(dir: &Path, who: &RunLabel) -> Result<Drawn> {
+    let Some(c) = Csv::read(dir, "fairness.csv")? else {
+        return Ok(None);
+    };
+    if c.rows.is_empty() {
+        return Ok(None);
+    }
+    let (time, jain) = (c.need("time_ps")?, c.need("jain_index")?);
+    let points = (0..c.rows.len())
+        .map(|r| Ok((c.num(r, time)? / PS_PER_US, c.num(r, jain)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let path = dir.join("fairness.svg");
+    line_chart(
+        &path,
+        &LineChart {
+            title: format!("Jain's fairness index of the active flows{}", who.suffix()),
+            x_label: "time (µs)".into(),
+            y_label: "Jain's fairness index (1 = equal rates)".into(),
+            series: vec![Series {
+                name: "Jain's index".into(),
+                points,
+            }],
             steps: false,
         },
     )?;

@@ -1,31 +1,32 @@
 //! The DCSIM transport driver ([`super::TransportDriver::Dcsim`]): the host side of DCSIM
 //! in the DES (the DCSIM logic itself is in [`crate::dcsim`]; its ports' glue in
-//! `crate::port::dcsim`). Reached only through the driver's dispatch in [`super`].
+//! `crate::port::dcsim`). Reached only through the driver's dispatch in [`super`]; its
+//! per-event functions run in the driver context [`Cx`].
 //!
 //! ```text
-//!  Arrivals --> dcsim_open: pending -> engine slot --> dcsim_host_drain(h)
-//!  dcsim_host_drain(h): engine to now (timers) -> releases into the NIC's DATA queue
-//!                       -> SIMs while the NIC's SIM queue has room -> port_serve(h)
-//!                       -> dcsim_host_timer(h) (one HostTimer event per host)
+//!  Arrivals --> open: pending -> engine slot --> host_drain(h)
+//!  host_drain(h):  engine to now (timers) -> releases into the NIC's DATA queue
+//!                  -> SIMs while the NIC's SIM queue has room -> Cx::nic_serve(h)
+//!                  -> host_timer(h) (one HostTimer event per host)
 //!  port_serve(p) (port/dcsim.rs): line free and a packet due now? take it (port_depart:
-//!                       dcsim_departing, transmit, dcsim_departed) : else one TxDone
-//!                       wake-up at the next start
+//!                  departing, transmit, departed) : else one TxDone wake-up at the next start
 //!  switch arrival --> port_arrive(out) -> port_enqueue (drop = tail drop of its class)
-//!  host arrival  --> SIM: SIM-ACK at once | SIM-ACK: on_sim_ack | DATA: receiver, metrics,
-//!                    DATA-ACK (SACK word in the side table) | DATA-ACK: on_data_ack,
-//!                    flow completion
+//!  host arrival  --> arrive: SIM: SIM-ACK at once | SIM-ACK: on_sim_ack | DATA: receiver,
+//!                    metrics, DATA-ACK (SACK word in the side table) | DATA-ACK:
+//!                    on_data_ack, flow completion
 //! ```
 //!
 //! Every event that touches a flow in a host engine checks Eq. 3 (`n_SIM <= n_DATA`)
 //! afterwards ([`crate::dcsim::Counters::invariant_checks`]).
 
+use super::ctx::Cx;
 use super::TransportDriver;
 use crate::dcsim::host::{Phase, NO_FLOW};
 use crate::dcsim::{DcsimParams, DcsimPort, DcsimState};
 use crate::engine::metrics::arrival_of;
 use crate::engine::Sim;
 use crate::error::{Error, Result};
-use crate::event::{Comp, Kind, NEVER};
+use crate::event::{Kind, NEVER};
 use crate::packet::{Packet, PktKind};
 use crate::port::PortDriver;
 use crate::results::RunResult;
@@ -106,358 +107,355 @@ impl Sim {
         )?));
         Ok(())
     }
+}
 
-    /// The DCSIM state (only called in DCSIM runs).
-    fn st(&mut self) -> &mut DcsimState {
-        self.transport.dcsim_mut().expect("a DCSIM run")
-    }
+/// The DCSIM state of a DCSIM run.
+#[inline]
+fn st(t: &mut TransportDriver) -> &mut DcsimState {
+    t.dcsim_mut().expect("a DCSIM run")
+}
 
-    /// Packet `pk` starts leaving host `p`'s NIC now (before its transmission): the host
-    /// engine to now, SIM / DATA transmitted.
-    pub(crate) fn dcsim_departing(&mut self, p: u32, pk: &Packet) {
-        let now = self.now;
-        let st = self.st();
-        let hd = &mut st.hosts[p as usize];
-        let c = hd.cycle(now);
-        hd.eng.advance_to(c);
-        let phase = st.flows[pk.flow as usize].phase;
-        match pk.kind {
-            PktKind::Sim => {
-                st.k.sims_sent += 1;
-                if let Phase::Open(slot) = phase {
-                    st.hosts[p as usize].eng.on_sim_transmitted(slot, pk.ev);
-                    st.check_invariant(p, slot);
-                }
-            }
-            PktKind::Data => {
-                st.flows[pk.flow as usize].tx += 1;
-                if let Phase::Open(slot) = phase {
-                    st.hosts[p as usize].eng.on_data_transmitted(slot, pk.psn);
-                    st.check_invariant(p, slot);
-                }
-                self.c.data_sent += 1;
-            }
-            _ => {}
-        }
-    }
-
-    /// Packet `pk` left host `p`'s NIC: SIMs refilled after a SIM, the host's timer.
-    pub(crate) fn dcsim_departed(&mut self, p: u32, pk: &Packet) {
-        if pk.kind == PktKind::Sim {
-            self.dcsim_refill_sims(p);
-        }
-        self.dcsim_host_timer(p);
-    }
-
-    /// Host `h` adds SIMs to its NIC's SIM queue while it has room and a flow may send one
-    /// (section 2.4 (1)); the port is at now.
-    fn dcsim_refill_sims(&mut self, h: u32) {
-        let Sim {
-            transport,
-            ports,
-            flows,
-            ..
-        } = self;
-        let Some(st) = transport.dcsim_mut() else {
-            return;
-        };
-        let PortDriver::Dcsim(dp) = &mut ports[h as usize].kind else {
-            return;
-        };
-        let l = st.p.small_bytes;
-        let mut slots = Vec::new();
-        while dp.arbiter().sim_space() > 0 {
-            let hd = &mut st.hosts[h as usize];
-            let Some((slot, ev)) = hd.eng.next_sim(&mut hd.rng) else {
-                break;
-            };
-            let f = hd.slot_flow[slot as usize];
-            let pk = Packet {
-                flow: f,
-                src: h,
-                dst: flows[f as usize].spec.dst,
-                psn: 0,
-                cum_ack: 0,
-                bytes: l,
-                ev,
-                kind: PktKind::Sim,
-                ecn: false,
-            };
-            let r = dp.enqueue(pk);
-            debug_assert_eq!(r, Enqueue::Accepted, "the SIM queue had room");
-            slots.push(slot);
-        }
-        self.c.ctrl_created += slots.len() as u64;
-        for slot in slots {
-            st.check_invariant(h, slot);
-        }
-    }
-
-    /// Host `h`: engine to now, releases into the NIC's DATA queue, SIMs, port service,
-    /// next timer.
-    fn dcsim_host_drain(&mut self, h: u32) {
-        let now = self.now;
-        {
-            let hd = &mut self.st().hosts[h as usize];
-            let c = hd.cycle(now);
-            hd.eng.advance_to(c);
-        }
-        self.port_sync(h);
-        let Sim {
-            transport,
-            ports,
-            flows,
-            ..
-        } = self;
-        if let (Some(st), PortDriver::Dcsim(dp)) =
-            (transport.dcsim_mut(), &mut ports[h as usize].kind)
-        {
-            let hd = &mut st.hosts[h as usize];
-            while let Some(r) = hd.eng.pop_release() {
-                let f = hd.slot_flow[r.flow as usize];
-                let spec = &flows[f as usize].spec;
-                let pk = Packet {
-                    flow: f,
-                    src: h,
-                    dst: spec.dst,
-                    psn: r.seq,
-                    cum_ack: 0,
-                    bytes: st.p.payload(spec.bytes, r.seq) + st.p.header_bytes,
-                    ev: r.ev,
-                    kind: PktKind::Data,
-                    ecn: false,
-                };
-                if dp.enqueue(pk) != Enqueue::Accepted {
-                    hd.eng.on_data_dropped_locally(r.flow, r.seq);
-                    st.k.data_local_drops += 1;
-                }
+/// Packet `pk` starts leaving host `p`'s NIC now (before its transmission): the host
+/// engine to now, SIM / DATA transmitted.
+pub(crate) fn departing(cx: &mut Cx, p: u32, pk: &Packet) {
+    let parts = cx.parts();
+    let now = parts.now;
+    let st = st(parts.transport);
+    let hd = &mut st.hosts[p as usize];
+    let c = hd.cycle(now);
+    hd.eng.advance_to(c);
+    let phase = st.flows[pk.flow as usize].phase;
+    match pk.kind {
+        PktKind::Sim => {
+            st.k.sims_sent += 1;
+            if let Phase::Open(slot) = phase {
+                st.hosts[p as usize].eng.on_sim_transmitted(slot, pk.ev);
+                st.check_invariant(p, slot);
             }
         }
-        self.dcsim_refill_sims(h);
-        self.port_serve(h);
-        self.dcsim_host_timer(h);
+        PktKind::Data => {
+            st.flows[pk.flow as usize].tx += 1;
+            if let Phase::Open(slot) = phase {
+                st.hosts[p as usize].eng.on_data_transmitted(slot, pk.psn);
+                st.check_invariant(p, slot);
+            }
+            parts.c.data_sent += 1;
+        }
+        _ => {}
     }
+}
 
-    /// Schedule host `h`'s `HostTimer` at its earliest engine or receiver deadline.
-    fn dcsim_host_timer(&mut self, h: u32) {
-        let now = self.now;
-        let st = self.st();
-        let hd = &st.hosts[h as usize];
-        let mut next = NEVER;
-        if let Some(c) = hd.eng.next_timer() {
-            next = hd.ps(c.max(hd.eng.now() + 1));
-        }
-        if let Some(std::cmp::Reverse((t, _))) = hd.rx_timers.peek() {
-            next = next.min((*t).max(now + 1));
-        }
+/// Packet `pk` left host `p`'s NIC: SIMs refilled after a SIM, the host's timer.
+pub(crate) fn departed(cx: &mut Cx, p: u32, pk: &Packet) {
+    if pk.kind == PktKind::Sim {
+        refill_sims(cx, p);
+    }
+    host_timer(cx, p);
+}
+
+/// Host `h` adds SIMs to its NIC's SIM queue while it has room and a flow may send one
+/// (section 2.4 (1)); the port is at now.
+fn refill_sims(cx: &mut Cx, h: u32) {
+    let (p, nic) = cx.nic_parts(h);
+    let Some(st) = p.transport.dcsim_mut() else {
+        return;
+    };
+    let PortDriver::Dcsim(dp) = nic else {
+        return;
+    };
+    let l = st.p.small_bytes;
+    let mut slots = Vec::new();
+    while dp.arbiter().sim_space() > 0 {
         let hd = &mut st.hosts[h as usize];
-        if next < hd.timer_at {
-            hd.timer_at = next;
-            self.q.push(next, Comp::new(Kind::HostTimer, h));
-        }
-    }
-
-    /// (Re)arm flow `f`'s receiver interval timer in host `h`'s heap.
-    fn dcsim_rx_arm(&mut self, h: u32, f: u32) {
-        let now = self.now;
-        let st = self.st();
-        let fs = &mut st.flows[f as usize];
-        match fs.rx.next_timer() {
-            Some(c) => {
-                let t = st.hosts[h as usize].ps(c).max(now + 1);
-                if t != fs.rx_timer_at {
-                    fs.rx_timer_at = t;
-                    st.hosts[h as usize]
-                        .rx_timers
-                        .push(std::cmp::Reverse((t, f)));
-                }
-            }
-            None => fs.rx_timer_at = NEVER,
-        }
-    }
-
-    /// Host `h`'s `HostTimer` event.
-    pub(crate) fn dcsim_on_timer(&mut self, h: u32) {
-        let now = self.now;
-        let mut acks = Vec::new();
-        {
-            let st = self.st();
-            let hd = &mut st.hosts[h as usize];
-            let c = hd.cycle(now);
-            if hd.timer_at != now {
-                return;
-            }
-            hd.timer_at = NEVER;
-            while let Some(&std::cmp::Reverse((t, f))) = hd.rx_timers.peek() {
-                if t > now {
-                    break;
-                }
-                hd.rx_timers.pop();
-                let fs = &mut st.flows[f as usize];
-                if fs.rx_timer_at != t {
-                    continue;
-                }
-                fs.rx_timer_at = NEVER;
-                fs.rx.advance_to(c);
-                if let Some(a) = fs.rx.take_ack() {
-                    acks.push((f, a));
-                }
-            }
-        }
-        for (f, a) in acks {
-            self.dcsim_send_data_ack(h, f, a);
-            self.dcsim_rx_arm(h, f);
-        }
-        self.dcsim_host_drain(h);
-    }
-
-    /// Receiver host `h` sends DATA-ACK `a` of flow `f`.
-    fn dcsim_send_data_ack(&mut self, h: u32, f: u32, a: DataAck) {
-        let dst = self.flows[f as usize].spec.src;
-        let st = self.st();
-        let idx = st.acks.put(a.sack);
-        let ev = st.hosts[h as usize].rng.next_u32() as u16;
-        st.k.data_acks_sent += 1;
+        let Some((slot, ev)) = hd.eng.next_sim(&mut hd.rng) else {
+            break;
+        };
+        let f = hd.slot_flow[slot as usize];
         let pk = Packet {
             flow: f,
             src: h,
-            dst,
-            psn: idx,
-            cum_ack: a.cum,
-            bytes: st.p.small_bytes,
+            dst: p.flows[f as usize].spec.dst,
+            psn: 0,
+            cum_ack: 0,
+            bytes: l,
             ev,
-            kind: PktKind::DataAck,
+            kind: PktKind::Sim,
             ecn: false,
         };
-        self.send_ctrl(h, pk);
+        let r = dp.enqueue(pk);
+        debug_assert_eq!(r, Enqueue::Accepted, "the SIM queue had room");
+        slots.push(slot);
     }
-
-    /// Flow `f` starts (DCSIM run): it waits for an engine slot at its source.
-    pub(crate) fn dcsim_open(&mut self, f: u32) {
-        let h = self.flows[f as usize].spec.src;
-        let now = self.now;
-        let Sim {
-            transport, flows, ..
-        } = self;
-        let Some(st) = transport.dcsim_mut() else {
-            return;
-        };
-        let c = st.hosts[h as usize].cycle(now);
-        st.hosts[h as usize].eng.advance_to(c);
-        st.hosts[h as usize].pending.push_back(f);
-        st.admit(h, |g| flows[g as usize].spec.collective);
-        self.last_progress = now;
-        self.dcsim_host_drain(h);
+    p.c.ctrl_created += slots.len() as u64;
+    for slot in slots {
+        st.check_invariant(h, slot);
     }
+}
 
-    /// A packet reached host `h` (DCSIM run).
-    pub(crate) fn dcsim_host_arrive(&mut self, h: u32, pk: Packet) {
-        let now = self.now;
-        let f = pk.flow;
-        match pk.kind {
-            PktKind::Sim => {
-                // Section 2.4 (3): the SIM-ACK goes back at once, echoing the SIM's EV.
-                self.c.ctrl_delivered += 1;
-                let st = self.st();
-                st.k.sim_acks_sent += 1;
-                let reply = Packet {
-                    flow: f,
-                    src: h,
-                    dst: pk.src,
-                    psn: 0,
-                    cum_ack: 0,
-                    bytes: st.p.small_bytes,
-                    ev: sim_ack_for(pk.ev),
-                    kind: PktKind::SimAck,
-                    ecn: false,
-                };
-                self.send_ctrl(h, reply);
+/// Host `h`: engine to now, releases into the NIC's DATA queue, SIMs, port service,
+/// next timer.
+fn host_drain(cx: &mut Cx, h: u32) {
+    {
+        let p = cx.parts();
+        let hd = &mut st(p.transport).hosts[h as usize];
+        let c = hd.cycle(p.now);
+        hd.eng.advance_to(c);
+    }
+    cx.nic_sync(h);
+    let (p, nic) = cx.nic_parts(h);
+    if let (Some(st), PortDriver::Dcsim(dp)) = (p.transport.dcsim_mut(), nic) {
+        let hd = &mut st.hosts[h as usize];
+        while let Some(r) = hd.eng.pop_release() {
+            let f = hd.slot_flow[r.flow as usize];
+            let spec = &p.flows[f as usize].spec;
+            let pk = Packet {
+                flow: f,
+                src: h,
+                dst: spec.dst,
+                psn: r.seq,
+                cum_ack: 0,
+                bytes: st.p.payload(spec.bytes, r.seq) + st.p.header_bytes,
+                ev: r.ev,
+                kind: PktKind::Data,
+                ecn: false,
+            };
+            if dp.enqueue(pk) != Enqueue::Accepted {
+                hd.eng.on_data_dropped_locally(r.flow, r.seq);
+                st.k.data_local_drops += 1;
             }
-            PktKind::SimAck => {
-                self.c.ctrl_delivered += 1;
-                let st = self.st();
-                if let Phase::Open(slot) = st.flows[f as usize].phase {
-                    let c = st.hosts[h as usize].cycle(now);
-                    st.hosts[h as usize].eng.advance_to(c);
-                    st.hosts[h as usize].eng.on_sim_ack(slot, pk.ev);
-                    st.check_invariant(h, slot);
-                    self.dcsim_host_drain(h);
-                }
-            }
-            PktKind::Data => {
-                self.c.data_delivered += 1;
-                let hdr = self.hdr_bytes;
-                let Sim { transport, cm, .. } = self;
-                let (Some(st), Some(cm)) = (transport.dcsim_mut(), cm.as_deref_mut()) else {
-                    return;
-                };
-                // The receiver runs on its host's clock.
-                let c = st.hosts[h as usize].cycle(now);
-                let fs = &mut st.flows[f as usize];
-                fs.rx.advance_to(c);
-                let arrival = fs.rx.on_data(pk.psn);
-                if arrival == DataArrival::Overflow {
-                    st.k.rx_overflow += 1;
-                }
-                let new = arrival == DataArrival::New;
-                cm.on_data(arrival_of(&pk, hdr, new), now);
-                if new && fs.rx.stats().delivered == u64::from(fs.datas) {
-                    cm.on_flow_received(f, now);
-                }
-                let ack = fs.rx.take_ack();
-                if let Some(a) = ack {
-                    self.dcsim_send_data_ack(h, f, a);
-                }
-                self.dcsim_rx_arm(h, f);
-                self.dcsim_host_timer(h);
-            }
-            PktKind::DataAck => {
-                self.c.ctrl_delivered += 1;
-                let Sim {
-                    transport, flows, ..
-                } = self;
-                let Some(st) = transport.dcsim_mut() else {
-                    return;
-                };
-                let sack = st.acks.take(pk.psn);
-                let Phase::Open(slot) = st.flows[f as usize].phase else {
-                    return;
-                };
-                let hd = &mut st.hosts[h as usize];
-                let c = hd.cycle(now);
-                hd.eng.advance_to(c);
-                let n = hd.eng.on_data_ack(
-                    slot,
-                    DataAck {
-                        cum: pk.cum_ack,
-                        sack,
-                    },
-                );
-                let done = hd.eng.is_done(slot);
-                st.check_invariant(h, slot);
-                if done {
-                    let hd = &mut st.hosts[h as usize];
-                    hd.eng.close_flow(slot);
-                    hd.slot_flow[slot as usize] = NO_FLOW;
-                    st.flows[f as usize].phase = Phase::Done;
-                    let fl = &mut flows[f as usize];
-                    fl.end_ps = now;
-                    fl.stats.packets_sent = st.flows[f as usize].tx;
-                    fl.stats.retransmits = st.flows[f as usize]
-                        .tx
-                        .saturating_sub(u64::from(st.flows[f as usize].datas));
-                    self.flows_done += 1;
-                    st.admit(h, |g| flows[g as usize].spec.collective);
-                }
-                if n > 0 || done {
-                    self.last_progress = now;
-                }
-                self.dcsim_host_drain(h);
-            }
-            _ => {}
         }
     }
+    refill_sims(cx, h);
+    cx.nic_serve(h);
+    host_timer(cx, h);
+}
 
+/// Schedule host `h`'s `HostTimer` at its earliest engine or receiver deadline.
+fn host_timer(cx: &mut Cx, h: u32) {
+    let p = cx.parts();
+    let now = p.now;
+    let st = st(p.transport);
+    let hd = &st.hosts[h as usize];
+    let mut next = NEVER;
+    if let Some(c) = hd.eng.next_timer() {
+        next = hd.ps(c.max(hd.eng.now() + 1));
+    }
+    if let Some(std::cmp::Reverse((t, _))) = hd.rx_timers.peek() {
+        next = next.min((*t).max(now + 1));
+    }
+    let hd = &mut st.hosts[h as usize];
+    if next < hd.timer_at {
+        hd.timer_at = next;
+        cx.arm(next, Kind::HostTimer, h);
+    }
+}
+
+/// (Re)arm flow `f`'s receiver interval timer in host `h`'s heap.
+fn rx_arm(cx: &mut Cx, h: u32, f: u32) {
+    let p = cx.parts();
+    let now = p.now;
+    let st = st(p.transport);
+    let fs = &mut st.flows[f as usize];
+    match fs.rx.next_timer() {
+        Some(c) => {
+            let t = st.hosts[h as usize].ps(c).max(now + 1);
+            if t != fs.rx_timer_at {
+                fs.rx_timer_at = t;
+                st.hosts[h as usize]
+                    .rx_timers
+                    .push(std::cmp::Reverse((t, f)));
+            }
+        }
+        None => fs.rx_timer_at = NEVER,
+    }
+}
+
+/// Host `h`'s `HostTimer` event.
+pub(crate) fn timer(cx: &mut Cx, h: u32) {
+    let mut acks = Vec::new();
+    {
+        let p = cx.parts();
+        let now = p.now;
+        let st = st(p.transport);
+        let hd = &mut st.hosts[h as usize];
+        let c = hd.cycle(now);
+        if hd.timer_at != now {
+            return;
+        }
+        hd.timer_at = NEVER;
+        while let Some(&std::cmp::Reverse((t, f))) = hd.rx_timers.peek() {
+            if t > now {
+                break;
+            }
+            hd.rx_timers.pop();
+            let fs = &mut st.flows[f as usize];
+            if fs.rx_timer_at != t {
+                continue;
+            }
+            fs.rx_timer_at = NEVER;
+            fs.rx.advance_to(c);
+            if let Some(a) = fs.rx.take_ack() {
+                acks.push((f, a));
+            }
+        }
+    }
+    for (f, a) in acks {
+        send_data_ack(cx, h, f, a);
+        rx_arm(cx, h, f);
+    }
+    host_drain(cx, h);
+}
+
+/// Receiver host `h` sends DATA-ACK `a` of flow `f`.
+fn send_data_ack(cx: &mut Cx, h: u32, f: u32, a: DataAck) {
+    let p = cx.parts();
+    let dst = p.flows[f as usize].spec.src;
+    let st = st(p.transport);
+    let idx = st.acks.put(a.sack);
+    let ev = st.hosts[h as usize].rng.next_u32() as u16;
+    st.k.data_acks_sent += 1;
+    let pk = Packet {
+        flow: f,
+        src: h,
+        dst,
+        psn: idx,
+        cum_ack: a.cum,
+        bytes: st.p.small_bytes,
+        ev,
+        kind: PktKind::DataAck,
+        ecn: false,
+    };
+    cx.send_ctrl(h, pk);
+}
+
+/// Flow `f` starts (DCSIM run): it waits for an engine slot at its source.
+pub(crate) fn open(cx: &mut Cx, f: u32) {
+    let p = cx.parts();
+    let h = p.flows[f as usize].spec.src;
+    let now = p.now;
+    let flows = &*p.flows;
+    let Some(st) = p.transport.dcsim_mut() else {
+        return;
+    };
+    let c = st.hosts[h as usize].cycle(now);
+    st.hosts[h as usize].eng.advance_to(c);
+    st.hosts[h as usize].pending.push_back(f);
+    st.admit(h, |g| flows[g as usize].spec.collective);
+    cx.progress();
+    host_drain(cx, h);
+}
+
+/// A packet reached host `h` (DCSIM run).
+pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
+    let f = pk.flow;
+    match pk.kind {
+        PktKind::Sim => {
+            // Section 2.4 (3): the SIM-ACK goes back at once, echoing the SIM's EV.
+            let p = cx.parts();
+            p.c.ctrl_delivered += 1;
+            let st = st(p.transport);
+            st.k.sim_acks_sent += 1;
+            let reply = Packet {
+                flow: f,
+                src: h,
+                dst: pk.src,
+                psn: 0,
+                cum_ack: 0,
+                bytes: st.p.small_bytes,
+                ev: sim_ack_for(pk.ev),
+                kind: PktKind::SimAck,
+                ecn: false,
+            };
+            cx.send_ctrl(h, reply);
+        }
+        PktKind::SimAck => {
+            let p = cx.parts();
+            let now = p.now;
+            p.c.ctrl_delivered += 1;
+            let st = st(p.transport);
+            if let Phase::Open(slot) = st.flows[f as usize].phase {
+                let c = st.hosts[h as usize].cycle(now);
+                st.hosts[h as usize].eng.advance_to(c);
+                st.hosts[h as usize].eng.on_sim_ack(slot, pk.ev);
+                st.check_invariant(h, slot);
+                host_drain(cx, h);
+            }
+        }
+        PktKind::Data => {
+            let p = cx.parts();
+            let now = p.now;
+            p.c.data_delivered += 1;
+            let hdr = p.hdr_bytes;
+            let (Some(st), Some(cm)) = (p.transport.dcsim_mut(), p.cm) else {
+                return;
+            };
+            // The receiver runs on its host's clock.
+            let c = st.hosts[h as usize].cycle(now);
+            let fs = &mut st.flows[f as usize];
+            fs.rx.advance_to(c);
+            let arrival = fs.rx.on_data(pk.psn);
+            if arrival == DataArrival::Overflow {
+                st.k.rx_overflow += 1;
+            }
+            let new = arrival == DataArrival::New;
+            cm.on_data(arrival_of(&pk, hdr, new), now);
+            if new && fs.rx.stats().delivered == u64::from(fs.datas) {
+                cm.on_flow_received(f, now);
+            }
+            let ack = fs.rx.take_ack();
+            if let Some(a) = ack {
+                send_data_ack(cx, h, f, a);
+            }
+            rx_arm(cx, h, f);
+            host_timer(cx, h);
+        }
+        PktKind::DataAck => {
+            let p = cx.parts();
+            let now = p.now;
+            p.c.ctrl_delivered += 1;
+            let flows = p.flows;
+            let Some(st) = p.transport.dcsim_mut() else {
+                return;
+            };
+            let sack = st.acks.take(pk.psn);
+            let Phase::Open(slot) = st.flows[f as usize].phase else {
+                return;
+            };
+            let hd = &mut st.hosts[h as usize];
+            let c = hd.cycle(now);
+            hd.eng.advance_to(c);
+            let n = hd.eng.on_data_ack(
+                slot,
+                DataAck {
+                    cum: pk.cum_ack,
+                    sack,
+                },
+            );
+            let done = hd.eng.is_done(slot);
+            st.check_invariant(h, slot);
+            if done {
+                let hd = &mut st.hosts[h as usize];
+                hd.eng.close_flow(slot);
+                hd.slot_flow[slot as usize] = NO_FLOW;
+                st.flows[f as usize].phase = Phase::Done;
+                let fl = &mut flows[f as usize];
+                fl.stats.packets_sent = st.flows[f as usize].tx;
+                fl.stats.retransmits = st.flows[f as usize]
+                    .tx
+                    .saturating_sub(u64::from(st.flows[f as usize].datas));
+                st.admit(h, |g| flows[g as usize].spec.collective);
+                cx.flow_done(f);
+            }
+            if n > 0 || done {
+                cx.progress();
+            }
+            host_drain(cx, h);
+        }
+        _ => {}
+    }
+}
+
+impl Sim {
     /// For DCSIM: its counters and per-flow numbers in `r`.
     pub(crate) fn dcsim_results(&self, r: &mut RunResult) {
         let x = &mut r.summary.extra;

@@ -19,18 +19,20 @@
 //! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
 //!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
 //!
-//! What the drivers may touch of the engine (their context) is narrow by convention, not
-//! by type: `now`, the flows, [`Sim::send_ctrl`] (a control packet from a host NIC, for
-//! either kind of port), the event queue for their own timer kinds, `drop_pkt` and the
-//! counters; DCSIM also reaches its NIC's arbiter (`port_sync`, `port_enqueue`,
-//! `port_serve`) for its SIM and DATA queues. Header extras a
-//! [`crate::packet::Packet`] cannot carry go to a [`side::SideTable`] (DCSIM's DATA-ACK
-//! SACK words today).
+//! What a driver may touch of the engine is a type, [`ctx::Cx`]: its per-event functions
+//! (`open`, `arrive`, `pull`, `timer`, DCSIM's `departing` / `departed`) are free
+//! functions of their module taking a `&mut Cx` (now, the flows, the counters, their own
+//! state, send a control packet, kick or serve the host's NIC, arm their own timer kinds,
+//! drop, metrics, progress, completion), never `Sim`. Setting up a run and collecting its
+//! results ([`Sim::transport_setup`], [`Sim::transport_results`]) see the whole engine.
+//! Header extras a [`crate::packet::Packet`] cannot carry go to a [`side::SideTable`]
+//! (DCSIM's DATA-ACK SACK words today).
 //!
 //! Each transport's parameters are one `[transport.<name>]` section whose struct and checks
 //! live next to its code: [`reps`] (`[transport.reps]`, the REPS load balancer's knobs) and
 //! [`crate::dcsim::section`] (`[transport.dcsim]`).
 
+pub(crate) mod ctx;
 pub mod dcsim;
 pub mod dctcp;
 pub mod reps;
@@ -44,6 +46,7 @@ use crate::flow::{FlowRx, Receiver};
 use crate::packet::Packet;
 use crate::results::RunResult;
 use crate::scenario::{CcKind, Scenario};
+use ctx::Cx;
 use std::collections::VecDeque;
 
 /// The DCTCP-style transport's own state beside its per-flow blocks ([`crate::flow::FlowRt`]):
@@ -151,8 +154,7 @@ impl TransportDriver {
     }
 }
 
-/// The context of a transport driver: what it may ask of the engine beyond its own state
-/// and the flows (besides `now`, `drop_pkt` and the counters).
+/// The engine side of [`ctx::Cx::send_ctrl`].
 impl Sim {
     /// Send control packet `pk`, created by the transport, from host `h`'s NIC: counted as
     /// created, queued on the NIC (its control lane; a self-scheduled port's own queues,
@@ -193,9 +195,9 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(ref d) => {
                 let mprdma = d.mprdma;
-                self.dctcp_open(f, mprdma)
+                dctcp::open(&mut Cx::new(self), f, mprdma)
             }
-            TransportDriver::Dcsim(_) => self.dcsim_open(f),
+            TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
         }
     }
 
@@ -203,8 +205,8 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_arrive(&mut self, h: u32, pk: Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) => self.dctcp_arrive(h, pk),
-            TransportDriver::Dcsim(_) => self.dcsim_host_arrive(h, pk),
+            TransportDriver::Dctcp(_) => dctcp::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -212,7 +214,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_pull(&mut self, h: u32) -> Option<Packet> {
         match self.transport {
-            TransportDriver::Dctcp(_) => self.dctcp_pull(h),
+            TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -223,7 +225,7 @@ impl Sim {
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
             TransportDriver::Dctcp(_) => {}
-            TransportDriver::Dcsim(_) => self.dcsim_departing(h, pk),
+            TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -233,7 +235,7 @@ impl Sim {
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
             TransportDriver::Dctcp(_) => {}
-            TransportDriver::Dcsim(_) => self.dcsim_departed(h, pk),
+            TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -241,10 +243,35 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_timer(&mut self, kind: Kind, i: u32) {
         match kind {
-            Kind::FlowTimer => self.on_flow_timer(i),
-            Kind::HostTimer => self.dcsim_on_timer(i),
+            Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
+            Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
             _ => {}
         }
+    }
+
+    /// Payload bytes of flow `f` cumulatively acknowledged at its sender so far (every
+    /// byte once it completed; 0 before it starts): what `rates.csv` samples
+    /// ([`crate::engine`] rate sampling). A transport reads it from its sender's
+    /// cumulative point (packets below it, `mtu` payload bytes each, capped at the size).
+    pub(crate) fn transport_acked_bytes(&self, f: u32) -> u64 {
+        let flow = &self.flows[f as usize];
+        if flow.end_ps > 0 {
+            return flow.spec.bytes;
+        }
+        let (packets, mtu) = match &self.transport {
+            TransportDriver::Dctcp(_) => match &flow.cc {
+                Some(crate::flow::Cc::Dctcp(s)) => (s.regs().snd_una, self.cfg.mtu),
+                _ => (0, 0),
+            },
+            TransportDriver::Dcsim(st) => match st.flows[f as usize].phase {
+                crate::dcsim::host::Phase::Open(slot) => st.hosts[flow.spec.src as usize]
+                    .eng
+                    .cum_acked(slot)
+                    .map_or((0, 0), |c| (c, st.p.mtu)),
+                _ => (0, 0),
+            },
+        };
+        (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
 
     /// The transport's counters and per-flow numbers in `r`.

@@ -1,0 +1,275 @@
+//! Fairness of the per-flow rate series (`rates.csv`): Jain's fairness index per sample
+//! interval (`fairness.csv`) and the summary keys `jain_index_final` and
+//! `converge_10pct_us` (Uno section 5, Fig. 3 / 8: "time to converge within 10% of the fair
+//! share").
+//!
+//! * A flow is **active in an interval** `(t0, t1]` when it ran during all of it: started at
+//!   or before `t0`, not completed before `t1`. A flow that starts or completes inside an
+//!   interval sent during part of it only, so its rate there says nothing about fairness.
+//! * **Jain's index** of the active flows' rates `x_i`: `(sum x)^2 / (n sum x^2)`, from `1/n`
+//!   (one flow takes everything) to 1 (equal rates). An interval whose active flows all
+//!   sent nothing has no index (no row).
+//! * The **fair share** of an interval is the mean of its active flows' rates.
+//! * **Convergence window**: from the last flow start `T_s` to the first completion at or
+//!   after it (or the end of the series): the intervals in which the set of flows is the
+//!   final one. `jain_index_final` is the index of the last interval of that window that
+//!   has one (some active flow sent);
+//!   `converge_10pct_us` is the start of the first interval from which on every interval of
+//!   the window has every active flow within 10% of the fair share, minus `T_s`, in µs
+//!   (absent when the window's last interval is not within 10%, or the window is empty).
+
+use crate::results::{FairnessSample, RateSample};
+
+/// How far from the fair share a converged flow may be: 10% (`converge_10pct_us`).
+pub const CONVERGED_WITHIN: f64 = 0.10;
+
+/// Start and completion of a flow, ps (`end_ps` 0: not completed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowSpan {
+    /// Start time, ps.
+    pub start_ps: u64,
+    /// Completion time, ps; 0 if not completed.
+    pub end_ps: u64,
+}
+
+/// What [`fairness`] derives from a rate series.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fairness {
+    /// `fairness.csv`, one row per interval with active flows that sent something.
+    pub series: Vec<FairnessSample>,
+    /// Jain's index of the last interval of the convergence window that has one.
+    pub jain_index_final: Option<f64>,
+    /// Time from the last flow start until every active flow stays within 10% of the fair
+    /// share, µs.
+    pub converge_10pct_us: Option<f64>,
+}
+
+/// Jain's fairness index of `rates` (`None` when empty or all zero).
+pub fn jain_index(rates: &[f64]) -> Option<f64> {
+    let n = rates.len() as f64;
+    let sum: f64 = rates.iter().sum();
+    let sq: f64 = rates.iter().map(|x| x * x).sum();
+    (sq > 0.0).then(|| sum * sum / (n * sq))
+}
+
+/// Start of the sample interval ending at `time_ps` with sample interval `interval_ps`
+/// (samples at multiples of it; the last interval of a run may end between two).
+pub fn interval_start(time_ps: u64, interval_ps: u64) -> u64 {
+    (time_ps.saturating_sub(1) / interval_ps) * interval_ps
+}
+
+/// Fairness of the rate series `rows` (in time order, as `rates.csv`: every flow that ran
+/// during an interval has a row for it, zero bytes included) sampled every `interval_ps`,
+/// for flows `flows` (indexed by flow id).
+pub fn fairness(rows: &[RateSample], interval_ps: u64, flows: &[FlowSpan]) -> Fairness {
+    let mut out = Fairness::default();
+    if interval_ps == 0 {
+        return out;
+    }
+    let end_of_series = rows.last().map_or(0, |r| r.time_ps);
+    let last_start = flows
+        .iter()
+        .map(|f| f.start_ps)
+        .filter(|&s| s <= end_of_series)
+        .max();
+    let Some(last_start) = last_start else {
+        return out;
+    };
+    let window_end = flows
+        .iter()
+        .filter(|f| f.end_ps > 0 && f.end_ps >= last_start)
+        .map(|f| f.end_ps)
+        .min()
+        .unwrap_or(end_of_series);
+    // Per interval of the window: (start, within 10%, Jain's index).
+    let mut window: Vec<(u64, bool, f64)> = Vec::new();
+    let mut rates = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        let t1 = rows[i].time_ps;
+        let t0 = interval_start(t1, interval_ps);
+        rates.clear();
+        while i < rows.len() && rows[i].time_ps == t1 {
+            let r = &rows[i];
+            i += 1;
+            let Some(f) = flows.get(r.flow as usize) else {
+                continue;
+            };
+            if f.start_ps <= t0 && (f.end_ps == 0 || f.end_ps >= t1) {
+                rates.push(r.rate_gbps);
+            }
+        }
+        let Some(jain) = jain_index(&rates) else {
+            if t0 >= last_start && t1 <= window_end && !rates.is_empty() {
+                window.push((t0, false, 0.0));
+            }
+            continue;
+        };
+        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        out.series.push(FairnessSample {
+            time_ps: t1,
+            flows: rates.len() as u32,
+            jain_index: jain,
+            fair_share_gbps: mean,
+        });
+        if t0 >= last_start && t1 <= window_end {
+            let within = rates
+                .iter()
+                .all(|x| (x - mean).abs() <= CONVERGED_WITHIN * mean);
+            window.push((t0, within, jain));
+        }
+    }
+    out.jain_index_final = window.iter().rev().map(|w| w.2).find(|&j| j > 0.0);
+    if let Some(&(_, within, _)) = window.last() {
+        if within {
+            let from = window
+                .iter()
+                .rposition(|w| !w.1)
+                .map_or(0, |last_bad| last_bad + 1);
+            out.converge_10pct_us = Some((window[from].0 - last_start) as f64 / 1e6);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: u64 = 1_000_000;
+
+    /// A row of flow `flow` for the interval ending at `t_us` µs, at `gbps` (10 µs intervals).
+    fn row(flow: u32, t_us: u64, gbps: f64) -> RateSample {
+        RateSample {
+            flow,
+            time_ps: t_us * US,
+            bytes: (gbps * 10e3 / 8.0) as u64,
+            rate_gbps: gbps,
+        }
+    }
+
+    fn span(start_us: u64, end_us: u64) -> FlowSpan {
+        FlowSpan {
+            start_ps: start_us * US,
+            end_ps: end_us * US,
+        }
+    }
+
+    #[test]
+    fn jain_index_bounds() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), Some(1.0));
+        assert_eq!(jain_index(&[8.0, 0.0, 0.0, 0.0]), Some(0.25));
+        let j = jain_index(&[1.0, 3.0]).unwrap();
+        assert!((j - 16.0 / 20.0).abs() < 1e-12, "{j}");
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+        assert_eq!(jain_index(&[]), None);
+    }
+
+    #[test]
+    fn interval_starts() {
+        assert_eq!(interval_start(10 * US, 10 * US), 0);
+        assert_eq!(interval_start(20 * US, 10 * US), 10 * US);
+        // The last, partial interval of a run ending at 27 µs starts at 20 µs.
+        assert_eq!(interval_start(27 * US, 10 * US), 20 * US);
+    }
+
+    /// Two flows from t = 0, a third joins at 20 µs and takes everything at first, then the
+    /// three share: converged from the interval starting at 50 µs, 30 µs after the start.
+    #[test]
+    fn convergence_after_the_last_start() {
+        let flows = [span(0, 0), span(0, 0), span(20, 0)];
+        let mut rows = Vec::new();
+        let third = [0.0, 0.0, 10.0, 70.0, 40.0, 33.0, 34.0, 33.5];
+        let others = [50.0, 50.0, 45.0, 15.0, 30.0, 33.0, 33.0, 33.0];
+        for (k, (&a, &c)) in others.iter().zip(&third).enumerate() {
+            let t = (k as u64 + 1) * 10;
+            rows.push(row(0, t, a));
+            rows.push(row(1, t, a));
+            if t > 20 {
+                rows.push(row(2, t, c));
+            }
+        }
+        let f = fairness(&rows, 10 * US, &flows);
+        assert_eq!(f.series.len(), 8);
+        // Before 20 µs two equal flows; the third started at 20 µs, the start of the
+        // interval (20, 30], so it counts from that interval on.
+        assert_eq!(f.series[0].flows, 2);
+        assert_eq!(f.series[0].jain_index, 1.0);
+        assert_eq!(f.series[2].flows, 3);
+        assert!(f.series[3].jain_index < 0.7, "{:?}", f.series[3]);
+        assert_eq!(f.converge_10pct_us, Some(30.0));
+        let last = f.jain_index_final.unwrap();
+        assert!(last > 0.999 && last <= 1.0, "{last}");
+        assert!((f.series[7].fair_share_gbps - (33.0 + 33.0 + 33.5) / 3.0).abs() < 1e-9);
+    }
+
+    /// A flow outside 10% in the last interval: never converged; a dip in the middle resets
+    /// the convergence point.
+    #[test]
+    fn convergence_must_last_to_the_end_of_the_window() {
+        let flows = [span(0, 0), span(0, 0)];
+        let rates = [(50.0, 50.0), (50.0, 30.0), (50.0, 50.0), (50.0, 49.0)];
+        let mut rows = Vec::new();
+        for (k, &(a, b)) in rates.iter().enumerate() {
+            let t = (k as u64 + 1) * 10;
+            rows.push(row(0, t, a));
+            rows.push(row(1, t, b));
+        }
+        let f = fairness(&rows, 10 * US, &flows);
+        assert_eq!(
+            f.converge_10pct_us,
+            Some(20.0),
+            "from the interval after the dip"
+        );
+        rows.push(row(0, 50, 60.0));
+        rows.push(row(1, 50, 40.0));
+        let f = fairness(&rows, 10 * US, &flows);
+        assert_eq!(f.converge_10pct_us, None);
+        assert_eq!(f.jain_index_final, jain_index(&[60.0, 40.0]));
+    }
+
+    /// The window ends at the first completion after the last start: the unfair tail of
+    /// the run after it does not count, and the flow that completed mid-interval is not
+    /// active in that interval.
+    #[test]
+    fn the_window_ends_at_the_first_completion() {
+        let flows = [span(0, 25), span(0, 0)];
+        let rows = vec![
+            row(0, 10, 40.0),
+            row(1, 10, 40.0),
+            row(0, 20, 41.0),
+            row(1, 20, 40.0),
+            row(0, 30, 20.0), // completes at 25 µs: not active in (20, 30]
+            row(1, 30, 70.0),
+            row(1, 40, 99.0),
+        ];
+        let f = fairness(&rows, 10 * US, &flows);
+        assert_eq!(f.converge_10pct_us, Some(0.0));
+        assert_eq!(f.jain_index_final, jain_index(&[41.0, 40.0]));
+        assert_eq!(f.series[2].flows, 1);
+        assert_eq!(f.series.len(), 4);
+    }
+
+    /// Starved flows count (rate 0); an interval where no active flow sent has no row, and a
+    /// window ending in one is not converged.
+    #[test]
+    fn starvation_and_silence() {
+        let flows = [span(0, 0), span(0, 0)];
+        let rows = vec![
+            row(0, 10, 80.0),
+            row(1, 10, 0.0),
+            row(0, 20, 0.0),
+            row(1, 20, 0.0),
+        ];
+        let f = fairness(&rows, 10 * US, &flows);
+        assert_eq!(f.series.len(), 1);
+        assert_eq!(f.series[0].jain_index, 0.5);
+        assert_eq!(f.converge_10pct_us, None);
+        assert_eq!(
+            f.jain_index_final,
+            Some(0.5),
+            "the last interval that has an index"
+        );
+        assert_eq!(fairness(&[], 10 * US, &flows), Fairness::default());
+    }
+}
