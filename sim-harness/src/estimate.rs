@@ -176,6 +176,9 @@ pub fn estimate(s: &Scenario) -> Estimate {
         }
         WorkloadKind::UnoMix => mean,
         WorkloadKind::DcAllreduce => bytes / (2.0 * f64::from(w.two_dc.groups.max(1))),
+        // 2 (n-1) / n of the buffer to the ring successor; M (1 + 1/2 + ...) < 2M for the
+        // butterfly.
+        WorkloadKind::RingAllreduce | WorkloadKind::ButterflyAllreduce => 2.0 * msg,
     };
     let arrivals = if websearch || w.kind == WorkloadKind::UnoMix {
         // lambda = load * hosts * rate / (8 * mean) flows per second.

@@ -11,11 +11,16 @@
 
 use crate::scenario::{LbKind, Scenario};
 use crate::workload::FlowSpec;
-use nic::lb::{Ecmp, Ev, LoadBalancer, Ops};
+use nic::lb::{
+    Bitmap, BitmapConfig, Ecmp, Ev, Flowlet, FlowletConfig, LoadBalancer, Mprdma, MprdmaConfig,
+    Mptcp, MptcpConfig, Ops, Plb, PlbConfig, SubflowPick,
+};
 use nic::reps::{
     FailureDetector, FailureDetectorConfig, LossSignal, LossVerdict, Reps, RepsConfig, RepsStats,
 };
-use nic::transport::{Ack, DctcpSender, SackReceiver, SenderStats, TimeoutReport, TxPacket};
+use nic::transport::{
+    Ack, DctcpSender, MprdmaDctcpSender, SackReceiver, SenderStats, TimeoutReport, TxPacket,
+};
 use rtl_models::{Clocked, ConfigError, Cycles, Lfsr32, RandomSource};
 
 /// PSN window words of every flow ([`nic::transport::HARNESS_WORDS`] = 32 words of 64 bits:
@@ -24,6 +29,8 @@ pub const WORDS: usize = nic::transport::HARNESS_WORDS;
 
 /// The sender block the engine instantiates.
 pub type Sender = DctcpSender<WORDS>;
+/// The sender of `transport.cc = "mprdma"` (MPRDMA's per-ACK DCTCP variant).
+pub type MprdmaSender = MprdmaDctcpSender<WORDS>;
 /// The receiver block the engine instantiates.
 pub type Receiver = SackReceiver<WORDS>;
 
@@ -55,8 +62,9 @@ pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
 
 /// The REPS Appendix A failure-detector configuration of every flow: trimming as in
 /// `transport.trimming`, base RTT `base_rtt_cycles` (the longest path's), failure below
-/// [`FAILURE_RTT_MULTIPLE_Q8`] x base RTT, RTT history windows of one RTO (`rto_cycles`:
-/// "the period preceding the timeout").
+/// `transport.reps.failure_rtt_multiple` x base RTT (default 2.0,
+/// [`FAILURE_RTT_MULTIPLE_Q8`]), RTT history windows of `transport.reps.failure_window_us`
+/// or, when 0 (the default), one RTO (`rto_cycles`: "the period preceding the timeout").
 pub fn detector_config(
     s: &Scenario,
     base_rtt_cycles: u64,
@@ -65,8 +73,16 @@ pub fn detector_config(
     FailureDetectorConfig {
         trimming: s.transport.trimming,
         base_rtt_cycles: base_rtt_cycles.clamp(1, u64::from(u32::MAX)) as u32,
-        rtt_multiple_q8: FAILURE_RTT_MULTIPLE_Q8,
-        window_cycles: rto_cycles.max(1),
+        rtt_multiple_q8: crate::transport::reps::rtt_multiple_q8(
+            s.transport.reps.failure_rtt_multiple,
+        ),
+        window_cycles: if s.transport.reps.failure_window_us > 0.0 {
+            crate::clock::NIC_CLOCK
+                .us_to_cycles(s.transport.reps.failure_window_us)
+                .clamp(1.0, u32::MAX as f64) as u32
+        } else {
+            rto_cycles.max(1)
+        },
     }
 }
 
@@ -75,6 +91,9 @@ pub fn detector_config(
 pub enum Cc {
     /// The baseline DCTCP-style window CC (boxed: its PSN ring is about 2 KiB).
     Dctcp(Box<Sender>),
+    /// MPRDMA's DCTCP variant (`transport.cc = "mprdma"`): the same sender with a per-ACK
+    /// cut on every marked ACK instead of DCTCP's once-per-window EWMA cut.
+    Mprdma(Box<MprdmaSender>),
 }
 
 impl Cc {
@@ -88,6 +107,12 @@ impl Cc {
                     s.advance(now - n);
                 }
             }
+            Cc::Mprdma(s) => {
+                let n = s.now();
+                if now > n {
+                    s.advance(now - n);
+                }
+            }
         }
     }
 
@@ -96,6 +121,7 @@ impl Cc {
     pub fn next_packet(&mut self) -> Option<TxPacket> {
         match self {
             Cc::Dctcp(s) => s.next_packet(),
+            Cc::Mprdma(s) => s.next_packet(),
         }
     }
 
@@ -104,6 +130,7 @@ impl Cc {
     pub fn can_send(&self) -> bool {
         match self {
             Cc::Dctcp(s) => s.can_send(),
+            Cc::Mprdma(s) => s.can_send(),
         }
     }
 
@@ -112,6 +139,7 @@ impl Cc {
     pub fn on_ack(&mut self, a: &Ack) -> u32 {
         match self {
             Cc::Dctcp(s) => s.on_ack(a),
+            Cc::Mprdma(s) => s.on_ack(a),
         }
     }
 
@@ -120,6 +148,7 @@ impl Cc {
     pub fn on_nack(&mut self, psn: u32) -> bool {
         match self {
             Cc::Dctcp(s) => s.on_nack(psn),
+            Cc::Mprdma(s) => s.on_nack(psn),
         }
     }
 
@@ -128,6 +157,7 @@ impl Cc {
     pub fn timer_deadline(&self) -> Option<Cycles> {
         match self {
             Cc::Dctcp(s) => s.timer_deadline(),
+            Cc::Mprdma(s) => s.timer_deadline(),
         }
     }
 
@@ -136,6 +166,7 @@ impl Cc {
     pub fn take_timeout(&mut self) -> Option<TimeoutReport> {
         match self {
             Cc::Dctcp(s) => s.take_timeout(),
+            Cc::Mprdma(s) => s.take_timeout(),
         }
     }
 
@@ -144,6 +175,7 @@ impl Cc {
     pub fn rtt_sample(&self, a: &Ack) -> Option<u32> {
         match self {
             Cc::Dctcp(s) => s.rtt_sample(a),
+            Cc::Mprdma(s) => s.rtt_sample(a),
         }
     }
 
@@ -152,6 +184,22 @@ impl Cc {
     pub fn is_done(&self) -> bool {
         match self {
             Cc::Dctcp(s) => s.is_done(),
+            Cc::Mprdma(s) => s.is_done(),
+        }
+    }
+
+    /// Whether the sender may send now under a chooser's out-of-order limit `max_ooo`
+    /// (MPRDMA's `L`: a new PSN only while `snd_nxt - snd_una < L`; a retransmission is
+    /// always allowed) as well as its window ([`Cc::can_send`]).
+    #[inline]
+    pub fn can_send_within(&self, max_ooo: Option<u32>) -> bool {
+        let regs = match self {
+            Cc::Dctcp(s) => s.regs(),
+            Cc::Mprdma(s) => s.regs(),
+        };
+        match max_ooo {
+            Some(l) if regs.n_lost == 0 && regs.snd_nxt - regs.snd_una >= l => false,
+            _ => self.can_send(),
         }
     }
 
@@ -159,14 +207,66 @@ impl Cc {
     pub fn stats(&self) -> SenderStats {
         match self {
             Cc::Dctcp(s) => s.stats,
+            Cc::Mprdma(s) => s.stats,
         }
     }
+}
+
+/// What a flow's chooser is built from beside its kind: the run's EV width, REPS
+/// configuration, path BDP in packets and base RTT in NIC cycles ([`LbParams::new`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LbParams {
+    /// `transport.evs_bits`.
+    pub evs_bits: u32,
+    /// REPS (Algorithms 1-2 constants, [`reps_config`]).
+    pub reps: RepsConfig,
+    /// Packets per BDP of the run (PLB's round: one RTT of ACKs), at least 1.
+    pub bdp_pkts: u32,
+    /// Base RTT of the run, NIC cycles (the flowlet timeout is half of it).
+    pub base_rtt_cycles: u32,
+}
+
+/// Subflows of `transport.lb = "mptcp"` are dealt packets by the fewest in flight (MPTCP's
+/// scheduler sends on the subflow with window space).
+pub const MPTCP_PICK: SubflowPick = SubflowPick::LeastInflight;
+
+/// `transport.lb = "bitmap"` sprays over `2^BITMAP_PATHS_LOG2` EVs per connection (the
+/// block's largest set, 64: 8x the 8 uplinks of the paper's ToRs) ...
+pub const BITMAP_PATHS_LOG2: u32 = 6;
+/// ... and clears its bad bits every `BITMAP_CLEAR_RTTS` base RTTs: a path marked a while
+/// ago is tried again after about one congestion-control reaction (our choice; STrack's
+/// per-path state ages on a similar RTT scale).
+pub const BITMAP_CLEAR_RTTS: u32 = 2;
+
+impl LbParams {
+    /// The parameters of scenario `s` on a run whose longest path has BDP `bdp_bytes` and
+    /// base RTT `base_rtt_cycles`.
+    pub fn new(s: &Scenario, bdp_bytes: u64, base_rtt_cycles: u64) -> LbParams {
+        let mtu = u64::from(s.transport.mtu.max(1));
+        LbParams {
+            evs_bits: s.transport.evs_bits,
+            reps: reps_config(s, bdp_bytes),
+            bdp_pkts: bdp_bytes.div_ceil(mtu).clamp(1, u64::from(u32::MAX)) as u32,
+            base_rtt_cycles: base_rtt_cycles.clamp(2, (1 << 30) - 1) as u32,
+        }
+    }
+}
+
+/// The uniform [0, 1) draw deciding whether flow `i` of a run seeded `seed` is background
+/// ECMP traffic (`workload.background_ecmp`): a splitmix64 hash of both, so the choice is
+/// fixed by the seed and takes nothing from the run's generator.
+pub fn background_draw(seed: u64, i: u64) -> f64 {
+    let mut x = seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xb4c8_9e0d;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Load balancer (entropy chooser) of one flow.
 #[derive(Debug, Clone)]
 pub enum Lb {
-    /// One EV per flow.
+    /// One EV per flow (also the NIC side of `adaptive_roce`, whose switches ignore it).
     Ecmp(Ecmp),
     /// A random EV per packet.
     Ops(Ops),
@@ -174,28 +274,66 @@ pub enum Lb {
     Reps(Reps),
     /// UnoLB (Uno Algorithm 2): round robin over n subflows, rerouted on NACK / timeout.
     Uno(crate::transport::uno::Subflows),
+    /// PLB, FlowBender-like parameters.
+    Plb(Plb),
+    /// Flowlet switching, timeout half the base RTT.
+    Flowlet(Flowlet),
+    /// MPRDMA path selection (returned-VP pool, out-of-order window).
+    Mprdma(Mprdma),
+    /// MPTCP-like, 8 subflows.
+    Mptcp(Mptcp),
+    /// BitMap, STrack-like.
+    Bitmap(Bitmap),
 }
 
 impl Lb {
-    /// The chooser of kind `kind` for a new flow: EVs of `evs_bits` bits, REPS configured
-    /// by `reps` (whose `ev_bits` is overridden by `evs_bits`); ECMP draws the flow's EV
-    /// from `rng`. `Unolb` is not a per-flow entropy chooser of this transport: an error.
-    pub fn new(
-        kind: LbKind,
-        evs_bits: u32,
-        reps: &RepsConfig,
-        rng: &mut Lfsr32,
-    ) -> Result<Lb, ConfigError> {
+    /// The chooser of kind `kind` for a new flow with parameters `p`: EVs of `p.evs_bits`
+    /// bits; REPS configured by `p.reps` (its `ev_bits` overridden by `evs_bits`); PLB with
+    /// FlowBender's aggressive setting (REPS 4.1) over rounds of one BDP of ACKs; flowlet
+    /// timeout half the base RTT (REPS 4.1); MPRDMA with `L = 64`, `delta = L / 2`; MPTCP
+    /// with 8 subflows ([`MPTCP_PICK`]); BitMap over [`BITMAP_PATHS_LOG2`] EV bits cleared
+    /// every [`BITMAP_CLEAR_RTTS`] base RTTs. ECMP (and `adaptive_roce`, an ECMP NIC), PLB,
+    /// flowlet, MPTCP and BitMap draw their first EVs from `rng`. `Unolb` is not a per-flow
+    /// entropy chooser of this transport: an error.
+    pub fn new(kind: LbKind, p: &LbParams, rng: &mut Lfsr32) -> Result<Lb, ConfigError> {
+        let evs_bits = p.evs_bits;
         Ok(match kind {
-            LbKind::Ecmp => Lb::Ecmp(Ecmp::new(evs_bits, rng)),
+            LbKind::Ecmp | LbKind::AdaptiveRoce => Lb::Ecmp(Ecmp::new(evs_bits, rng)),
             LbKind::Ops => Lb::Ops(Ops::new(evs_bits)),
             LbKind::Reps => Lb::Reps(Reps::new(RepsConfig {
                 ev_bits: evs_bits.min(16) as u8,
-                ..*reps
+                ..p.reps
             })?),
             // Replaced per flow by the Uno transport's setup (its subflow count and the
             // flow's own base RTT).
             LbKind::Unolb => Lb::Uno(crate::transport::uno::Subflows::new(8, 0, rng)),
+            LbKind::Plb => Lb::Plb(Plb::new(
+                PlbConfig::flowbender(evs_bits, p.bdp_pkts.clamp(1, 4095) as u16),
+                rng,
+            )?),
+            LbKind::Flowlet => Lb::Flowlet(Flowlet::new(
+                FlowletConfig::half_rtt(evs_bits, p.base_rtt_cycles),
+                rng,
+            )?),
+            LbKind::Mprdma => Lb::Mprdma(Mprdma::new(MprdmaConfig::paper(evs_bits))?),
+            LbKind::Mptcp => Lb::Mptcp(Mptcp::new(
+                MptcpConfig {
+                    evs_bits,
+                    pick: MPTCP_PICK,
+                },
+                rng,
+            )?),
+            LbKind::Bitmap => Lb::Bitmap(Bitmap::new(
+                BitmapConfig {
+                    paths_log2: BITMAP_PATHS_LOG2.min(evs_bits),
+                    clear_period: p
+                        .base_rtt_cycles
+                        .saturating_mul(BITMAP_CLEAR_RTTS)
+                        .min((1 << 31) - 1),
+                },
+                0,
+                rng,
+            )?),
         })
     }
 
@@ -218,36 +356,53 @@ impl Lb {
     }
 }
 
+/// Dispatch one call to the chooser of every variant (a `match`, no `dyn`).
+macro_rules! each_lb {
+    ($self:expr, $l:ident => $e:expr) => {
+        match $self {
+            Lb::Ecmp($l) => $e,
+            Lb::Ops($l) => $e,
+            Lb::Reps($l) => $e,
+            Lb::Plb($l) => $e,
+            Lb::Flowlet($l) => $e,
+            Lb::Mprdma($l) => $e,
+            Lb::Mptcp($l) => $e,
+            Lb::Bitmap($l) => $e,
+            Lb::Uno($l) => $e,
+        }
+    };
+}
+
 /// Static dispatch over the variants (a match, no `dyn`).
 impl LoadBalancer for Lb {
     #[inline]
     fn on_send<R: RandomSource>(&mut self, now: Cycles, rng: &mut R) -> Ev {
-        match self {
-            Lb::Ecmp(l) => l.on_send(now, rng),
-            Lb::Ops(l) => l.on_send(now, rng),
-            Lb::Reps(l) => l.on_send(now, rng),
-            Lb::Uno(l) => l.on_send(now, rng),
-        }
+        each_lb!(self, l => l.on_send(now, rng))
     }
 
     #[inline]
     fn on_ack(&mut self, now: Cycles, ev: Ev, ecn: bool) {
-        match self {
-            Lb::Ecmp(l) => l.on_ack(now, ev, ecn),
-            Lb::Ops(l) => l.on_ack(now, ev, ecn),
-            Lb::Reps(l) => l.on_ack(now, ev, ecn),
-            Lb::Uno(l) => l.on_ack(now, ev, ecn),
-        }
+        each_lb!(self, l => l.on_ack(now, ev, ecn))
     }
 
     #[inline]
     fn on_failure_detection(&mut self, now: Cycles) {
-        match self {
-            Lb::Ecmp(l) => l.on_failure_detection(now),
-            Lb::Ops(l) => l.on_failure_detection(now),
-            Lb::Reps(l) => l.on_failure_detection(now),
-            Lb::Uno(_) => {}
-        }
+        each_lb!(self, l => l.on_failure_detection(now))
+    }
+
+    #[inline]
+    fn on_ack_psn(&mut self, now: Cycles, ev: Ev, ecn: bool, psn: u32) {
+        each_lb!(self, l => l.on_ack_psn(now, ev, ecn, psn))
+    }
+
+    #[inline]
+    fn on_nack(&mut self, now: Cycles, ev: Ev) {
+        each_lb!(self, l => l.on_nack(now, ev))
+    }
+
+    #[inline]
+    fn max_ooo_packets(&self) -> Option<u32> {
+        each_lb!(self, l => l.max_ooo_packets())
     }
 }
 

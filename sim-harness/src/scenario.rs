@@ -112,6 +112,21 @@ pub struct Topology {
     /// differs from its defaults).
     #[serde(skip_serializing_if = "TwoDcSection::is_default")]
     pub two_dc: TwoDcSection,
+    /// When a switch port's physical-queue RED/ECN marker decides: on `departure` (the
+    /// default: the occupancy a packet leaves behind when it starts transmission, as htsim,
+    /// the REPS paper's simulator, and most switch ASICs do) or on `arrival` (the occupancy
+    /// an arriving packet sees; dcfab's rule before session 4).
+    pub ecn_mark: EcnMark,
+}
+
+/// When the physical ECN marker of a switch port decides (`switch::output_port::MarkAt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnMark {
+    /// On the occupancy an arriving packet sees (before it is added).
+    Arrival,
+    /// On the occupancy behind a packet when it starts transmission.
+    Departure,
 }
 
 pub use crate::topology::two_dc::TwoDcSection;
@@ -207,6 +222,7 @@ impl Default for Topology {
             phantom_ports: SwitchPortRole::FAT_TREE.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
             two_dc: TwoDcSection::default(),
+            ecn_mark: EcnMark::Departure,
         }
     }
 }
@@ -227,6 +243,9 @@ pub enum CcKind {
     Gemini,
     /// MPRDMA-style ECN window CC intra-DC, BBR inter-DC: a Uno baseline.
     MprdmaBbr,
+    /// The DCTCP variant of MPRDMA (REPS 4.1's baseline CC): a per-ACK cut of half a packet
+    /// on every ECN-marked ACK, no EWMA (`nic::transport::MprdmaDctcpSender`).
+    Mprdma,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -241,6 +260,27 @@ pub enum LbKind {
     Reps,
     /// Uno's subflow load balancer.
     Unolb,
+    /// PLB with FlowBender-like aggressive parameters (repath after one congested round).
+    Plb,
+    /// Flowlet switching, flowlet timeout at half the base RTT.
+    Flowlet,
+    /// MPRDMA: ECN-driven per-packet VP choice, ACK clocking, out-of-order window `L`.
+    Mprdma,
+    /// MPTCP-like: 8 subflows, each on its own entropy value.
+    Mptcp,
+    /// BitMap: per-EV congestion bits, STrack-like.
+    Bitmap,
+    /// Adaptive RoCE: switches pick the least-loaded uplink per packet (the NIC keeps an
+    /// ECMP entropy value, which the switches ignore).
+    AdaptiveRoce,
+}
+
+impl LbKind {
+    /// Whether the switches route this load balancer's packets adaptively (least-loaded
+    /// uplink) instead of by the ECMP hash of the entropy value.
+    pub const fn switch_adaptive(self) -> bool {
+        matches!(self, LbKind::AdaptiveRoce)
+    }
 }
 
 /// Congestion control and load balancing.
@@ -253,9 +293,9 @@ pub enum LbKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
-    /// dctcp | uno | dcsim | zeropod.
+    /// dctcp | mprdma | uno | dcsim | zeropod.
     pub cc: CcKind,
-    /// ecmp | ops | reps | unolb.
+    /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
     pub lb: LbKind,
     /// Bytes of payload per DATA packet.
     pub mtu: u32,
@@ -497,6 +537,10 @@ pub enum WorkloadKind {
     UnoMix,
     /// `two_dc`: data-parallel Allreduce bursts across the datacenters (Uno 5.1).
     DcAllreduce,
+    /// AllReduce by a ring laid across the spine (REPS 4.2; `workload::ai`).
+    RingAllreduce,
+    /// AllReduce by recursive halving and doubling (REPS 4.2; `workload::ai`).
+    ButterflyAllreduce,
 }
 
 /// The traffic.
@@ -532,6 +576,12 @@ pub struct Workload {
     /// `llm` only: the Table 1 configuration (`[workload.llm]`; absent = its defaults).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm: Option<LlmWorkload>,
+    /// `all_to_all` only: at most this many connections per host at a time (REPS 4.2's
+    /// AllToAll with `n` parallel connections), on a line-rate schedule; 0 = all at once.
+    pub parallel: u32,
+    /// Background ECMP traffic (REPS 4.3.2): this fraction of the flows (drawn per flow
+    /// from the seed) use ECMP whatever `transport.lb` is; 0 = none.
+    pub background_ecmp: f64,
 }
 
 /// GPT (TP-DP-PP) or MoE (TP-EP-DP-PP), Wormhole Table 1.
@@ -592,6 +642,8 @@ impl Default for Workload {
             collective_sizes: vec![8, 16, 32, 64],
             llm: None,
             two_dc: TwoDcWorkload::default(),
+            parallel: 0,
+            background_ecmp: 0.0,
         }
     }
 }

@@ -138,6 +138,8 @@ pub fn flow_count(s: &Scenario, hosts: u64) -> Option<u64> {
         WorkloadKind::MixedIncast | WorkloadKind::UnoMix | WorkloadKind::DcAllreduce => {
             Some(crate::workload::uno::flow_count(s))
         }
+        WorkloadKind::RingAllreduce => Some(hosts),
+        WorkloadKind::ButterflyAllreduce => Some(hosts * u64::from(hosts.max(1).ilog2())),
     }
 }
 
@@ -464,6 +466,24 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         _ => {}
     }
     crate::workload::uno::check(s, hosts)?;
+    if w.parallel > 0 && (w.kind != WorkloadKind::AllToAll || w.collectives > 0) {
+        return Err(Error::field(
+            "workload.parallel",
+            "only a plain all_to_all limits its parallel connections (set it to 0)",
+        ));
+    }
+    if w.kind == WorkloadKind::ButterflyAllreduce && !hosts.is_power_of_two() {
+        return Err(Error::field(
+            "workload.kind",
+            format!("butterfly_allreduce needs a power-of-two number of hosts, got {hosts}"),
+        ));
+    }
+    if !w.background_ecmp.is_finite() || !(0.0..=1.0).contains(&w.background_ecmp) {
+        return Err(Error::field(
+            "workload.background_ecmp",
+            format!("must be a fraction in [0, 1], got {}", w.background_ecmp),
+        ));
+    }
     if w.one_way && w.kind != WorkloadKind::Tornado {
         return Err(Error::field(
             "workload.one_way",
@@ -566,6 +586,16 @@ fn check_rest(s: &Scenario) -> Result<()> {
 // What the fabric simulator supports, and checks that need the built network. Every refusal
 // `dcfab run` can give is here, so `--dry-run` (and the sweep's pre-check) agree with `run`.
 
+/// The load balancers of REPS's comparison added in session 4 (per-flow NIC choosers and
+/// the adaptive switch), which need the DCTCP-style transports.
+fn lb_is_reps_baseline(lb: crate::scenario::LbKind) -> bool {
+    use crate::scenario::LbKind as L;
+    matches!(
+        lb,
+        L::Plb | L::Flowlet | L::Mprdma | L::Mptcp | L::Bitmap | L::AdaptiveRoce
+    )
+}
+
 /// Features the scenario format names but the fabric simulator does not run yet.
 fn check_supported(s: &Scenario) -> Result<()> {
     use crate::scenario::CcKind;
@@ -576,10 +606,29 @@ fn check_supported(s: &Scenario) -> Result<()> {
         ))
     };
     match s.transport.cc {
-        CcKind::Dctcp | CcKind::Dcsim => {}
+        CcKind::Dctcp | CcKind::Mprdma | CcKind::Dcsim => {}
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
         // Zeropod runs on its own slotted region (crate::zeropod); its checks live there.
         CcKind::Zeropod => return crate::zeropod::check_supported(s),
+    }
+    if s.transport.lb.switch_adaptive()
+        && s.topology.radix as usize > 2 * crate::topology::adaptive::MAX_UPLINKS
+    {
+        return Err(Error::field(
+            "topology.radix",
+            format!(
+                "adaptive_roce switches choose among at most {} uplinks: radix at most {}, got {}",
+                crate::topology::adaptive::MAX_UPLINKS,
+                2 * crate::topology::adaptive::MAX_UPLINKS,
+                s.topology.radix
+            ),
+        ));
+    }
+    if s.transport.cc == CcKind::Dcsim && lb_is_reps_baseline(s.transport.lb) {
+        return Err(Error::field(
+            "transport.lb",
+            "the REPS baseline load balancers run on the dctcp / mprdma transports, not dcsim",
+        ));
     }
     crate::transport::uno::check_supported(s)?;
     let kind = match s.topology.kind {
@@ -649,13 +698,14 @@ fn check_built(s: &Scenario) -> Result<()> {
     }
     let fabric = crate::topology::build(s)?;
     for (i, f) in s.failures.iter().enumerate() {
-        if fabric.port_by_name(f.link.trim()).is_none() {
+        if fabric.failure_ports(f.link.trim()).is_none() {
             return Err(Error::field(
                 format!("failures[{i}].link"),
                 format!(
-                    "no link named '{}' in this topology (names look like host5, tor0.up3, \
-                     tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
-                     spine3.up0, border0.down5, border0.wan3; see links.csv)",
+                    "no link or switch named '{}' in this topology (names look like host5, \
+                     tor0.up3, tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
+                     spine3.up0, border0.down5, border0.wan3, or a switch: tor0, agg2, spine3; \
+                     see links.csv)",
                     f.link
                 ),
             ));
@@ -930,7 +980,20 @@ mod tests {
                 "transport.reps.freezing_timeout_us",
                 Box::new(|s| s.transport.reps.freezing_timeout_us = 3e6),
             ),
+            (
+                "transport.reps.failure_rtt_multiple",
+                Box::new(|s| s.transport.reps.failure_rtt_multiple = 0.0),
+            ),
+            (
+                "transport.reps.failure_window_us",
+                Box::new(|s| s.transport.reps.failure_window_us = -1.0),
+            ),
             ("workload.one_way", Box::new(|s| s.workload.one_way = true)),
+            ("workload.parallel", Box::new(|s| s.workload.parallel = 4)),
+            (
+                "workload.background_ecmp",
+                Box::new(|s| s.workload.background_ecmp = 1.5),
+            ),
             ("output.trace", Box::new(|s| s.output.trace = true)),
             (
                 "transport.header_bytes",

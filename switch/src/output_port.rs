@@ -86,6 +86,22 @@ pub enum MarkOn {
     Both,
 }
 
+/// When the physical-queue RED/ECN marker decides (REPS 4.1 runs on htsim, whose ECN queue
+/// marks a packet when it leaves, on the occupancy it leaves behind; most switch ASICs mark
+/// on dequeue too). A phantom queue's own marks are always taken when a packet is offered to
+/// it (Uno 4.1.3: the phantom queue grows on ingress).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum MarkAt {
+    /// On the occupancy an arriving packet sees, before it is added
+    /// ([`OutputPortCtl::on_arrival`]).
+    #[default]
+    Arrival,
+    /// On the occupancy behind the packet when it starts transmission
+    /// ([`OutputPortCtl::on_departure_marked`]).
+    Departure,
+}
+
 /// A port's phantom queue (Uno 4.1.3): the counter, its own RED/ECN thresholds and the
 /// marking choice.
 ///
@@ -263,6 +279,7 @@ pub struct OutputPortCtl {
     phantom: Option<PhantomEcn>,
     trimming: bool,
     header_bytes: u32,
+    mark_at: MarkAt,
     occ_bytes: u64,
     occ_pkts: u32,
     drops: u64,
@@ -300,12 +317,25 @@ impl OutputPortCtl {
             phantom,
             trimming: cfg.trimming,
             header_bytes: cfg.header_bytes,
+            mark_at: MarkAt::Arrival,
             occ_bytes: 0,
             occ_pkts: 0,
             drops: 0,
             trims: 0,
             marks: 0,
         })
+    }
+
+    /// The same block with its physical marker deciding at `at` (a configuration bit, like
+    /// `trimming`; [`MarkAt::Arrival`] unless set).
+    pub const fn with_mark_at(mut self, at: MarkAt) -> Self {
+        self.mark_at = at;
+        self
+    }
+
+    /// When the physical marker decides.
+    pub const fn mark_at(&self) -> MarkAt {
+        self.mark_at
     }
 
     /// The configuration this block was built from.
@@ -342,9 +372,10 @@ impl OutputPortCtl {
             return self.reject_at(now, bytes);
         }
         let physical = self.occ_bytes;
+        let arrival = matches!(self.mark_at, MarkAt::Arrival);
         let phys_mark = |red: &Option<RedMarker>, rng: &mut R| match red {
-            Some(m) => m.should_mark(physical, rng),
-            None => false,
+            Some(m) if arrival => m.should_mark(physical, rng),
+            _ => false,
         };
         let ecn_mark = match &mut self.phantom {
             None => phys_mark(&self.red, rng),
@@ -401,6 +432,28 @@ impl OutputPortCtl {
     pub fn on_departure(&mut self, bytes: u32) {
         self.occ_bytes = self.occ_bytes.saturating_sub(bytes as u64);
         self.occ_pkts = self.occ_pkts.saturating_sub(1);
+    }
+
+    /// An admitted packet of `bytes` starts transmission (as [`OutputPortCtl::on_departure`])
+    /// and, with [`MarkAt::Departure`], the physical marker decides on the occupancy it
+    /// leaves behind (htsim's ECN queue): `true` = set CE on it. With a phantom queue
+    /// marking only on the phantom level ([`MarkOn::Phantom`]) or with [`MarkAt::Arrival`]
+    /// it never marks and draws nothing from `rng`.
+    #[inline]
+    pub fn on_departure_marked<R: RandomSource>(&mut self, bytes: u32, rng: &mut R) -> bool {
+        self.on_departure(bytes);
+        if matches!(self.mark_at, MarkAt::Arrival) {
+            return false;
+        }
+        if matches!(&self.phantom, Some(p) if matches!(p.mark_on, MarkOn::Phantom)) {
+            return false;
+        }
+        let mark = match &self.red {
+            Some(m) => m.should_mark(self.occ_bytes, rng),
+            None => false,
+        };
+        self.marks += mark as u64;
+        mark
     }
 
     /// Bytes in the data queue.

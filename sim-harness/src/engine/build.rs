@@ -32,7 +32,13 @@ impl Sim {
             trimming: s.transport.trimming,
             header_bytes: hdr,
         };
-        let ctl = OutputPortCtl::new(port_cfg).map_err(|e| cfg_err("topology.buffer", e))?;
+        let mark_at = match t.ecn_mark {
+            crate::scenario::EcnMark::Arrival => switch::output_port::MarkAt::Arrival,
+            crate::scenario::EcnMark::Departure => switch::output_port::MarkAt::Departure,
+        };
+        let ctl = OutputPortCtl::new(port_cfg)
+            .map_err(|e| cfg_err("topology.buffer", e))?
+            .with_mark_at(mark_at);
         // `two_dc`: the ports only inter-DC traffic crosses have their own buffer (and RED
         // thresholds at the same fractions of it).
         let dc_red = RedConfig::linear(
@@ -44,8 +50,9 @@ impl Sim {
             ecn: Some(dc_red),
             ..port_cfg
         };
-        let dc_ctl =
-            OutputPortCtl::new(dc_port_cfg).map_err(|e| cfg_err("topology.two_dc.dc_buffer", e))?;
+        let dc_ctl = OutputPortCtl::new(dc_port_cfg)
+            .map_err(|e| cfg_err("topology.two_dc.dc_buffer", e))?
+            .with_mark_at(mark_at);
 
         let init = s
             .transport
@@ -104,7 +111,8 @@ impl Sim {
                         phantom: Some(phantom),
                         ..port_cfg
                     })
-                    .expect("checked by validate");
+                    .expect("checked by validate")
+                    .with_mark_at(mark_at);
                     PortDriver::Switch(c, NIC_CLOCK)
                 }
                 Node::Switch(_) => PortDriver::Switch(ctl, NIC_CLOCK),
@@ -149,7 +157,7 @@ impl Sim {
                 format!("{max_pkts} packets in one message, more than 2^31"),
             ));
         }
-        let reps_cfg = flow::reps_config(s, bdp_bytes);
+        let lb_params = flow::LbParams::new(s, bdp_bytes, NIC_CLOCK.cycle_at(base_rtt_ps));
         let detector = FailureDetector::new(flow::detector_config(
             s,
             NIC_CLOCK.cycle_at(base_rtt_ps),
@@ -163,9 +171,11 @@ impl Sim {
             rto_cycles,
             init_cwnd: cfg.init_cwnd,
         };
+        let background = s.workload.background_ecmp;
         let flows = specs
             .iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 if f.src >= fabric.hosts || f.dst >= fabric.hosts {
                     return Err(Error::field(
                         "workload.kind",
@@ -177,7 +187,7 @@ impl Sim {
                 }
                 // Each flow's own base RTT and BDP (`FlowBase`): the run's inside a datacenter,
                 // its path's across two.
-                let (base, reps_cfg, detector) = if fabric.is_inter(f.src, f.dst) {
+                let (base, flow_lb, detector) = if fabric.is_inter(f.src, f.dst) {
                     let p = fabric.path(f.src, f.dst, sw_ps, mtu + hdr, hdr);
                     let extra = NIC_CLOCK.cycle_at(p.base_rtt_ps.saturating_sub(base_rtt_ps));
                     let rto = (u64::from(rto_cycles) + extra).min(u64::from(u32::MAX >> 1));
@@ -199,20 +209,29 @@ impl Sim {
                         base.rto_cycles,
                     ))
                     .map_err(|e| cfg_err("topology.two_dc.dc_link_delay_us", e))?;
-                    (base, flow::reps_config(s, p.bdp_bytes), det)
+                    let lbp =
+                        flow::LbParams::new(s, p.bdp_bytes, NIC_CLOCK.cycle_at(p.base_rtt_ps));
+                    (base, lbp, det)
                 } else {
-                    (intra_base, reps_cfg, detector)
+                    (intra_base, lb_params, detector)
                 };
                 let mut frng = Lfsr32::new(rng.gen());
-                let lb = Lb::new(s.transport.lb, s.transport.evs_bits, &reps_cfg, &mut frng)
-                    .map_err(|e| {
-                        let field = match e.field {
-                            "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
-                            "ev_bits" => "transport.evs_bits",
-                            _ => "transport.lb",
-                        };
-                        cfg_err(field, e)
-                    })?;
+                // `workload.background_ecmp` (REPS 4.3.2): this flow is background ECMP
+                // traffic (a draw of its own, so no other draw moves).
+                let kind =
+                    if background > 0.0 && flow::background_draw(s.seed, i as u64) < background {
+                        crate::scenario::LbKind::Ecmp
+                    } else {
+                        s.transport.lb
+                    };
+                let lb = Lb::new(kind, &flow_lb, &mut frng).map_err(|e| {
+                    let field = match e.field {
+                        "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
+                        "ev_bits" => "transport.evs_bits",
+                        _ => "transport.lb",
+                    };
+                    cfg_err(field, e)
+                })?;
                 Ok(FlowRt {
                     spec: *f,
                     cc: None,
@@ -233,17 +252,20 @@ impl Sim {
 
         let mut failures = Vec::with_capacity(s.failures.len());
         for (i, f) in s.failures.iter().enumerate() {
-            let p = fabric
-                .port_by_name(f.link.trim())
+            // A link (its cable, both directions) or a switch (every cable of it).
+            let ps = fabric
+                .failure_ports(f.link.trim())
                 .unwrap_or_else(|| panic!("failures[{i}].link checked by validate"));
             let at = (f.at_us * 1e6).round() as Time;
-            failures.push(FailureRt {
-                ports: [p, fabric.ports[p as usize].reverse],
-                gbps: f.gbps,
-                active: false,
-                at,
-                until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
-            });
+            for p in ps {
+                failures.push(FailureRt {
+                    ports: [p, fabric.ports[p as usize].reverse],
+                    gbps: f.gbps,
+                    active: false,
+                    at,
+                    until: f.for_us.map(|d| at + (d * 1e6).round() as Time),
+                });
+            }
         }
 
         let hosts = fabric.hosts as usize;
@@ -256,6 +278,7 @@ impl Sim {
             q: EventQueue::new(),
             now: 0,
             ports,
+            adaptive: None,
             switches,
             flows,
             next_arrival: 0,
@@ -304,6 +327,14 @@ impl Sim {
         }
         if sim.sample_ps > 0 {
             sim.q.push(sim.sample_ps, Comp::new(Kind::Sample, 0));
+        }
+        if s.transport.lb.switch_adaptive() {
+            // Seeded from the scenario seed alone (no draw from the run's generator, so the
+            // flows' random sources are those of the same run under ECMP).
+            sim.adaptive = Some(Box::new(topology::adaptive::AdaptiveSwitches::new(
+                sim.switches.len(),
+                (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
+            )));
         }
         let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
         if rate_ps > 0 {

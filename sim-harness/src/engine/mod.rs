@@ -212,6 +212,9 @@ pub struct Sim {
     pub(crate) fabric: Fabric,
     pub(crate) ports: Vec<PortRt>,
     pub(crate) switches: Vec<(Route, u64)>,
+    /// `transport.lb = "adaptive_roce"`: the switches' adaptive-routing engines
+    /// ([`topology::adaptive`]); `None` routes by the ECMP hash alone.
+    pub(crate) adaptive: Option<Box<topology::adaptive::AdaptiveSwitches>>,
     pub(crate) flows: Vec<FlowRt>,
     pub(crate) next_arrival: usize,
     pub(crate) failures: Vec<FailureRt>,

@@ -19,9 +19,9 @@ impl Sim {
         } else if let Some(h) = host {
             self.transport_pull(h)
         } else {
-            let x = port.data_q.pop_front();
-            if let Some(pk) = &x {
-                port.kind.on_data_departure(pk.bytes);
+            let mut x = port.data_q.pop_front();
+            if let Some(pk) = &mut x {
+                port.kind.on_data_departure(pk, &mut port.rng);
             }
             x
         };
@@ -79,7 +79,17 @@ impl Sim {
 
     pub(super) fn switch_arrive(&mut self, s: u32, mut pk: Packet) {
         let (route, seed) = self.switches[s as usize];
-        let Some(out) = route.select(pk.src, pk.dst, pk.ev, seed) else {
+        let out = match &mut self.adaptive {
+            None => route.select(pk.src, pk.dst, pk.ev, seed),
+            Some(ar) => {
+                let ports = &self.ports;
+                ar.select(s, &route, seed, pk.src, pk.dst, pk.ev, pk.bytes, |p| {
+                    let port = &ports[p as usize];
+                    (port.kind.occupancy_bytes(true).unwrap_or(0), port.down == 0)
+                })
+            }
+        };
+        let Some(out) = out else {
             // Unreachable destination: cannot happen in a connected fabric.
             let first = self.fabric.switches[s as usize].first_port;
             self.drop_pkt(first, &pk, Cause::LinkDown);

@@ -87,11 +87,12 @@ impl PortDriver {
         matches!(self, PortDriver::Dcsim(_))
     }
 
-    /// A DATA of `bytes` left the port's DATA FIFO.
+    /// DATA `pk` left the port's DATA FIFO (starts transmission): a switch port's marker
+    /// marks it here under `topology.ecn_mark = "departure"` (drawing from `rng` only then).
     #[inline]
-    pub fn on_data_departure(&mut self, bytes: u32) {
+    pub fn on_data_departure(&mut self, pk: &mut Packet, rng: &mut Lfsr32) {
         if let PortDriver::Switch(ctl, _) = self {
-            ctl.on_departure(bytes);
+            pk.ecn |= ctl.on_departure_marked(pk.bytes, rng);
         }
     }
 

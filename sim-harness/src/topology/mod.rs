@@ -42,6 +42,7 @@
 //! 2-tier: L = 4, S = 3.) In a `two_dc` the longest path is the longest intra-DC one
 //! ([`two_dc`]); an inter-DC flow's own values come from [`Fabric::path`].
 
+pub mod adaptive;
 pub mod cores;
 pub mod fat_tree;
 pub mod two_dc;
@@ -253,6 +254,40 @@ impl Route {
     }
 }
 
+impl Route {
+    /// The equal-cost uplinks (first port id, count) a packet for `dst` chooses among here;
+    /// `None` when `dst` is below this switch (a fixed down port) or there is no uplink.
+    #[inline]
+    pub fn up_ports(&self, dst: u32) -> Option<(u32, u32)> {
+        match *self {
+            Route::Tree {
+                lo,
+                hi,
+                first_up,
+                n_up,
+                ..
+            } => (!(dst >= lo && dst < hi) && n_up > 0).then_some((first_up, n_up)),
+            // A border switch's choices are all equal-cost: its core ports for its own
+            // datacenter, its inter-DC links for the other.
+            Route::Border {
+                lo,
+                hi,
+                first_down,
+                n_down,
+                first_wan,
+                n_wan,
+            } => {
+                let (first, n) = if dst >= lo && dst < hi {
+                    (first_down, n_down)
+                } else {
+                    (first_wan, n_wan)
+                };
+                (n > 0).then_some((first, n))
+            }
+        }
+    }
+}
+
 /// The ECMP hash of a switch: a seeded 64-bit mix (splitmix64 finalizer, two rounds) of
 /// (source, destination, entropy value), reduced to 32 bits.
 #[inline]
@@ -320,6 +355,18 @@ impl Fabric {
     /// Whether a flow `src -> dst` crosses datacenters (its class is `inter`, else `intra`).
     pub fn is_inter(&self, src: u32, dst: u32) -> bool {
         self.dc_of(src) != self.dc_of(dst)
+    }
+
+    /// The output ports a failure named `name` takes down: the port of that name (its
+    /// cable; the reverse direction is added by the caller), or, for a switch name (`tor3`,
+    /// `agg0`, `spine7`: a switch failure, REPS 4.3.3), every port of that switch (each of
+    /// its cables). `None` if nothing has that name.
+    pub fn failure_ports(&self, name: &str) -> Option<Vec<u32>> {
+        if let Some(p) = self.port_by_name(name) {
+            return Some(vec![p]);
+        }
+        let sw = self.switches.iter().find(|s| s.name == name)?;
+        Some((sw.first_port..sw.first_port + sw.n_ports).collect())
     }
 
     /// The port named `name`, if any.

@@ -6,7 +6,7 @@
 use super::ctx::Cx;
 use crate::engine::Cause;
 use crate::event::{Kind, NEVER};
-use crate::flow::{Cc, FlowRx, Sender};
+use crate::flow::{Cc, FlowRx, MprdmaSender, Sender};
 use crate::packet::{Packet, PktKind};
 use nic::lb::LoadBalancer;
 use nic::reps::LossVerdict;
@@ -86,6 +86,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             if let Some(cc) = &mut flow.cc {
                 cc.sync(now_c);
                 cc.on_nack(pk.psn);
+                flow.lb.on_nack(now_c, pk.ev);
                 after_sender_change(cx, f);
             }
         }
@@ -105,7 +106,7 @@ fn sender_ack(cx: &mut Cx, f: u32, a: Ack) {
         flow.detector.on_rtt_sample(now_c, rtt);
     }
     let newly = cc.on_ack(&a);
-    flow.lb.on_ack(now_c, a.ev, a.ecn);
+    flow.lb.on_ack_psn(now_c, a.ev, a.ecn, a.psn);
     let done = cc.is_done();
     if done {
         flow.stats = cc.stats();
@@ -137,7 +138,7 @@ fn after_sender_change(cx: &mut Cx, f: u32) {
     }
     let Some(cc) = &mut flow.cc else { return };
     let h = flow.spec.src;
-    let sendable = cc.can_send();
+    let sendable = cc.can_send_within(flow.lb.max_ooo_packets());
     let mut arm = None;
     if let Some(d) = cc.timer_deadline() {
         let t = flow.clock.start_of(d);
@@ -170,13 +171,20 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
             continue;
         };
         cc.sync(now_c);
-        let Some(tx) = cc.next_packet() else {
+        // A chooser's out-of-order limit (MPRDMA's L) holds new PSNs back; without one the
+        // sender alone decides (and counts its own stalls).
+        let max_ooo = flow.lb.max_ooo_packets();
+        let next = match max_ooo {
+            Some(_) if !cc.can_send_within(max_ooo) => None,
+            _ => cc.next_packet(),
+        };
+        let Some(tx) = next else {
             flow.in_ready = false;
             after_sender_change(cx, f);
             continue;
         };
         let ev = flow.lb.on_send(now_c, &mut flow.rng);
-        if cc.can_send() {
+        if cc.can_send_within(max_ooo) {
             p.transport.ready(h).push_back(f);
         } else {
             flow.in_ready = false;
@@ -223,8 +231,9 @@ pub(crate) fn timer(cx: &mut Cx, f: u32) {
     }
 }
 
-/// Flow `f` starts now: its DCTCP sender.
-pub(crate) fn open(cx: &mut Cx, f: u32) {
+/// Flow `f` starts now: its DCTCP sender, or MPRDMA's variant of it
+/// (`transport.cc = "mprdma"`).
+pub(crate) fn open(cx: &mut Cx, f: u32, mprdma: bool) {
     let now = cx.now();
     let mut cfg = cx.cfg();
     let flow = cx.flow(f);
@@ -233,9 +242,16 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     // datacenter, larger across two).
     cfg.init_cwnd = flow.base.init_cwnd;
     cfg.rto = flow.base.rto_cycles;
-    let s = Sender::new(cfg, flow.spec.bytes, now_c)
-        .expect("configuration and message size checked at build");
-    flow.cc = Some(Cc::Dctcp(Box::new(s)));
+    const CHECKED: &str = "configuration and message size checked at build";
+    flow.cc = Some(if mprdma {
+        Cc::Mprdma(Box::new(
+            MprdmaSender::new(cfg, flow.spec.bytes, now_c).expect(CHECKED),
+        ))
+    } else {
+        Cc::Dctcp(Box::new(
+            Sender::new(cfg, flow.spec.bytes, now_c).expect(CHECKED),
+        ))
+    });
     cx.progress();
     after_sender_change(cx, f);
 }

@@ -59,6 +59,9 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone, Default)]
 pub struct Dctcp {
     ready: Vec<VecDeque<u32>>,
+    /// `transport.cc = "mprdma"`: senders with MPRDMA's per-ACK cut
+    /// ([`crate::flow::Cc::Mprdma`]) instead of DCTCP's.
+    mprdma: bool,
 }
 
 impl Dctcp {
@@ -66,6 +69,7 @@ impl Dctcp {
     pub fn new(hosts: usize) -> Dctcp {
         Dctcp {
             ready: vec![VecDeque::new(); hosts],
+            mprdma: false,
         }
     }
 }
@@ -187,6 +191,12 @@ impl Sim {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
             CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
+            CcKind::Mprdma => {
+                if let TransportDriver::Dctcp(d) = &mut self.transport {
+                    d.mprdma = true;
+                }
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
@@ -195,7 +205,10 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_open(&mut self, f: u32) {
         match self.transport {
-            TransportDriver::Dctcp(_) => dctcp::open(&mut Cx::new(self), f),
+            TransportDriver::Dctcp(ref d) => {
+                let mprdma = d.mprdma;
+                dctcp::open(&mut Cx::new(self), f, mprdma)
+            }
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
             TransportDriver::Uno(_) => self.uno_open(f),
         }

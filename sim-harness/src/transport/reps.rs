@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 /// as a 32-bit wrap-around stamp of the 1 GHz NIC clock, so the timeout is below 2^31 cycles.
 pub const MAX_FREEZING_TIMEOUT_US: f64 = 2_147_483.648;
 
+/// `failure_rtt_multiple` in the detector's Q8.8 (at least 1 = 1/256).
+pub fn rtt_multiple_q8(m: f64) -> u32 {
+    ((m * 256.0).round() as u32).clamp(1, 65535)
+}
+
 /// `[transport.reps]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -16,8 +21,21 @@ pub struct RepsSection {
     /// Freezing mode (section 3.2) on or off (Appendix C.4 runs REPS without it).
     pub freezing: bool,
     /// `FREEZING_TIMEOUT` (Algorithm 1 line 24) in us: how long a connection stays in
-    /// freezing mode after a failure detection.
+    /// freezing mode after a failure detection. Not given by the paper: 100 us is about
+    /// 1.4 RTOs (70 us), long enough that a connection that froze does not probe the dead
+    /// path again before its next timeout could confirm it, short enough that a transient
+    /// failure (Figure 7's 100 us) costs little spread afterwards.
     pub freezing_timeout_us: f64,
+    /// The Appendix A failure detector's threshold (no trimming): an RTO is judged a path
+    /// failure when the largest RTT of the recent window is below this multiple of the base
+    /// RTT (the paper says "low", no number). 2.0: with one-BDP buffers a congestion loss
+    /// comes after a queue of about one BDP somewhere, an RTT near 2x the base RTT or more,
+    /// so below 2x the loss was not congestion. Held in Q8.8 (0 < x < 256).
+    pub failure_rtt_multiple: f64,
+    /// The detector's RTT history window in us ("the period preceding the timeout"); 0 (the
+    /// default) = one RTO, the interval in which the lost packet's own RTT samples would
+    /// have arrived.
+    pub failure_window_us: f64,
 }
 
 impl Default for RepsSection {
@@ -25,6 +43,8 @@ impl Default for RepsSection {
         RepsSection {
             freezing: true,
             freezing_timeout_us: 100.0,
+            failure_rtt_multiple: 2.0,
+            failure_window_us: 0.0,
         }
     }
 }
@@ -48,6 +68,47 @@ impl RepsSection {
                 format!("must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {v}"),
             ));
         }
+        let m = self.failure_rtt_multiple;
+        const M: &str = "transport.reps.failure_rtt_multiple";
+        if !m.is_finite() || m <= 0.0 || m >= 256.0 {
+            return Err(Error::field(
+                M,
+                format!("must be a number above 0 and below 256 (Q8.8), got {m}"),
+            ));
+        }
+        let w = self.failure_window_us;
+        const W: &str = "transport.reps.failure_window_us";
+        if !w.is_finite() || !(0.0..MAX_FREEZING_TIMEOUT_US).contains(&w) {
+            return Err(Error::field(
+                W,
+                format!(
+                    "must be 0 (one RTO) or a time below {MAX_FREEZING_TIMEOUT_US} us, got {w}"
+                ),
+            ));
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    /// The detector knobs reach the `nic` block's configuration: the defaults are the
+    /// constants of session 3 (2.0x in Q8.8, one RTO), and each field moves its register.
+    #[test]
+    fn detector_fields_reach_the_failure_detector() {
+        let mut s = Scenario::default();
+        let d = crate::flow::detector_config(&s, 10_000, 70_000);
+        assert_eq!(d.rtt_multiple_q8, crate::flow::FAILURE_RTT_MULTIPLE_Q8);
+        assert_eq!(d.window_cycles, 70_000);
+        s.transport.reps.failure_rtt_multiple = 1.25;
+        s.transport.reps.failure_window_us = 20.0;
+        let d = crate::flow::detector_config(&s, 10_000, 70_000);
+        assert_eq!((d.rtt_multiple_q8, d.window_cycles), (320, 20_000));
+        assert!(s.transport.reps.check().is_ok());
+        s.transport.reps.failure_rtt_multiple = 256.0;
+        let e = s.transport.reps.check().unwrap_err().to_string();
+        assert!(e.contains("transport.reps.failure_rtt_multiple"), "{e}");
     }
 }

@@ -5,7 +5,9 @@
 //! * `tornado`: host i sends to `(i + hosts/2) mod hosts` (REPS 4.2), at time 0; with
 //!   `workload.one_way` only hosts `i < hosts/2` send (REPS 4.3.2 micro benchmark).
 //! * `incast`: `degree` distinct random senders to one random receiver, at time 0.
-//! * `all_to_all`: every host to every other host, at time 0 (`hosts * (hosts-1)` flows).
+//! * `all_to_all`: every host to every other host, at time 0 (`hosts * (hosts-1)` flows);
+//!   with `workload.parallel = p` at most p at a time per host ([`ai`]).
+//! * `ring_allreduce`, `butterfly_allreduce`: REPS 4.2's AllReduce collectives ([`ai`]).
 //! * `all_to_all_v` and collectives (`workload.collectives >= 1`): see
 //!   [`collectives`] (DCSIM 4.1); each flow carries its collective id.
 //! * `websearch`: `workload.flows` flows with sizes drawn from the DCTCP web-search CDF
@@ -19,6 +21,7 @@
 //! The message size of every non-websearch flow is `workload.message` (bytes or BDPs).
 //! Every draw comes from the run's ChaCha8 generator, seeded from `scenario.seed`.
 
+pub mod ai;
 pub mod collectives;
 pub mod llm;
 pub mod uno;
@@ -157,6 +160,21 @@ pub fn generate(
                 .map(|&src| at0(src, rx))
                 .collect()
         }
+        WorkloadKind::AllToAll if w.parallel > 0 => {
+            ai::all_to_all(hosts, msg, w.parallel, host_gbps)
+        }
+        WorkloadKind::RingAllreduce => {
+            let per_tor = if s.topology.tiers >= 2 {
+                crate::validate::tor_host_ports(
+                    u64::from(s.topology.radix),
+                    s.topology.oversubscription,
+                ) as u32
+            } else {
+                1
+            };
+            ai::ring_allreduce(hosts, per_tor, msg)
+        }
+        WorkloadKind::ButterflyAllreduce => ai::butterfly_allreduce(hosts, msg)?,
         WorkloadKind::AllToAll => {
             let mut v = Vec::with_capacity(hosts as usize * (hosts as usize - 1));
             for src in 0..hosts {

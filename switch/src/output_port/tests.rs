@@ -545,3 +545,40 @@ proptest! {
         prop_assert!(a.phantom().unwrap().occupancy() <= 100_000);
     }
 }
+
+/// `MarkAt::Departure` (htsim's ECN queue): no mark on arrival whatever the queue; a packet
+/// is marked when the queue it leaves behind is at or above the (step) threshold.
+/// `MarkAt::Arrival` marks on the queue an arrival sees and never at departure.
+#[test]
+fn departure_marking_decides_on_the_queue_left_behind() {
+    let mut rng = Lfsr32::new(7);
+    let mut dep = ecn_ctl(100_000, 20_000, 20_000).with_mark_at(MarkAt::Departure);
+    assert_eq!(dep.mark_at(), MarkAt::Departure);
+    for _ in 0..10 {
+        assert_eq!(
+            dep.on_arrival(0, 4000, &mut rng),
+            Admit::Enqueue { ecn_mark: false }
+        );
+    }
+    assert_eq!(dep.marks(), 0);
+    // Departures leave 36 000, 32 000, ..., 0 bytes behind: the first five are marked.
+    let marked: Vec<bool> = (0..10)
+        .map(|_| dep.on_departure_marked(4000, &mut rng))
+        .collect();
+    assert_eq!(
+        marked,
+        [true, true, true, true, true, false, false, false, false, false]
+    );
+    assert_eq!((dep.marks(), dep.occupancy_bytes()), (5, 0));
+
+    let mut arr = ecn_ctl(100_000, 20_000, 20_000);
+    assert_eq!(arr.mark_at(), MarkAt::Arrival);
+    let marked = (0..10)
+        .filter(|_| arr.on_arrival(0, 4000, &mut rng) == Admit::Enqueue { ecn_mark: true })
+        .count();
+    assert_eq!(marked, 5, "arrivals seeing 20 000 .. 36 000 bytes");
+    for _ in 0..10 {
+        assert!(!arr.on_departure_marked(4000, &mut rng));
+    }
+    assert_eq!(arr.marks(), 5);
+}
