@@ -362,7 +362,6 @@ fn run(
     ))
 }
 
-#[allow(clippy::too_many_arguments)]
 /// A progress report of region `r` at `now_ps`: payload bytes delivered (distinct cells) of
 /// the workload's bytes, and the completed flows.
 fn progress(r: &Region, now_ps: u64, max_time_ps: u64) -> Progress {
@@ -376,6 +375,7 @@ fn progress(r: &Region, now_ps: u64, max_time_ps: u64) -> Progress {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn results(
     s: &Scenario,
     r: &Region,
