@@ -28,12 +28,15 @@
 //! state, send a control packet, kick or serve the host's NIC, arm their own timer kinds,
 //! drop, metrics, progress, completion), never `Sim`. Setting up a run and collecting its
 //! results ([`Sim::transport_setup`], [`Sim::transport_results`]) see the whole engine.
+//! All three implementations (DCTCP-style, DCSIM, Uno) are written this way. Zeropod is not
+//! a driver: its pods are a slotted region with their own run path ([`crate::zeropod`]).
 //! Header extras a [`crate::packet::Packet`] cannot carry go to a [`side::SideTable`]
 //! (DCSIM's DATA-ACK SACK words today).
 //!
 //! Each transport's parameters are one `[transport.<name>]` section whose struct and checks
-//! live next to its code: [`reps`] (`[transport.reps]`, the REPS load balancer's knobs) and
-//! [`crate::dcsim::section`] (`[transport.dcsim]`).
+//! live next to its code: [`reps`] (`[transport.reps]`, the REPS load balancer's knobs),
+//! [`crate::dcsim::section`] (`[transport.dcsim]`), [`uno`] (`[transport.uno]`) and
+//! [`zeropod`] (`[transport.zeropod]`).
 
 pub(crate) mod ctx;
 pub mod dcsim;
@@ -210,7 +213,7 @@ impl Sim {
                 dctcp::open(&mut Cx::new(self), f, mprdma)
             }
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
-            TransportDriver::Uno(_) => self.uno_open(f),
+            TransportDriver::Uno(_) => uno::open(&mut Cx::new(self), f),
         }
     }
 
@@ -220,7 +223,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
-            TransportDriver::Uno(_) => self.uno_arrive(h, pk),
+            TransportDriver::Uno(_) => uno::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -229,7 +232,7 @@ impl Sim {
     pub(crate) fn transport_pull(&mut self, h: u32) -> Option<Packet> {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
-            TransportDriver::Uno(_) => self.uno_pull(h),
+            TransportDriver::Uno(_) => uno::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -259,7 +262,7 @@ impl Sim {
     pub(crate) fn transport_timer(&mut self, kind: Kind, i: u32) {
         match kind {
             Kind::FlowTimer if matches!(self.transport, TransportDriver::Uno(_)) => {
-                self.uno_on_timer(i)
+                uno::timer(&mut Cx::new(self), i)
             }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),

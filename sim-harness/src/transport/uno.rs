@@ -50,11 +50,12 @@ pub use tx::DONE;
 
 use crate::engine::Sim;
 use crate::error::{Error, Result};
-use crate::event::{Comp, Kind, NEVER};
+use crate::event::{Kind, NEVER};
 use crate::flow::Lb;
 use crate::packet::{Packet, PktKind};
 use crate::results::RunResult;
 use crate::scenario::{CcKind, LbKind, Scenario};
+use crate::transport::ctx::Cx;
 use crate::transport::TransportDriver;
 use nic::lb::LoadBalancer;
 use nic::uno::ec::BlockCodec;
@@ -351,320 +352,336 @@ impl Sim {
         }));
         Ok(())
     }
+}
 
-    fn uno(&mut self) -> &mut UnoState {
-        match &mut self.transport {
-            TransportDriver::Uno(u) => u,
-            _ => unreachable!("Uno transport calls run only in Uno runs"),
-        }
+/// The Uno state of a Uno run.
+#[inline]
+fn uno(t: &mut TransportDriver) -> &mut UnoState {
+    match t {
+        TransportDriver::Uno(u) => u,
+        _ => unreachable!("Uno transport calls run only in Uno runs"),
     }
+}
 
-    /// Flow `f` starts now: its sender and receiver.
-    pub(crate) fn uno_open(&mut self, f: u32) {
-        let now = self.now;
-        let flow = &self.flows[f as usize];
-        let now_c = flow.clock.cycle_at(now);
-        let bytes = flow.spec.bytes;
-        let clock = crate::clock::NIC_CLOCK;
-        let st = self.uno();
-        let fi = f as usize;
-        let p = st.params[fi];
-        let ec = st.ec_for(fi);
-        let sec = &st.sec;
-        let (x, y) = if ec {
-            (sec.ec_data, sec.ec_parity)
-        } else {
-            (1, 0)
-        };
-        let base_rtt = clock.cycle_at(p.base_rtt_ps).max(1);
-        let bdp = p.bdp_bytes.clamp(u64::from(st.mtu), (1 << 31) - 1);
-        let block_ps = (sec.block_timeout_us * 1e6).round() as u64;
-        let mut cfg = UnoCcConfig::uno(
-            st.mtu,
-            bdp,
-            st.intra_bdp,
-            base_rtt,
-            st.intra_rtt,
-            st.line_rate,
-        );
-        cfg.alpha_q8 = ((bdp as f64 * sec.alpha * 256.0) as u64).min((1 << 40) - 1);
-        cfg.beta_q15 = (sec.beta * 32768.0).round() as u32;
-        cfg.gentle_q15 = (sec.gentle * 32768.0).round() as u32;
-        cfg.k_bytes = ((st.intra_bdp as f64 * sec.k) as u64).clamp(1, (1 << 32) - 1);
-        cfg.delay_thresh = st.delay_thresh;
-        let init = st
-            .init_cwnd
-            .bytes(bdp)
-            .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
-        let cc = tx::flow_cc(st.cc, p.inter_dc, cfg, init, now_c)
-            .expect("UnoCC configuration from checked fields");
-        let params = TxParams {
-            bytes,
-            mtu: st.mtu,
-            x,
-            y,
-            ec,
-            // The block timer is the estimate of the largest queueing delay: a unit is
-            // declared lost only after it too (a 1 MiB queue at 100 Gb/s alone is 84 us).
-            rto_ps: p.base_rtt_ps + st.rto_ps + block_ps,
-            base_rtt,
-            pacing: sec.pacing,
-        };
-        let sender = UnoTx::new(params, cc).expect("message size checked at build");
-        st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));
-        st.tx[fi] = Some(Box::new(sender));
-        self.last_progress = self.now;
-        self.uno_after_change(f);
-    }
+/// Flow `f` starts now: its sender and receiver.
+pub(crate) fn open(cx: &mut Cx, f: u32) {
+    let p = cx.parts();
+    let now = p.now;
+    let flow = &p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(now);
+    let bytes = flow.spec.bytes;
+    let clock = crate::clock::NIC_CLOCK;
+    let st = uno(p.transport);
+    let fi = f as usize;
+    let fp = st.params[fi];
+    let ec = st.ec_for(fi);
+    let sec = &st.sec;
+    let (x, y) = if ec {
+        (sec.ec_data, sec.ec_parity)
+    } else {
+        (1, 0)
+    };
+    let base_rtt = clock.cycle_at(fp.base_rtt_ps).max(1);
+    let bdp = fp.bdp_bytes.clamp(u64::from(st.mtu), (1 << 31) - 1);
+    let block_ps = (sec.block_timeout_us * 1e6).round() as u64;
+    let mut cfg = UnoCcConfig::uno(
+        st.mtu,
+        bdp,
+        st.intra_bdp,
+        base_rtt,
+        st.intra_rtt,
+        st.line_rate,
+    );
+    cfg.alpha_q8 = ((bdp as f64 * sec.alpha * 256.0) as u64).min((1 << 40) - 1);
+    cfg.beta_q15 = (sec.beta * 32768.0).round() as u32;
+    cfg.gentle_q15 = (sec.gentle * 32768.0).round() as u32;
+    cfg.k_bytes = ((st.intra_bdp as f64 * sec.k) as u64).clamp(1, (1 << 32) - 1);
+    cfg.delay_thresh = st.delay_thresh;
+    let init = st
+        .init_cwnd
+        .bytes(bdp)
+        .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
+    let cc = tx::flow_cc(st.cc, fp.inter_dc, cfg, init, now_c)
+        .expect("UnoCC configuration from checked fields");
+    let params = TxParams {
+        bytes,
+        mtu: st.mtu,
+        x,
+        y,
+        ec,
+        // The block timer is the estimate of the largest queueing delay: a unit is
+        // declared lost only after it too (a 1 MiB queue at 100 Gb/s alone is 84 us).
+        rto_ps: fp.base_rtt_ps + st.rto_ps + block_ps,
+        base_rtt,
+        pacing: sec.pacing,
+    };
+    let sender = UnoTx::new(params, cc).expect("message size checked at build");
+    st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));
+    st.tx[fi] = Some(Box::new(sender));
+    cx.progress();
+    after_change(cx, f);
+}
 
-    /// A packet reached host `h`.
-    pub(crate) fn uno_arrive(&mut self, h: u32, pk: Packet) {
-        let f = pk.flow;
-        match pk.kind {
-            PktKind::Data => {
-                self.c.data_delivered += 1;
-                let now = self.now;
-                let st = self.uno();
-                let Some(rx) = st.rx[f as usize].as_deref_mut() else {
-                    return;
-                };
-                let o = rx.on_data(now, f, pk.psn, st.codec.as_ref());
-                let delivered = rx.data_done;
-                let ack = Packet {
-                    flow: f,
-                    src: h,
-                    dst: pk.src,
-                    psn: o.ack_psn,
-                    cum_ack: pk.cum_ack,
-                    bytes: self.hdr_bytes,
-                    ev: pk.ev,
-                    kind: PktKind::Ack,
-                    ecn: pk.ecn,
-                };
-                self.metrics_data(&pk, o.new, delivered);
-                self.send_ctrl(h, ack);
-                self.uno_arm(f);
-            }
-            PktKind::Header => {
-                // A trimmed DATA: NACK it (the sender retransmits a packet unit; a block
-                // unit waits for its block timer).
-                self.c.headers_delivered += 1;
-                self.c.ctrl_delivered += 1;
-                let nack = Packet {
-                    flow: f,
-                    src: h,
-                    dst: pk.src,
-                    psn: pk.psn & !DONE,
-                    cum_ack: 0,
-                    bytes: self.hdr_bytes,
-                    ev: pk.ev,
-                    kind: PktKind::Nack,
-                    ecn: false,
-                };
-                self.send_ctrl(h, nack);
-            }
-            PktKind::Ack => {
-                self.c.ctrl_delivered += 1;
-                self.uno_ack(f, pk);
-            }
-            PktKind::Nack => {
-                self.c.ctrl_delivered += 1;
-                let flow = &mut self.flows[f as usize];
-                let now_c = flow.clock.cycle_at(self.now);
-                let TransportDriver::Uno(st) = &mut self.transport else {
-                    return;
-                };
-                // A trimmed packet of a coded block is left to the block timer.
-                if pk.psn & DONE == 0 && st.ec_for(f as usize) {
-                    return;
-                }
-                let Some(tx) = st.tx[f as usize].as_deref_mut() else {
-                    return;
-                };
-                let rtt_ps = st.params[f as usize].base_rtt_ps;
-                if let Some(ev) = tx.on_nack(now_c, self.now, rtt_ps, pk.psn) {
-                    flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
-                }
-                self.uno_after_change(f);
-            }
-            PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
-        }
-    }
-
-    fn uno_ack(&mut self, f: u32, pk: Packet) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        let now_c = flow.clock.cycle_at(now);
-        let TransportDriver::Uno(st) = &mut self.transport else {
-            return;
-        };
-        let Some(tx) = st.tx[f as usize].as_deref_mut() else {
-            return;
-        };
-        let rtt_c = crate::metrics::since(pk.cum_ack, now) / crate::clock::NIC_PERIOD_PS;
-        let r = tx.on_ack(now_c, pk.psn & !DONE, pk.psn & DONE != 0, pk.ecn, rtt_c);
-        flow.lb.on_ack(now_c, pk.ev, pk.ecn);
-        if r.newly > 0 {
-            self.last_progress = now;
-        }
-        if r.flow_done {
-            let tx = st.tx[f as usize].take().expect("sender present");
-            add_tx(&mut st.totals.tx, &tx.stats);
-            flow.stats = nic::transport::SenderStats {
-                packets_sent: tx.stats.packets_sent,
-                retransmits: tx.stats.retransmits,
-                ecn_acks: tx.stats.ecn_acks,
-                nacks: tx.stats.nacks,
-                timeouts: tx.stats.timeouts,
-                ..Default::default()
+/// A packet reached host `h`.
+pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
+    let f = pk.flow;
+    let hdr = cx.hdr_bytes();
+    match pk.kind {
+        PktKind::Data => {
+            let p = cx.parts();
+            p.c.data_delivered += 1;
+            let st = uno(p.transport);
+            let Some(rx) = st.rx[f as usize].as_deref_mut() else {
+                return;
             };
-            flow.in_ready = false;
-            flow.end_ps = now;
-            self.flows_done += 1;
-            return;
+            let o = rx.on_data(p.now, f, pk.psn, st.codec.as_ref());
+            let delivered = rx.data_done;
+            let ack = Packet {
+                flow: f,
+                src: h,
+                dst: pk.src,
+                psn: o.ack_psn,
+                cum_ack: pk.cum_ack,
+                bytes: hdr,
+                ev: pk.ev,
+                kind: PktKind::Ack,
+                ecn: pk.ecn,
+            };
+            cx.metrics_data(&pk, o.new, delivered);
+            cx.send_ctrl(h, ack);
+            arm(cx, f);
         }
-        self.uno_after_change(f);
-    }
-
-    /// After anything changed flow `f`'s sender: into its host's ready ring if it may send
-    /// now, and its timer armed.
-    fn uno_after_change(&mut self, f: u32) {
-        let flow = &mut self.flows[f as usize];
-        let now_c = flow.clock.cycle_at(self.now);
-        let h = flow.spec.src;
-        let TransportDriver::Uno(st) = &mut self.transport else {
-            return;
-        };
-        let Some(tx) = st.tx[f as usize].as_deref() else {
-            return;
-        };
-        if tx.can_send(now_c) {
-            if !flow.in_ready {
-                flow.in_ready = true;
-                st.ready[h as usize].push_back(f);
-            }
-            self.kick(h);
-        }
-        self.uno_arm(f);
-    }
-
-    /// Arm flow `f`'s timer at its earliest deadline: the pacer (when only it holds a
-    /// packet back), the sender timeout, the receiver's block timers.
-    fn uno_arm(&mut self, f: u32) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        let now_c = flow.clock.cycle_at(now);
-        let TransportDriver::Uno(st) = &self.transport else {
-            return;
-        };
-        let mut at = NEVER;
-        if let Some(tx) = st.tx[f as usize].as_deref() {
-            if let Some(c) = tx.pace_wait(now_c) {
-                at = at.min(flow.clock.start_of(c));
-            }
-            if let Some(t) = tx.deadline_ps() {
-                at = at.min(t);
-            }
-        }
-        if let Some(t) = st.rx[f as usize].as_deref().and_then(|r| r.deadline_ps()) {
-            at = at.min(t);
-        }
-        let at = at.max(now);
-        if at != NEVER && at < flow.timer_at {
-            flow.timer_at = at;
-            self.q.push(at, Comp::new(Kind::FlowTimer, f));
-        }
-    }
-
-    /// Flow `f`'s timer: block timers (NACKs), sender timeouts, the pacer.
-    pub(crate) fn uno_on_timer(&mut self, f: u32) {
-        let now = self.now;
-        let flow = &mut self.flows[f as usize];
-        if flow.timer_at != now {
-            return;
-        }
-        flow.timer_at = NEVER;
-        let now_c = flow.clock.cycle_at(now);
-        let (dst, src) = (flow.spec.dst, flow.spec.src);
-        let TransportDriver::Uno(st) = &mut self.transport else {
-            return;
-        };
-        let nacks = st.rx[f as usize]
-            .as_deref_mut()
-            .map(|r| r.on_timer(now))
-            .unwrap_or_default();
-        let mut timeouts = 0;
-        if let Some(tx) = st.tx[f as usize].as_deref_mut() {
-            let before = tx.stats.timeouts;
-            for ev in tx.on_timer(now_c, now) {
-                flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
-            }
-            timeouts = tx.stats.timeouts - before;
-        }
-        self.c.timeouts += timeouts;
-        for k in nacks {
+        PktKind::Header => {
+            // A trimmed DATA: NACK it (the sender retransmits a packet unit; a block
+            // unit waits for its block timer).
+            let c = cx.counters();
+            c.headers_delivered += 1;
+            c.ctrl_delivered += 1;
             let nack = Packet {
                 flow: f,
-                src: dst,
-                dst: src,
-                psn: k,
+                src: h,
+                dst: pk.src,
+                psn: pk.psn & !DONE,
                 cum_ack: 0,
-                bytes: self.hdr_bytes,
-                ev: 0,
+                bytes: hdr,
+                ev: pk.ev,
                 kind: PktKind::Nack,
                 ecn: false,
             };
-            self.send_ctrl(dst, nack);
+            cx.send_ctrl(h, nack);
         }
-        self.uno_after_change(f);
-    }
-
-    /// The next DATA packet host `h` sends: round robin over its ready flows.
-    pub(crate) fn uno_pull(&mut self, h: u32) -> Option<Packet> {
-        let now = self.now;
-        loop {
-            let TransportDriver::Uno(st) = &mut self.transport else {
-                return None;
+        PktKind::Ack => {
+            cx.counters().ctrl_delivered += 1;
+            ack(cx, f, pk);
+        }
+        PktKind::Nack => {
+            let p = cx.parts();
+            p.c.ctrl_delivered += 1;
+            let flow = &mut p.flows[f as usize];
+            let now_c = flow.clock.cycle_at(p.now);
+            let TransportDriver::Uno(st) = p.transport else {
+                return;
             };
-            let f = st.ready[h as usize].pop_front()?;
-            let flow = &mut self.flows[f as usize];
-            let now_c = flow.clock.cycle_at(now);
+            // A trimmed packet of a coded block is left to the block timer.
+            if pk.psn & DONE == 0 && st.ec_for(f as usize) {
+                return;
+            }
             let Some(tx) = st.tx[f as usize].as_deref_mut() else {
-                flow.in_ready = false;
-                continue;
+                return;
             };
-            if !tx.can_send(now_c) {
-                flow.in_ready = false;
-                self.uno_arm(f);
-                continue;
+            let rtt_ps = st.params[f as usize].base_rtt_ps;
+            if let Some(ev) = tx.on_nack(now_c, p.now, rtt_ps, pk.psn) {
+                flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
             }
-            let (lb, rng) = (&mut flow.lb, &mut flow.rng);
-            let Some((wpn, payload, ev)) = tx.send(now_c, now, || lb.on_send(now_c, rng)) else {
-                flow.in_ready = false;
-                continue;
-            };
-            if tx.can_send(now_c) {
-                st.ready[h as usize].push_back(f);
-            } else {
-                flow.in_ready = false;
-            }
-            let pk = Packet {
-                flow: f,
-                src: h,
-                dst: flow.spec.dst,
-                psn: wpn,
-                cum_ack: 0,
-                bytes: payload + self.hdr_bytes,
-                ev,
-                kind: PktKind::Data,
-                ecn: false,
-            };
-            self.uno_arm(f);
-            self.c.data_sent += 1;
-            return Some(pk);
+            after_change(cx, f);
+        }
+        PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
+    }
+}
+
+/// ACK `pk` reached flow `f`'s sender.
+fn ack(cx: &mut Cx, f: u32, pk: Packet) {
+    let p = cx.parts();
+    let now = p.now;
+    let flow = &mut p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(now);
+    let TransportDriver::Uno(st) = p.transport else {
+        return;
+    };
+    let Some(tx) = st.tx[f as usize].as_deref_mut() else {
+        return;
+    };
+    let rtt_c = crate::metrics::since(pk.cum_ack, now) / crate::clock::NIC_PERIOD_PS;
+    let r = tx.on_ack(now_c, pk.psn & !DONE, pk.psn & DONE != 0, pk.ecn, rtt_c);
+    flow.lb.on_ack(now_c, pk.ev, pk.ecn);
+    if r.flow_done {
+        let tx = st.tx[f as usize].take().expect("sender present");
+        add_tx(&mut st.totals.tx, &tx.stats);
+        flow.stats = nic::transport::SenderStats {
+            packets_sent: tx.stats.packets_sent,
+            retransmits: tx.stats.retransmits,
+            ecn_acks: tx.stats.ecn_acks,
+            nacks: tx.stats.nacks,
+            timeouts: tx.stats.timeouts,
+            ..Default::default()
+        };
+        flow.in_ready = false;
+    }
+    if r.newly > 0 {
+        cx.progress();
+    }
+    if r.flow_done {
+        cx.flow_done(f);
+        return;
+    }
+    after_change(cx, f);
+}
+
+/// After anything changed flow `f`'s sender: into its host's ready ring if it may send
+/// now, and its timer armed.
+fn after_change(cx: &mut Cx, f: u32) {
+    let p = cx.parts();
+    let flow = &mut p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(p.now);
+    let h = flow.spec.src;
+    let TransportDriver::Uno(st) = p.transport else {
+        return;
+    };
+    let Some(tx) = st.tx[f as usize].as_deref() else {
+        return;
+    };
+    if tx.can_send(now_c) {
+        if !flow.in_ready {
+            flow.in_ready = true;
+            st.ready[h as usize].push_back(f);
+        }
+        cx.kick(h);
+    }
+    arm(cx, f);
+}
+
+/// Arm flow `f`'s timer at its earliest deadline: the pacer (when only it holds a
+/// packet back), the sender timeout, the receiver's block timers.
+fn arm(cx: &mut Cx, f: u32) {
+    let p = cx.parts();
+    let now = p.now;
+    let flow = &mut p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(now);
+    let TransportDriver::Uno(st) = p.transport else {
+        return;
+    };
+    let mut at = NEVER;
+    if let Some(tx) = st.tx[f as usize].as_deref() {
+        if let Some(c) = tx.pace_wait(now_c) {
+            at = at.min(flow.clock.start_of(c));
+        }
+        if let Some(t) = tx.deadline_ps() {
+            at = at.min(t);
         }
     }
+    if let Some(t) = st.rx[f as usize].as_deref().and_then(|r| r.deadline_ps()) {
+        at = at.min(t);
+    }
+    let at = at.max(now);
+    if at != NEVER && at < flow.timer_at {
+        flow.timer_at = at;
+        cx.arm(at, Kind::FlowTimer, f);
+    }
+}
 
+/// Flow `f`'s timer: block timers (NACKs), sender timeouts, the pacer.
+pub(crate) fn timer(cx: &mut Cx, f: u32) {
+    let hdr = cx.hdr_bytes();
+    let p = cx.parts();
+    let now = p.now;
+    let flow = &mut p.flows[f as usize];
+    if flow.timer_at != now {
+        return;
+    }
+    flow.timer_at = NEVER;
+    let now_c = flow.clock.cycle_at(now);
+    let (dst, src) = (flow.spec.dst, flow.spec.src);
+    let TransportDriver::Uno(st) = p.transport else {
+        return;
+    };
+    let nacks = st.rx[f as usize]
+        .as_deref_mut()
+        .map(|r| r.on_timer(now))
+        .unwrap_or_default();
+    let mut timeouts = 0;
+    if let Some(tx) = st.tx[f as usize].as_deref_mut() {
+        let before = tx.stats.timeouts;
+        for ev in tx.on_timer(now_c, now) {
+            flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
+        }
+        timeouts = tx.stats.timeouts - before;
+    }
+    p.c.timeouts += timeouts;
+    for k in nacks {
+        let nack = Packet {
+            flow: f,
+            src: dst,
+            dst: src,
+            psn: k,
+            cum_ack: 0,
+            bytes: hdr,
+            ev: 0,
+            kind: PktKind::Nack,
+            ecn: false,
+        };
+        cx.send_ctrl(dst, nack);
+    }
+    after_change(cx, f);
+}
+
+/// The next DATA packet host `h` sends: round robin over its ready flows.
+pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
+    loop {
+        let p = cx.parts();
+        let now = p.now;
+        let TransportDriver::Uno(st) = p.transport else {
+            return None;
+        };
+        let f = st.ready[h as usize].pop_front()?;
+        let flow = &mut p.flows[f as usize];
+        let now_c = flow.clock.cycle_at(now);
+        let Some(tx) = st.tx[f as usize].as_deref_mut() else {
+            flow.in_ready = false;
+            continue;
+        };
+        if !tx.can_send(now_c) {
+            flow.in_ready = false;
+            arm(cx, f);
+            continue;
+        }
+        let (lb, rng) = (&mut flow.lb, &mut flow.rng);
+        let Some((wpn, payload, ev)) = tx.send(now_c, now, || lb.on_send(now_c, rng)) else {
+            flow.in_ready = false;
+            continue;
+        };
+        if tx.can_send(now_c) {
+            st.ready[h as usize].push_back(f);
+        } else {
+            flow.in_ready = false;
+        }
+        let pk = Packet {
+            flow: f,
+            src: h,
+            dst: flow.spec.dst,
+            psn: wpn,
+            cum_ack: 0,
+            bytes: payload + p.hdr_bytes,
+            ev,
+            kind: PktKind::Data,
+            ecn: false,
+        };
+        arm(cx, f);
+        cx.counters().data_sent += 1;
+        return Some(pk);
+    }
+}
+
+impl Sim {
     /// The Uno counters in `r`'s summary (`extra`).
     pub(crate) fn uno_results(&self, r: &mut RunResult) {
         let TransportDriver::Uno(st) = &self.transport else {
