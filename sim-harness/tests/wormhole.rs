@@ -193,3 +193,22 @@ fn dcsim_is_not_skipped_and_says_so() {
     assert_eq!(key(&a, "wormhole_skips"), 0.0);
     assert_eq!(a.flows, b.flows);
 }
+
+/// The other transports the skip cannot advance (MPRDMA's DCTCP variant under the same
+/// driver, Uno) are refused the same way, not silently left unskipped.
+#[test]
+fn transports_without_fast_forward_are_refused_and_say_so() {
+    use sim_harness::scenario::CcKind;
+    for cc in [CcKind::Mprdma, CcKind::Uno] {
+        let mut s = one_tor(4, 2_000_000);
+        s.transport.cc = cc;
+        let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+        assert_eq!(key(&a, "wormhole_skip_refused"), 1.0, "{cc:?}");
+        assert_eq!(key(&a, "wormhole_skips"), 0.0, "{cc:?}");
+        assert_eq!(a.flows, b.flows, "{cc:?}");
+    }
+    // The DCTCP sender is not refused.
+    let s = one_tor(4, 2_000_000);
+    let a = run(&s, true, |_| {});
+    assert_eq!(key(&a, "wormhole_skip_refused"), 0.0);
+}

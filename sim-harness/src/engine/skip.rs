@@ -165,15 +165,20 @@ impl Sim {
         if !s.skip.enabled && !llm {
             return Ok(());
         }
-        let refused = s.skip.enabled && !matches!(self.transport, TransportDriver::Dctcp(_));
+        // Only the DCTCP sender can be advanced (`DctcpSender::fast_forward`): every other
+        // cc (MPRDMA's variant under the same driver included) runs in full, and says so.
+        let refused = s.skip.enabled
+            && !(matches!(self.transport, TransportDriver::Dctcp(_))
+                && s.transport.cc == crate::scenario::CcKind::Dctcp);
         let skip = s.skip.enabled && !refused;
         let sample_ps = crate::units::us_to_ps("skip.sample_us", s.skip.sample_us)?;
         let mut warnings = Vec::new();
         if refused {
             warnings.push(format!(
                 "skip.enabled: transport.cc = \"{}\" cannot be fast-forwarded soundly (only the \
-                 DCTCP-style transport's per-flow state is advanced; DCSIM's hosts keep state \
-                 that is not per flow, Uno's senders keep block and pacing state); this run \
+                 DCTCP sender's per-flow state is advanced; DCSIM's hosts keep state that is \
+                 not per flow, Uno's senders keep block and pacing state, MPRDMA's sender has \
+                 no fast-forward yet); this run \
                  is simulated in full",
                 format!("{:?}", s.transport.cc).to_lowercase()
             ));
