@@ -152,6 +152,9 @@ impl Sim {
         if let Some(j) = f.jain_index_final {
             x.insert("jain_index_final".into(), j);
         }
+        if let Some(j) = f.jain_index_mean {
+            x.insert("jain_index_mean".into(), j);
+        }
         if let Some(c) = f.converge_10pct_us {
             x.insert("converge_10pct_us".into(), c);
         }

@@ -13,7 +13,9 @@
 //! * **Convergence window**: from the last flow start `T_s` to the first completion at or
 //!   after it (or the end of the series): the intervals in which the set of flows is the
 //!   final one. `jain_index_final` is the index of the last interval of that window that
-//!   has one (some active flow sent);
+//!   has one (some active flow sent); `jain_index_mean` the mean index over the window's
+//!   intervals that have one (how fair the flows were while all of them ran: Uno Fig. 3's
+//!   curves, one number);
 //!   `converge_10pct_us` is the start of the first interval from which on every interval of
 //!   the window has every active flow within 10% of the fair share, minus `T_s`, in µs
 //!   (absent when the window's last interval is not within 10%, or the window is empty).
@@ -39,6 +41,8 @@ pub struct Fairness {
     pub series: Vec<FairnessSample>,
     /// Jain's index of the last interval of the convergence window that has one.
     pub jain_index_final: Option<f64>,
+    /// Mean of Jain's index over the intervals of the convergence window that have one.
+    pub jain_index_mean: Option<f64>,
     /// Time from the last flow start until every active flow stays within 10% of the fair
     /// share, µs.
     pub converge_10pct_us: Option<f64>,
@@ -120,6 +124,11 @@ pub fn fairness(rows: &[RateSample], interval_ps: u64, flows: &[FlowSpan]) -> Fa
         }
     }
     out.jain_index_final = window.iter().rev().map(|w| w.2).find(|&j| j > 0.0);
+    let (sum, n) = window
+        .iter()
+        .filter(|w| w.2 > 0.0)
+        .fold((0.0, 0u32), |(s, n), w| (s + w.2, n + 1));
+    out.jain_index_mean = (n > 0).then(|| sum / f64::from(n));
     if let Some(&(_, within, _)) = window.last() {
         if within {
             let from = window
@@ -246,6 +255,12 @@ mod tests {
         let f = fairness(&rows, 10 * US, &flows);
         assert_eq!(f.converge_10pct_us, Some(0.0));
         assert_eq!(f.jain_index_final, jain_index(&[41.0, 40.0]));
+        let mean = (1.0 + jain_index(&[41.0, 40.0]).unwrap()) / 2.0;
+        assert_eq!(
+            f.jain_index_mean,
+            Some(mean),
+            "over (0, 10] and (10, 20] only"
+        );
         assert_eq!(f.series[2].flows, 1);
         assert_eq!(f.series.len(), 4);
     }

@@ -3,7 +3,10 @@
 //!
 //! * `mixed_incast` ("Microbenchmarks", Fig. 3 / 8): `intra_senders` hosts of the receiver's
 //!   datacenter and `inter_senders` hosts of the other one each send `workload.message` to one
-//!   receiver, all at t = 0.
+//!   receiver, all at t = 0. With `rpc_flows` > 0 (Fig. 4, "Phantom queues"), that many small
+//!   messages (sizes from `scenarios/data/google_rpc_cdf.csv`, Homa's Google-all-RPC workload)
+//!   follow from random hosts of the receiver's datacenter to the same receiver, Poisson
+//!   arrivals with mean gap `rpc_gap_us` from `rpc_start_us` on.
 //! * `uno_mix` ("Realistic Workload", Fig. 10-12): Poisson arrivals at `workload.load` of the
 //!   host link rate, `workload.flows` flows; each flow is intra-DC (web-search sizes,
 //!   `scenarios/data/websearch_cdf.csv`) or inter-DC (`scenarios/data/wan_alibaba_like_cdf.csv`,
@@ -31,6 +34,8 @@ use serde::{Deserialize, Serialize};
 pub const WEBSEARCH_CDF_CSV: &str = include_str!("../../../scenarios/data/websearch_cdf.csv");
 /// The Alibaba-WAN-like inter-DC CDF as shipped (`scenarios/data/wan_alibaba_like_cdf.csv`).
 pub const WAN_CDF_CSV: &str = include_str!("../../../scenarios/data/wan_alibaba_like_cdf.csv");
+/// The Google-all-RPC message sizes as shipped (`scenarios/data/google_rpc_cdf.csv`).
+pub const RPC_CDF_CSV: &str = include_str!("../../../scenarios/data/google_rpc_cdf.csv");
 
 /// `[workload.two_dc]`: the knobs of the two-datacenter workloads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +57,12 @@ pub struct TwoDcWorkload {
     pub burst_max: Size,
     /// `dc_allreduce`: Allreduce groups (host pairs, one per datacenter) sharing a burst.
     pub groups: u32,
+    /// `mixed_incast`: small RPC messages to the receiver from its own datacenter (Uno Fig. 4).
+    pub rpc_flows: u32,
+    /// `mixed_incast`: mean gap between two RPC arrivals (Poisson), us.
+    pub rpc_gap_us: f64,
+    /// `mixed_incast`: time of the first possible RPC arrival, us.
+    pub rpc_start_us: f64,
 }
 
 impl Default for TwoDcWorkload {
@@ -65,6 +76,9 @@ impl Default for TwoDcWorkload {
             burst_min: Size::Bytes(70 << 20),
             burst_max: Size::Bytes(500 << 20),
             groups: 8,
+            rpc_flows: 0,
+            rpc_gap_us: 10.0,
+            rpc_start_us: 0.0,
         }
     }
 }
@@ -145,6 +159,11 @@ pub fn wan_cdf() -> Cdf {
     Cdf::parse("wan_alibaba_like_cdf.csv", WAN_CDF_CSV).expect("shipped file, tested")
 }
 
+/// The shipped Google-all-RPC CDF.
+pub fn rpc_cdf() -> Cdf {
+    Cdf::parse("google_rpc_cdf.csv", RPC_CDF_CSV).expect("shipped file, tested")
+}
+
 /// Check `[workload.two_dc]` and that a two-datacenter workload runs on a `two_dc` with
 /// enough hosts; errors name the field.
 pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
@@ -165,6 +184,29 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
     }
     crate::units::us_to_ps(&f("iteration_us"), x.iteration_us * f64::from(x.iterations))?;
     crate::units::check_size(&f("burst_min"), x.burst_min)?;
+    if !(x.rpc_gap_us.is_finite() && x.rpc_gap_us > 0.0) {
+        return Err(Error::field(
+            f("rpc_gap_us"),
+            format!("must be a time above 0 us, got {}", x.rpc_gap_us),
+        ));
+    }
+    if !(x.rpc_start_us.is_finite() && x.rpc_start_us >= 0.0) {
+        return Err(Error::field(
+            f("rpc_start_us"),
+            format!("must be a time of at least 0 us, got {}", x.rpc_start_us),
+        ));
+    }
+    // The expected last arrival, with room for the Poisson spread, must be a valid time.
+    crate::units::us_to_ps(
+        &f("rpc_gap_us"),
+        x.rpc_start_us + 2.0 * x.rpc_gap_us * f64::from(x.rpc_flows),
+    )?;
+    if x.rpc_flows > 0 && w.kind != WorkloadKind::MixedIncast {
+        return Err(Error::field(
+            f("rpc_flows"),
+            "RPC messages are part of the mixed_incast workload only",
+        ));
+    }
     crate::units::check_size(&f("burst_max"), x.burst_max)?;
     if !is_two_dc_kind(w.kind) {
         return Ok(());
@@ -183,6 +225,12 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
                 return Err(Error::field(
                     f("inter_senders"),
                     "a mixed incast needs at least one sender (intra_senders + inter_senders)",
+                ));
+            }
+            if x.rpc_flows > 0 && per_dc < 2 {
+                return Err(Error::field(
+                    f("rpc_flows"),
+                    "the receiver's datacenter has no other host to send RPCs",
                 ));
             }
             if u64::from(x.intra_senders) >= per_dc {
@@ -259,7 +307,9 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
 pub fn flow_count(s: &Scenario) -> u64 {
     let x = &s.workload.two_dc;
     match s.workload.kind {
-        WorkloadKind::MixedIncast => u64::from(x.intra_senders) + u64::from(x.inter_senders),
+        WorkloadKind::MixedIncast => {
+            u64::from(x.intra_senders) + u64::from(x.inter_senders) + u64::from(x.rpc_flows)
+        }
         WorkloadKind::UnoMix => u64::from(s.workload.flows),
         WorkloadKind::DcAllreduce => 2 * u64::from(x.iterations) * u64::from(x.groups),
         _ => 0,
@@ -278,6 +328,11 @@ pub fn mean_bytes(s: &Scenario, msg: f64) -> f64 {
         WorkloadKind::DcAllreduce => {
             let (lo, hi) = (x.burst_min.bytes(1), x.burst_max.bytes(1));
             (lo + hi) as f64 / 2.0 / (2.0 * f64::from(x.groups.max(1)))
+        }
+        WorkloadKind::MixedIncast if x.rpc_flows > 0 => {
+            let long = f64::from(x.intra_senders + x.inter_senders);
+            let rpc = f64::from(x.rpc_flows);
+            (long * msg + rpc * rpc_cdf().mean()) / (long + rpc)
         }
         _ => msg,
     }
@@ -345,11 +400,24 @@ pub fn generate(
             };
             let intra = pick(home, x.intra_senders, rx);
             let inter = pick(away, x.inter_senders, rx);
-            intra
+            let mut v: Vec<FlowSpec> = intra
                 .into_iter()
                 .chain(inter)
                 .map(|src| flow(src, rx, msg, 0, 0))
-                .collect()
+                .collect();
+            // Fig. 4's RPCs: drawn after the long flows, so rpc_flows = 0 draws nothing more.
+            if x.rpc_flows > 0 {
+                let cdf = rpc_cdf();
+                let mut t = x.rpc_start_us * 1e-6;
+                for _ in 0..x.rpc_flows {
+                    let u: f64 = rng.gen();
+                    t += -(1.0 - u).ln() * x.rpc_gap_us * 1e-6;
+                    let src = host_in(home, per_dc, rx, rng);
+                    let bytes = cdf.sample(rng.gen());
+                    v.push(flow(src, rx, bytes, (t * 1e12).round() as u64, 0));
+                }
+            }
+            v
         }
         WorkloadKind::UnoMix => {
             let (ci, cw) = (websearch_cdf(), wan_cdf());
@@ -451,6 +519,63 @@ mod tests {
         srcs.sort();
         srcs.dedup();
         assert_eq!(srcs.len(), 8);
+    }
+
+    /// Fig. 4's RPCs: from the receiver's datacenter to the receiver, after the long flows,
+    /// Poisson at the configured gap, Google-RPC sizes; the long flows are the same draws as
+    /// without RPCs.
+    #[test]
+    fn mixed_incast_rpcs_follow_the_long_flows() {
+        let mut s = scenario(WorkloadKind::MixedIncast);
+        s.workload.two_dc.intra_senders = 0;
+        s.workload.two_dc.inter_senders = 8;
+        let plain = generate(&s, 32, 1 << 20, 100.0, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+        s.workload.two_dc.rpc_flows = 4000;
+        s.workload.two_dc.rpc_gap_us = 20.0;
+        s.workload.two_dc.rpc_start_us = 1000.0;
+        let f = generate(&s, 32, 1 << 20, 100.0, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+        assert_eq!(flow_count(&s), 4008);
+        assert_eq!(f.len(), 4008);
+        assert_eq!(f[..8], plain[..]);
+        let rx = f[0].dst;
+        let rpcs = &f[8..];
+        assert!(rpcs
+            .iter()
+            .all(|x| x.dst == rx && x.src != rx && x.src / 16 == rx / 16));
+        assert!(f.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
+        assert!(rpcs[0].start_ps >= 1_000_000_000);
+        let span_us = (rpcs.last().unwrap().start_ps - 1_000_000_000) as f64 * 1e-6;
+        let gap = span_us / rpcs.len() as f64;
+        assert!((gap - 20.0).abs() < 1.5, "mean gap {gap} us");
+        let mean = rpcs.iter().map(|x| x.bytes as f64).sum::<f64>() / rpcs.len() as f64;
+        let median = {
+            let mut b: Vec<u64> = rpcs.iter().map(|x| x.bytes).collect();
+            b.sort_unstable();
+            b[b.len() / 2]
+        };
+        assert!((150..400).contains(&median), "median {median} B");
+        assert!(mean < 20_000.0, "mean {mean} B");
+        let est = mean_bytes(&s, (1u64 << 20) as f64);
+        assert!(est < 10_000.0, "estimate mean {est}");
+    }
+
+    #[test]
+    fn rpc_fields_are_checked_by_name() {
+        let mut s = scenario(WorkloadKind::MixedIncast);
+        s.workload.two_dc.rpc_flows = 10;
+        s.workload.two_dc.rpc_gap_us = 0.0;
+        let e = check(&s, 32).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.rpc_gap_us"), "{e}");
+        s.workload.two_dc.rpc_gap_us = 5.0;
+        s.workload.two_dc.rpc_start_us = f64::NAN;
+        let e = check(&s, 32).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.rpc_start_us"), "{e}");
+        s.workload.two_dc.rpc_start_us = 0.0;
+        assert!(check(&s, 32).is_ok());
+        s.workload.kind = WorkloadKind::UnoMix;
+        s.workload.flows = 10;
+        let e = check(&s, 32).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.rpc_flows"), "{e}");
     }
 
     /// Offered load and the 4:1 intra:inter byte ratio come out as configured.
