@@ -19,7 +19,11 @@ impl Sim {
         } else if let Some(h) = host {
             self.transport_pull(h)
         } else {
-            let mut x = port.data_q.pop_front();
+            let mut x = match &mut port.kind {
+                // pFabric: the port's priority buffer holds the DATA.
+                PortDriver::Pfabric(pf) => pf.dequeue(),
+                _ => port.data_q.pop_front(),
+            };
             if let Some(pk) = &mut x {
                 port.kind.on_data_departure(pk, &mut port.rng);
             }
@@ -31,6 +35,7 @@ impl Sim {
         let more = !port.ctrl_q.is_empty()
             || match port.kind {
                 PortDriver::Host(h) => self.transport.has_ready(h),
+                PortDriver::Pfabric(ref pf) => !pf.is_empty(),
                 _ => !port.data_q.is_empty(),
             };
         if more {
@@ -101,6 +106,9 @@ impl Sim {
         }
         if self.ports[out as usize].kind.self_scheduled() {
             return self.port_arrive(out, pk);
+        }
+        if let PortDriver::Pfabric(_) = self.ports[out as usize].kind {
+            return self.pfabric_arrive(out, pk);
         }
         let port = &mut self.ports[out as usize];
         match port.kind.admit(self.now, &mut pk, &mut port.rng) {
