@@ -550,3 +550,6 @@ impl Sim {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
