@@ -74,6 +74,10 @@ pub enum PfAdmit {
     Drop,
 }
 
+/// Slots of the pFabric port the fabric simulator instantiates (`transport.cc = "pfabric"`):
+/// the largest buffer, in packets, a scenario may give it.
+pub const FABRIC_SLOTS: usize = 512;
+
 /// A pFabric output port with an `N`-packet buffer (`1 <= N <= 65535`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PfabricPort<const N: usize> {

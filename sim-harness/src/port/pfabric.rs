@@ -25,7 +25,7 @@ use switch::pfabric::{PfAdmit, PfPacket, PfabricPort};
 
 /// Packet slots of a fabric pFabric port: the largest buffer, in packets, a scenario may
 /// give it (`[transport.pfabric] buffer`, checked by validation).
-pub const PF_SLOTS: usize = 512;
+pub const PF_SLOTS: usize = switch::pfabric::FABRIC_SLOTS;
 
 /// A pFabric switch port: the priority buffer block and the packets it names.
 #[derive(Debug, Clone)]

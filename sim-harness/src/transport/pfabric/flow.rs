@@ -284,3 +284,89 @@ impl PfRx {
         (new, self.cum)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CFG: PfabricRateConfig = PfabricRateConfig {
+        init_window_pkts: 4,
+        rto_cycles: 100,
+        probe_after: 2,
+    };
+
+    fn send_all(tx: &mut PfTx) -> Vec<Next> {
+        let mut v = Vec::new();
+        while let Some(n) = tx.next() {
+            tx.on_sent(n);
+            v.push(n);
+        }
+        v
+    }
+
+    fn data(psn: u32, retx: bool) -> Next {
+        Next::Data { psn, retx }
+    }
+
+    #[test]
+    fn window_selective_acks_timeout_retransmission_and_probe() {
+        // 10 packets of 1000 B, the last one 500 B.
+        let mut tx = PfTx::new(9_500, 1000, CFG, 0);
+        assert_eq!(tx.payload(9), 500);
+        let first: Vec<Next> = (0..4).map(|p| data(p, false)).collect();
+        assert_eq!(send_all(&mut tx), first, "a window of one BDP at line rate");
+        assert_eq!(tx.inflight(), 4);
+        // Packet 1 is acknowledged selectively: the window grows back, 4 and 5 go out.
+        assert_eq!(tx.on_ack(Some(1), 0), 1000);
+        assert_eq!(
+            tx.remaining(),
+            8_500,
+            "the priority: bytes not yet acknowledged"
+        );
+        assert_eq!(send_all(&mut tx), vec![data(4, false)]);
+        // The fixed RTO: 0, 2, 3, 4 are declared lost, the window is 1, and the
+        // retransmission pass skips the acknowledged 1.
+        assert_eq!(tx.deadline(), Some(100));
+        assert_eq!(tx.sync(100), 1);
+        assert_eq!((tx.cwnd(), tx.inflight()), (1, 0));
+        assert_eq!(send_all(&mut tx), vec![data(0, true)]);
+        // The cumulative point covers 0..3: 2 is acknowledged without its own ACK.
+        assert_eq!(tx.on_ack(Some(0), 3), 2000);
+        assert_eq!(send_all(&mut tx), vec![data(3, true), data(4, true)]);
+        assert_eq!(tx.stats.retransmits, 3);
+        // Two timeouts in a row: probe mode, one probe per timeout.
+        assert_eq!(tx.sync(200), 1);
+        assert_eq!(send_all(&mut tx), vec![data(3, true)]);
+        assert_eq!(tx.sync(400), 2);
+        assert!(tx.probing());
+        assert_eq!(tx.stats.probe_modes, 1);
+        assert_eq!(send_all(&mut tx), vec![Next::Probe]);
+        // The probe's ACK ends probe mode; the flow resumes and completes.
+        tx.on_ack(None, 3);
+        assert!(!tx.probing());
+        let mut psn_acked = 0;
+        while !tx.is_done() {
+            for n in send_all(&mut tx) {
+                if let Next::Data { psn, .. } = n {
+                    tx.on_ack(Some(psn), 0);
+                    psn_acked += 1;
+                }
+            }
+        }
+        assert_eq!(tx.remaining(), 0);
+        assert_eq!(tx.acked_bytes(), 9_500);
+        assert!(psn_acked >= 7, "3, 4 and 5..9 sent and acknowledged");
+        assert_eq!(tx.deadline(), None, "nothing outstanding: the timer is off");
+    }
+
+    #[test]
+    fn receiver_counts_first_copies_and_the_cumulative_point() {
+        let mut rx = PfRx::new(3);
+        assert_eq!(rx.on_data(1), (true, 0));
+        assert_eq!(rx.on_data(1), (false, 0));
+        assert_eq!(rx.on_data(0), (true, 2));
+        assert_eq!(rx.on_data(2), (true, 3));
+        assert_eq!(rx.on_data(7), (false, 3), "beyond the flow: ignored");
+        assert_eq!(rx.cum(), 3);
+    }
+}
