@@ -12,6 +12,8 @@ impl Sim {
         let host = match port.kind {
             PortDriver::Host(h) => Some(h),
             _ if port.kind.self_scheduled() => return self.port_serve(p),
+            // pFabric: the port's priority buffer holds the DATA (port/pfabric.rs).
+            PortDriver::Pfabric(_) => return self.pfabric_start_next(p),
             _ => None,
         };
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
@@ -19,11 +21,7 @@ impl Sim {
         } else if let Some(h) = host {
             self.transport_pull(h)
         } else {
-            let mut x = match &mut port.kind {
-                // pFabric: the port's priority buffer holds the DATA.
-                PortDriver::Pfabric(pf) => pf.dequeue(),
-                _ => port.data_q.pop_front(),
-            };
+            let mut x = port.data_q.pop_front();
             if let Some(pk) = &mut x {
                 port.kind.on_data_departure(pk, &mut port.rng);
             }
@@ -35,7 +33,6 @@ impl Sim {
         let more = !port.ctrl_q.is_empty()
             || match port.kind {
                 PortDriver::Host(h) => self.transport.has_ready(h),
-                PortDriver::Pfabric(ref pf) => !pf.is_empty(),
                 _ => !port.data_q.is_empty(),
             };
         if more {

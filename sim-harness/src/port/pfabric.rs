@@ -19,6 +19,7 @@
 
 use super::PortDriver;
 use crate::engine::{Cause, Sim};
+use crate::event::{Comp, Kind};
 use crate::packet::{Packet, PktKind};
 use crate::transport::TransportDriver;
 use switch::pfabric::{PfAdmit, PfPacket, PfabricPort};
@@ -133,6 +134,27 @@ impl PfabricPortRt {
 }
 
 impl Sim {
+    /// Start the next packet on idle pFabric port `p` (at `self.now`): the control lane
+    /// first, then the buffer's pick; schedule its `TxDone` if more wait.
+    pub(crate) fn pfabric_start_next(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        let pkt = match port.ctrl_q.pop_front() {
+            Some(x) => Some(x),
+            None => match &mut port.kind {
+                PortDriver::Pfabric(pf) => pf.dequeue(),
+                _ => None,
+            },
+        };
+        let Some(pk) = pkt else { return };
+        self.transmit(p, pk);
+        let port = &mut self.ports[p as usize];
+        let more = !port.ctrl_q.is_empty() || port.kind.pfabric().is_some_and(|pf| !pf.is_empty());
+        if more {
+            port.txdone_at = port.busy_until;
+            self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
+        }
+    }
+
     /// A packet reached a switch whose output `out` is a pFabric port: ACKs to the control
     /// lane, DATA and probes into the priority buffer (the loser of a full buffer dropped).
     pub(crate) fn pfabric_arrive(&mut self, out: u32, pk: Packet) {
