@@ -246,6 +246,9 @@ pub enum CcKind {
     /// The DCTCP variant of MPRDMA (REPS 4.1's baseline CC): a per-ACK cut of half a packet
     /// on every ECN-marked ACK, no EWMA (`nic::transport::MprdmaDctcpSender`).
     Mprdma,
+    /// pFabric (a DCSIM baseline): priority switch ports, line-rate hosts
+    /// ([`crate::transport::pfabric`]).
+    Pfabric,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -323,6 +326,10 @@ pub struct Transport {
     /// file as before the section existed.
     #[serde(skip_serializing_if = "ZeropodSection::is_default")]
     pub zeropod: ZeropodSection,
+    /// `[transport.pfabric]`: pFabric (`cc = "pfabric"`); written out only when it differs
+    /// from its defaults.
+    #[serde(skip_serializing_if = "crate::transport::pfabric::PfabricSection::is_default")]
+    pub pfabric: crate::transport::pfabric::PfabricSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
@@ -345,6 +352,7 @@ impl Default for Transport {
             dcsim: DcsimSection::default(),
             uno: UnoSection::default(),
             zeropod: ZeropodSection::default(),
+            pfabric: Default::default(),
         }
     }
 }
@@ -368,6 +376,7 @@ struct TransportToml {
     dcsim: DcsimSection,
     uno: UnoSection,
     zeropod: ZeropodSection,
+    pfabric: crate::transport::pfabric::PfabricSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -398,6 +407,7 @@ impl Default for TransportToml {
             dcsim: t.dcsim,
             uno: t.uno,
             zeropod: t.zeropod,
+            pfabric: t.pfabric,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -509,6 +519,7 @@ impl From<TransportToml> for Transport {
             dcsim: d,
             uno: t.uno,
             zeropod: t.zeropod,
+            pfabric: t.pfabric,
         }
     }
 }

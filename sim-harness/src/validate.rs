@@ -402,6 +402,7 @@ fn check_transport(t: &Transport) -> Result<()> {
     t.dcsim.check()?;
     t.uno.check()?;
     t.zeropod.check()?;
+    t.pfabric.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
@@ -608,6 +609,7 @@ fn check_supported(s: &Scenario) -> Result<()> {
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Mprdma | CcKind::Dcsim => {}
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
+        CcKind::Pfabric => crate::transport::pfabric::check_supported(s)?,
         // Zeropod runs on its own slotted region (crate::zeropod); its checks live there.
         CcKind::Zeropod => return crate::zeropod::check_supported(s),
     }
@@ -752,6 +754,9 @@ fn check_built(s: &Scenario) -> Result<()> {
     }
     if s.transport.cc == crate::scenario::CcKind::Dcsim {
         crate::dcsim::config::check(s, &fabric, d.buffer_bytes, d.bdp_bytes)?;
+    }
+    if s.transport.cc == crate::scenario::CcKind::Pfabric {
+        crate::transport::pfabric::buffer_pkts(s, d.buffer_bytes, d.bdp_bytes)?;
     }
     check_phantom(s, &fabric, d.buffer_bytes)?;
     if d.dc_buffer_bytes != d.buffer_bytes {

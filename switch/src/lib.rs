@@ -26,6 +26,10 @@ pub fn budgets() -> &'static [rtl_models::BudgetRow] {
             ..rtl_models::BudgetRow::of::<pfabric::PfabricPort<24>>("switch")
         },
         rtl_models::BudgetRow {
+            block: "pFabric port of the fabric, 512 packets (cc = pfabric; runtime capacity)",
+            ..rtl_models::BudgetRow::of::<pfabric::PfabricPort<{ pfabric::FABRIC_SLOTS }>>("switch")
+        },
+        rtl_models::BudgetRow {
             block: "Output port, 256 descriptors (ctl + data/header FIFOs + serializer)",
             ..rtl_models::BudgetRow::of::<output_port::OutputPort<256>>("switch")
         },

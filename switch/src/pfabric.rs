@@ -74,12 +74,19 @@ pub enum PfAdmit {
     Drop,
 }
 
+/// Slots of the pFabric port the fabric simulator instantiates (`transport.cc = "pfabric"`):
+/// the largest buffer, in packets, a scenario may give it.
+pub const FABRIC_SLOTS: usize = 512;
+
 /// A pFabric output port with an `N`-packet buffer (`1 <= N <= 65535`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PfabricPort<const N: usize> {
     /// Buffered packets, `slots[..len]` in arrival order.
     slots: [PfPacket; N],
     len: u16,
+    /// Capacity, packets (`1..=N`): a buffer smaller than the slots provisioned (the fabric
+    /// sizes one port type for every buffer a scenario asks for).
+    cap: u16,
     line_bytes_per_cycle: u32,
     /// Cycles the line stays busy, counting the current one (0 = idle).
     busy: u32,
@@ -94,8 +101,16 @@ impl<const N: usize> PfabricPort<N> {
     /// An empty port transmitting `line_bytes_per_cycle` bytes per cycle (W); the error
     /// names `line_bytes_per_cycle` if it is zero.
     pub const fn new(line_bytes_per_cycle: u32) -> Result<Self, ConfigError> {
+        Self::with_capacity(line_bytes_per_cycle, N)
+    }
+
+    /// [`PfabricPort::new`] holding at most `cap` packets (`1..=N`; the error names `cap`).
+    pub const fn with_capacity(line_bytes_per_cycle: u32, cap: usize) -> Result<Self, ConfigError> {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID_N;
+        if cap == 0 || cap > N {
+            return Err(ConfigError::new("cap", "must be between 1 and the slots N"));
+        }
         if line_bytes_per_cycle == 0 {
             return Err(ConfigError::new(
                 "line_bytes_per_cycle",
@@ -110,6 +125,7 @@ impl<const N: usize> PfabricPort<N> {
                 bytes: 0,
             }; N],
             len: 0,
+            cap: cap as u16,
             line_bytes_per_cycle,
             busy: 0,
             departure: None,
@@ -120,6 +136,11 @@ impl<const N: usize> PfabricPort<N> {
     /// Buffered packets in arrival order (not counting the one on the line).
     pub fn queued(&self) -> &[PfPacket] {
         &self.slots[..self.len as usize]
+    }
+
+    /// Capacity, packets.
+    pub const fn capacity(&self) -> usize {
+        self.cap as usize
     }
 
     /// Number of buffered packets.
@@ -145,7 +166,7 @@ impl<const N: usize> PfabricPort<N> {
     /// A packet arrives this cycle (section 4.2 dropping rule when the buffer is full).
     pub fn arrive(&mut self, p: PfPacket) -> PfAdmit {
         let n = self.len as usize;
-        if n < N {
+        if n < self.cap as usize {
             self.slots[n] = p;
             self.len += 1;
             return PfAdmit::Enqueue;
@@ -186,6 +207,14 @@ impl<const N: usize> PfabricPort<N> {
         q.iter().position(|s| s.flow == flow)
     }
 
+    /// Take the packet the scheduler picks ([`PfabricPort::next_index`]) out of the buffer,
+    /// for a caller that models the line itself (the fabric DES serializes at its link rate
+    /// and asks for the next packet when the line is free); the serializer is not used.
+    pub fn dequeue(&mut self) -> Option<PfPacket> {
+        let i = self.next_index()?;
+        Some(self.remove(i))
+    }
+
     fn remove(&mut self, i: usize) -> PfPacket {
         let n = self.len as usize;
         let p = self.slots[i];
@@ -195,8 +224,7 @@ impl<const N: usize> PfabricPort<N> {
     }
 
     fn start_next(&mut self) {
-        if let Some(i) = self.next_index() {
-            let p = self.remove(i);
+        if let Some(p) = self.dequeue() {
             self.busy = p.bytes.div_ceil(self.line_bytes_per_cycle).max(1);
             self.departure = Some(p);
         }
@@ -235,9 +263,10 @@ impl<const N: usize> Clocked for PfabricPort<N> {
 
 impl<const N: usize> StateBudget for PfabricPort<N> {
     const NAME: &'static str = "pFabric port (priority buffer + serializer)";
-    /// `N` packet slots + occupancy count + busy counter + departure register (packet +
-    /// valid) + drop counter. W is configuration.
-    const BITS: u32 = N as u32 * PfPacket::BITS + bits_for(N as u64) + 32 + PfPacket::BITS + 1 + 64;
+    /// `N` packet slots + occupancy count + capacity register + busy counter + departure
+    /// register (packet + valid) + drop counter. W is configuration.
+    const BITS: u32 =
+        N as u32 * PfPacket::BITS + 2 * bits_for(N as u64) + 32 + PfPacket::BITS + 1 + 64;
     const UNIT: &'static str = "per port";
 }
 // Packed form: each register as wide as the model's field (a 24-slot port, about two BDPs
@@ -245,12 +274,13 @@ impl<const N: usize> StateBudget for PfabricPort<N> {
 const _: () = assert!(
     PfabricPort::<24>::BITS
         == 24 * PfPacket::BITS
-            + bits_for(24)
+            + 2 * bits_for(24)
             + field_bits!(PfabricPort<24>, busy)
             + PfPacket::BITS
             + 1
             + field_bits!(PfabricPort<24>, drops)
         && bits_for(24) <= field_bits!(PfabricPort<24>, len)
+        && bits_for(24) <= field_bits!(PfabricPort<24>, cap)
 );
 
 #[cfg(test)]
@@ -298,6 +328,26 @@ mod tests {
             PfabricPort::<4>::new(0).unwrap_err().field,
             "line_bytes_per_cycle"
         );
+    }
+
+    #[test]
+    fn a_smaller_capacity_drops_earlier_and_dequeue_takes_the_pick() {
+        let mut p = PfabricPort::<8>::with_capacity(64, 2).unwrap();
+        assert_eq!(p.capacity(), 2);
+        assert_eq!(p.arrive(pk(1, 7, 900)), PfAdmit::Enqueue);
+        assert_eq!(p.arrive(pk(2, 8, 500)), PfAdmit::Enqueue);
+        assert_eq!(p.arrive(pk(3, 9, 600)), PfAdmit::Evict(pk(1, 7, 900)));
+        assert_eq!(p.arrive(pk(4, 9, 700)), PfAdmit::Drop);
+        assert_eq!(p.dequeue().map(|d| d.id), Some(2));
+        assert_eq!(p.dequeue().map(|d| d.id), Some(3));
+        assert_eq!(p.dequeue(), None);
+        assert!(!p.line_busy(), "dequeue leaves the serializer alone");
+        for cap in [0, 9] {
+            assert_eq!(
+                PfabricPort::<8>::with_capacity(64, cap).unwrap_err().field,
+                "cap"
+            );
+        }
     }
 
     #[test]

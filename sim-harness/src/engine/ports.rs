@@ -12,6 +12,8 @@ impl Sim {
         let host = match port.kind {
             PortDriver::Host(h) => Some(h),
             _ if port.kind.self_scheduled() => return self.port_serve(p),
+            // pFabric: the port's priority buffer holds the DATA (port/pfabric.rs).
+            PortDriver::Pfabric(_) => return self.pfabric_start_next(p),
             _ => None,
         };
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
@@ -101,6 +103,9 @@ impl Sim {
         }
         if self.ports[out as usize].kind.self_scheduled() {
             return self.port_arrive(out, pk);
+        }
+        if let PortDriver::Pfabric(_) = self.ports[out as usize].kind {
+            return self.pfabric_arrive(out, pk);
         }
         let port = &mut self.ports[out as usize];
         match port.kind.admit(self.now, &mut pk, &mut port.rng) {

@@ -60,6 +60,7 @@ impl Sim {
                 .ctrl_q
                 .iter()
                 .chain(port.data_q.iter())
+                .chain(port.kind.pfabric().into_iter().flat_map(|pf| pf.packets()))
                 .chain(port.link.iter().map(|(_, pk)| pk))
             {
                 if pk.kind == PktKind::Data {

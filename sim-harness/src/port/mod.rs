@@ -10,12 +10,16 @@
 //!   packets ([`crate::dcsim::DcsimPort`]; engine glue in `port/dcsim.rs`). It schedules its
 //!   own departures ([`PortDriver::self_scheduled`]): the engine serves it through
 //!   `Sim::port_serve` / `port_arrive` / `port_rate_changed`, never by its variant.
+//! * [`PortDriver::Pfabric`]: a pFabric switch port (`transport.cc = "pfabric"`): the
+//!   `switch` crate's priority buffer holds its DATA ([`pfabric::PfabricPortRt`]; engine
+//!   glue `Sim::pfabric_arrive` in `port/pfabric.rs`); the engine serializes.
 //!
 //! The engine keeps the queues (packets by value) and the link; the driver decides
 //! admission ([`PortDriver::admit`]), accounts departures, reports occupancy and its
 //! counters, and moves its absolute times on a shift ([`PortDriver::shift`]).
 
 mod dcsim;
+pub mod pfabric;
 
 use crate::clock::{ClockDomain, NIC_PERIOD_PS};
 use crate::dcsim::DcsimPort;
@@ -36,6 +40,8 @@ pub enum PortDriver {
     Switch(OutputPortCtl, ClockDomain),
     /// A DCSIM port, switch or host NIC (`transport.cc = "dcsim"`).
     Dcsim(Box<DcsimPort>),
+    /// A pFabric switch port (`transport.cc = "pfabric"`): its DATA in a priority buffer.
+    Pfabric(Box<pfabric::PfabricPortRt>),
 }
 
 /// Where an admitted packet goes.
@@ -113,6 +119,7 @@ impl PortDriver {
         match self {
             PortDriver::Switch(ctl, _) => Some(ctl.occupancy_bytes()),
             PortDriver::Dcsim(d) if switch_side => Some(d.queued_bytes()),
+            PortDriver::Pfabric(pf) => Some(pf.queued_bytes()),
             _ => None,
         }
     }
@@ -121,7 +128,7 @@ impl PortDriver {
     pub fn marks_trims(&self) -> (u64, u64) {
         match self {
             PortDriver::Switch(ctl, _) => (ctl.marks(), ctl.trims()),
-            PortDriver::Host(_) | PortDriver::Dcsim(_) => (0, 0),
+            PortDriver::Host(_) | PortDriver::Dcsim(_) | PortDriver::Pfabric(_) => (0, 0),
         }
     }
 
@@ -132,7 +139,16 @@ impl PortDriver {
         match self {
             PortDriver::Switch(_, clock) => clock.shift(delta),
             PortDriver::Dcsim(dp) => dp.shift(delta),
-            PortDriver::Host(_) => {}
+            PortDriver::Host(_) | PortDriver::Pfabric(_) => {}
+        }
+    }
+
+    /// The pFabric port, for a port of that kind.
+    #[inline]
+    pub fn pfabric(&self) -> Option<&pfabric::PfabricPortRt> {
+        match self {
+            PortDriver::Pfabric(pf) => Some(pf),
+            _ => None,
         }
     }
 }

@@ -21,6 +21,10 @@
 //! * [`uno`]: Uno (`transport.cc = "uno"`: UnoCC, UnoRC erasure-coded blocks, UnoLB) and its
 //!   baselines (`"gemini"`, `"mprdma_bbr"`): senders, receivers and ready rings in
 //!   [`uno::UnoState`]; its one timer per flow is [`Kind::FlowTimer`].
+//! * [`pfabric`]: pFabric (`transport.cc = "pfabric"`, a DCSIM baseline): senders,
+//!   receivers, ready flows and the priority side table in [`pfabric::PfabricState`], its
+//!   switch ports behind [`crate::port::PortDriver::Pfabric`]; one [`Kind::FlowTimer`] per
+//!   flow (the fixed RTO).
 //!
 //! What a driver may touch of the engine is a type, [`ctx::Cx`]: its per-event functions
 //! (`open`, `arrive`, `pull`, `timer`, DCSIM's `departing` / `departed`) are free
@@ -41,6 +45,7 @@
 pub(crate) mod ctx;
 pub mod dcsim;
 pub mod dctcp;
+pub mod pfabric;
 pub mod reps;
 pub mod side;
 pub mod uno;
@@ -86,6 +91,8 @@ pub enum TransportDriver {
     Dcsim(Box<DcsimState>),
     /// Uno and its baselines ([`uno`]; boxed: per-flow senders and receivers).
     Uno(Box<uno::UnoState>),
+    /// pFabric ([`pfabric`]; boxed: per-flow senders and receivers).
+    Pfabric(Box<pfabric::PfabricState>),
 }
 
 impl TransportDriver {
@@ -93,7 +100,9 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => FlowRx::InTransport,
+            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Pfabric => {
+                FlowRx::InTransport
+            }
             _ => FlowRx::Sack(Receiver::new()),
         }
     }
@@ -105,6 +114,7 @@ impl TransportDriver {
             TransportDriver::Dctcp(d) => &mut d.ready[h as usize],
             TransportDriver::Uno(u) => u.ready(h),
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
+            TransportDriver::Pfabric(_) => unreachable!("pFabric keeps its own ready flows"),
         }
     }
 
@@ -114,6 +124,7 @@ impl TransportDriver {
         match self {
             TransportDriver::Dctcp(d) => !d.ready[h as usize].is_empty(),
             TransportDriver::Uno(u) => u.has_ready(h),
+            TransportDriver::Pfabric(p) => p.has_ready(h),
             TransportDriver::Dcsim(_) => false,
         }
     }
@@ -142,6 +153,7 @@ impl TransportDriver {
         match self {
             TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
+            TransportDriver::Pfabric(p) => p.on_drop(pk),
         }
     }
 
@@ -154,7 +166,9 @@ impl TransportDriver {
         match self {
             // Uno: its timers are the flows' (shifted with them); its senders' and
             // receivers' stamps are not moved (partition shift is not supported with Uno).
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            // pFabric: its timers are the flows' and its rate blocks count cycles of the
+            // flows' clocks (shifted with them).
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -194,6 +208,7 @@ impl Sim {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
             CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
+            CcKind::Pfabric => self.pfabric_setup(s),
             CcKind::Mprdma => {
                 if let TransportDriver::Dctcp(d) = &mut self.transport {
                     d.mprdma = true;
@@ -214,6 +229,7 @@ impl Sim {
             }
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
             TransportDriver::Uno(_) => uno::open(&mut Cx::new(self), f),
+            TransportDriver::Pfabric(_) => pfabric::open(&mut Cx::new(self), f),
         }
     }
 
@@ -224,6 +240,7 @@ impl Sim {
             TransportDriver::Dctcp(_) => dctcp::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Uno(_) => uno::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Pfabric(_) => pfabric::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -233,6 +250,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
             TransportDriver::Uno(_) => uno::pull(&mut Cx::new(self), h),
+            TransportDriver::Pfabric(_) => pfabric::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -242,7 +260,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
@@ -252,7 +270,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
@@ -263,6 +281,9 @@ impl Sim {
         match kind {
             Kind::FlowTimer if matches!(self.transport, TransportDriver::Uno(_)) => {
                 uno::timer(&mut Cx::new(self), i)
+            }
+            Kind::FlowTimer if matches!(self.transport, TransportDriver::Pfabric(_)) => {
+                pfabric::timer(&mut Cx::new(self), i)
             }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
@@ -292,6 +313,7 @@ impl Sim {
                 _ => (0, 0),
             },
             TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
+            TransportDriver::Pfabric(st) => return st.acked_bytes(f).min(flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
@@ -307,6 +329,7 @@ impl Sim {
             }
             TransportDriver::Dcsim(_) => self.dcsim_results(r),
             TransportDriver::Uno(_) => self.uno_results(r),
+            TransportDriver::Pfabric(_) => self.pfabric_results(r),
         }
     }
 }

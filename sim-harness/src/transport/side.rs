@@ -44,6 +44,13 @@ impl<T: Copy + Default> SideTable<T> {
         }
     }
 
+    /// The value in slot `i` without taking it back (a switch reading a header extra);
+    /// an unknown slot gives `T::default()`.
+    #[inline]
+    pub fn get(&self, i: u32) -> T {
+        self.vals.get(i as usize).copied().unwrap_or_default()
+    }
+
     /// Slots in use.
     pub fn live(&self) -> usize {
         self.vals.len() - self.free.len()
@@ -71,6 +78,8 @@ mod tests {
         // The freed slot is reused, with the new value.
         let c = t.put(0xCCCC);
         assert_eq!(c, a);
+        assert_eq!(t.get(b), 0xBBBB, "get leaves the slot in use");
+        assert_eq!(t.live(), 2);
         assert_eq!(t.take(b), 0xBBBB);
         assert_eq!(t.take(c), 0xCCCC);
         assert!(t.is_empty());
