@@ -246,6 +246,8 @@ pub enum CcKind {
     /// The DCTCP variant of MPRDMA (REPS 4.1's baseline CC): a per-ACK cut of half a packet
     /// on every ECN-marked ACK, no EWMA (`nic::transport::MprdmaDctcpSender`).
     Mprdma,
+    /// pHost (receiver tokens, free first BDP): a DCSIM baseline (`crate::transport::phost`).
+    Phost,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -323,9 +325,14 @@ pub struct Transport {
     /// file as before the section existed.
     #[serde(skip_serializing_if = "ZeropodSection::is_default")]
     pub zeropod: ZeropodSection,
+    /// `[transport.phost]`: pHost (`cc = "phost"`); written out only when it differs from
+    /// its defaults.
+    #[serde(skip_serializing_if = "PhostSection::is_default")]
+    pub phost: PhostSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
+pub use crate::transport::phost::PhostSection;
 pub use crate::transport::reps::RepsSection;
 pub use crate::transport::uno::UnoSection;
 pub use crate::transport::zeropod::ZeropodSection;
@@ -345,6 +352,7 @@ impl Default for Transport {
             dcsim: DcsimSection::default(),
             uno: UnoSection::default(),
             zeropod: ZeropodSection::default(),
+            phost: PhostSection::default(),
         }
     }
 }
@@ -368,6 +376,7 @@ struct TransportToml {
     dcsim: DcsimSection,
     uno: UnoSection,
     zeropod: ZeropodSection,
+    phost: PhostSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -398,6 +407,7 @@ impl Default for TransportToml {
             dcsim: t.dcsim,
             uno: t.uno,
             zeropod: t.zeropod,
+            phost: t.phost,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -509,6 +519,7 @@ impl From<TransportToml> for Transport {
             dcsim: d,
             uno: t.uno,
             zeropod: t.zeropod,
+            phost: t.phost,
         }
     }
 }

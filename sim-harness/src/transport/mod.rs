@@ -41,6 +41,7 @@
 pub(crate) mod ctx;
 pub mod dcsim;
 pub mod dctcp;
+pub mod phost;
 pub mod reps;
 pub mod side;
 pub mod uno;
@@ -86,6 +87,8 @@ pub enum TransportDriver {
     Dcsim(Box<DcsimState>),
     /// Uno and its baselines ([`uno`]; boxed: per-flow senders and receivers).
     Uno(Box<uno::UnoState>),
+    /// pHost ([`phost`]; boxed: per-host token blocks, per-flow bitmaps).
+    Phost(Box<phost::PhostState>),
 }
 
 impl TransportDriver {
@@ -93,7 +96,9 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => FlowRx::InTransport,
+            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Phost => {
+                FlowRx::InTransport
+            }
             _ => FlowRx::Sack(Receiver::new()),
         }
     }
@@ -105,6 +110,7 @@ impl TransportDriver {
             TransportDriver::Dctcp(d) => &mut d.ready[h as usize],
             TransportDriver::Uno(u) => u.ready(h),
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
+            TransportDriver::Phost(_) => unreachable!("pHost hosts have no ready ring"),
         }
     }
 
@@ -115,6 +121,7 @@ impl TransportDriver {
             TransportDriver::Dctcp(d) => !d.ready[h as usize].is_empty(),
             TransportDriver::Uno(u) => u.has_ready(h),
             TransportDriver::Dcsim(_) => false,
+            TransportDriver::Phost(p) => p.has_ready(h),
         }
     }
 
@@ -140,7 +147,7 @@ impl TransportDriver {
     #[inline]
     pub(crate) fn on_drop(&mut self, pk: &Packet) {
         match self {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
         }
     }
@@ -154,7 +161,8 @@ impl TransportDriver {
         match self {
             // Uno: its timers are the flows' (shifted with them); its senders' and
             // receivers' stamps are not moved (partition shift is not supported with Uno).
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            // pHost: never skipped (Wormhole refuses it), so never shifted.
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -194,6 +202,7 @@ impl Sim {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
             CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
+            CcKind::Phost => self.phost_setup(s),
             CcKind::Mprdma => {
                 if let TransportDriver::Dctcp(d) = &mut self.transport {
                     d.mprdma = true;
@@ -214,6 +223,7 @@ impl Sim {
             }
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
             TransportDriver::Uno(_) => uno::open(&mut Cx::new(self), f),
+            TransportDriver::Phost(_) => phost::open(&mut Cx::new(self), f),
         }
     }
 
@@ -224,6 +234,7 @@ impl Sim {
             TransportDriver::Dctcp(_) => dctcp::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Uno(_) => uno::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Phost(_) => phost::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -233,6 +244,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
             TransportDriver::Uno(_) => uno::pull(&mut Cx::new(self), h),
+            TransportDriver::Phost(_) => phost::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -242,7 +254,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
@@ -252,7 +264,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
@@ -263,6 +275,11 @@ impl Sim {
         match kind {
             Kind::FlowTimer if matches!(self.transport, TransportDriver::Uno(_)) => {
                 uno::timer(&mut Cx::new(self), i)
+            }
+            Kind::FlowTimer | Kind::HostTimer
+                if matches!(self.transport, TransportDriver::Phost(_)) =>
+            {
+                phost::timer(&mut Cx::new(self), kind, i)
             }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
@@ -292,6 +309,7 @@ impl Sim {
                 _ => (0, 0),
             },
             TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
+            TransportDriver::Phost(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
@@ -307,6 +325,7 @@ impl Sim {
             }
             TransportDriver::Dcsim(_) => self.dcsim_results(r),
             TransportDriver::Uno(_) => self.uno_results(r),
+            TransportDriver::Phost(_) => self.phost_results(r),
         }
     }
 }
