@@ -9,6 +9,8 @@
 //!          wait -= 1; wait == 0 and the token register free:
 //!          token to argmin to_grant over eligible flows (SRPT), wait = token_interval
 //!   take_token() <-- the token register (one token per token_interval: line rate)
+//!   remove(flow)     --> the host found the flow complete: its entry goes
+//!   quiet_cycles()   --> cycles to the next event (a host steps advance(q + 1) to it)
 //! ```
 //!
 //! A flow is eligible when it has packets left to grant and is not downgraded. A flow

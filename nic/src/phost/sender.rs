@@ -8,6 +8,8 @@
 //!   next_packet()         --> a valid token, SRPT over its flows (fewest remaining),
 //!                             else a free token (first BDP), SRPT over flows
 //!   tick / advance        --> now += n; tokens with expiry <= now are dropped (expired)
+//!   add(flow, n)          --> n more packets (the receiver asked again for lost ones)
+//!   close(flow)           --> the receiver has every packet: the entry goes
 //! ```
 //!
 //! The NIC calls [`PhostSender::next_packet`] once per MTU transmission time (line rate).
