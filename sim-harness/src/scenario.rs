@@ -295,7 +295,7 @@ impl LbKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
-    /// dctcp | mprdma | uno | dcsim | zeropod.
+    /// dctcp | mprdma | uno | gemini | mprdma_bbr | dcsim | zeropod | phost.
     pub cc: CcKind,
     /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
     pub lb: LbKind,

@@ -21,6 +21,9 @@
 //! * [`uno`]: Uno (`transport.cc = "uno"`: UnoCC, UnoRC erasure-coded blocks, UnoLB) and its
 //!   baselines (`"gemini"`, `"mprdma_bbr"`): senders, receivers and ready rings in
 //!   [`uno::UnoState`]; its one timer per flow is [`Kind::FlowTimer`].
+//! * [`phost`]: pHost (`transport.cc = "phost"`, a DCSIM baseline): per host the `nic::phost`
+//!   token scheduler and sender in [`phost::PhostState`], the receiver's token pacing on
+//!   [`Kind::HostTimer`], the sender's RTS re-send check on [`Kind::FlowTimer`].
 //!
 //! What a driver may touch of the engine is a type, [`ctx::Cx`]: its per-event functions
 //! (`open`, `arrive`, `pull`, `timer`, DCSIM's `departing` / `departed`) are free
