@@ -77,7 +77,7 @@ fn permutation_and_all_to_all_complete_conserve_and_repeat() {
         let s = small(kind, msg);
         let a = run(&s);
         let b = run(&s);
-        let flows = a.summary.flows as u64;
+        let flows = a.summary.flows;
         conserved(&a, flows * msg);
         assert_eq!(a.flows, b.flows, "{kind:?}: same seed, same flows");
         assert_eq!(a.summary.extra, b.summary.extra, "{kind:?}: same counters");
@@ -144,7 +144,7 @@ fn a_receiver_grants_one_sender_at_a_time() {
 fn busy_senders_let_tokens_expire_and_get_downgraded() {
     let s = small(WorkloadKind::AllToAll, 1 << 20);
     let r = run(&s);
-    conserved(&r, r.summary.flows as u64 * (1 << 20));
+    conserved(&r, r.summary.flows * (1 << 20));
     assert!(x(&r, "phost_tokens_expired") > 0.0, "{:?}", r.summary.extra);
     assert!(x(&r, "phost_downgrades") > 0.0, "{:?}", r.summary.extra);
     assert!(x(&r, "phost_tokens_sent") > x(&r, "phost_token_data"));

@@ -688,6 +688,11 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
             break (0, None, false);
         };
         let fs = &mut st.flows[tp.flow as usize];
+        // pHost: no token outlives its expiry (the block dropped those at tx_sync).
+        debug_assert!(
+            tp.token_expiry.is_none_or(|e| e > now),
+            "spent an expired token"
+        );
         let psn = match tp.token_expiry {
             Some(e) => match hs
                 .held
