@@ -249,6 +249,8 @@ pub enum CcKind {
     /// pFabric (a DCSIM baseline): priority switch ports, line-rate hosts
     /// ([`crate::transport::pfabric`]).
     Pfabric,
+    /// pHost (receiver tokens, free first BDP): a DCSIM baseline (`crate::transport::phost`).
+    Phost,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -296,7 +298,7 @@ impl LbKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
-    /// dctcp | mprdma | uno | dcsim | zeropod.
+    /// dctcp | mprdma | uno | gemini | mprdma_bbr | dcsim | zeropod | phost.
     pub cc: CcKind,
     /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
     pub lb: LbKind,
@@ -330,9 +332,14 @@ pub struct Transport {
     /// from its defaults.
     #[serde(skip_serializing_if = "crate::transport::pfabric::PfabricSection::is_default")]
     pub pfabric: crate::transport::pfabric::PfabricSection,
+    /// `[transport.phost]`: pHost (`cc = "phost"`); written out only when it differs from
+    /// its defaults.
+    #[serde(skip_serializing_if = "PhostSection::is_default")]
+    pub phost: PhostSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
+pub use crate::transport::phost::PhostSection;
 pub use crate::transport::reps::RepsSection;
 pub use crate::transport::uno::UnoSection;
 pub use crate::transport::zeropod::ZeropodSection;
@@ -353,6 +360,7 @@ impl Default for Transport {
             uno: UnoSection::default(),
             zeropod: ZeropodSection::default(),
             pfabric: Default::default(),
+            phost: PhostSection::default(),
         }
     }
 }
@@ -377,6 +385,7 @@ struct TransportToml {
     uno: UnoSection,
     zeropod: ZeropodSection,
     pfabric: crate::transport::pfabric::PfabricSection,
+    phost: PhostSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -408,6 +417,7 @@ impl Default for TransportToml {
             uno: t.uno,
             zeropod: t.zeropod,
             pfabric: t.pfabric,
+            phost: t.phost,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -520,6 +530,7 @@ impl From<TransportToml> for Transport {
             uno: t.uno,
             zeropod: t.zeropod,
             pfabric: t.pfabric,
+            phost: t.phost,
         }
     }
 }

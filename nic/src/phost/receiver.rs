@@ -9,6 +9,8 @@
 //!          wait -= 1; wait == 0 and the token register free:
 //!          token to argmin to_grant over eligible flows (SRPT), wait = token_interval
 //!   take_token() <-- the token register (one token per token_interval: line rate)
+//!   remove(flow)     --> the host found the flow complete: its entry goes
+//!   quiet_cycles()   --> cycles to the next event (a host steps advance(q + 1) to it)
 //! ```
 //!
 //! A flow is eligible when it has packets left to grant and is not downgraded. A flow
@@ -209,8 +211,22 @@ impl<const F: usize> PhostReceiver<F> {
         best.map(|(i, _)| i)
     }
 
-    /// Cycles that can be skipped with no downgrade, no downgrade expiry and no token.
-    fn quiet_cycles(&self) -> u64 {
+    /// Take `flow` out of the table whatever it still has to grant or has pending (the
+    /// host found it complete); `false` if it was not there.
+    pub fn remove(&mut self, flow: u32) -> bool {
+        match self.find(flow) {
+            Some(i) => {
+                self.flows[i] = None;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cycles that can be skipped with no downgrade, no downgrade expiry and no token
+    /// (`u64::MAX`: none is coming). The tick after them is the next event: a host that
+    /// takes the token register after each event steps `advance(quiet_cycles() + 1)`.
+    pub fn quiet_cycles(&self) -> u64 {
         let mut m = u64::MAX;
         for f in self.flows.iter().flatten() {
             if f.downgraded > 0 {

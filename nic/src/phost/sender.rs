@@ -8,6 +8,8 @@
 //!   next_packet()         --> a valid token, SRPT over its flows (fewest remaining),
 //!                             else a free token (first BDP), SRPT over flows
 //!   tick / advance        --> now += n; tokens with expiry <= now are dropped (expired)
+//!   add(flow, n)          --> n more packets (the receiver asked again for lost ones)
+//!   close(flow)           --> the receiver has every packet: the entry goes
 //! ```
 //!
 //! The NIC calls [`PhostSender::next_packet`] once per MTU transmission time (line rate).
@@ -176,6 +178,54 @@ impl<const F: usize, const T: usize> PhostSender<F, T> {
             free: true,
             token_expiry: None,
         })
+    }
+
+    /// `flow` needs `n` more packets (the receiver asked again for packets it lost): its
+    /// entry grows, or comes back with no free tokens and no RTS to send. The error names
+    /// `flow` when no entry is free.
+    pub fn add(&mut self, flow: u32, n: u32) -> Result<(), ConfigError> {
+        if let Some(f) = self.find(flow).and_then(|j| self.flows[j].as_mut()) {
+            f.remaining = f.remaining.saturating_add(n);
+            return Ok(());
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let slot = self
+            .flows
+            .iter_mut()
+            .find(|f| f.is_none())
+            .ok_or(ConfigError::new(
+                "flow",
+                "no free flow entry (F flows open)",
+            ))?;
+        *slot = Some(TxFlow {
+            flow,
+            remaining: n,
+            free: 0,
+            rts_pending: false,
+        });
+        Ok(())
+    }
+
+    /// `flow` is complete at its receiver: its entry goes (tokens still held for it are
+    /// skipped and expire). `false` if it had no entry.
+    pub fn close(&mut self, flow: u32) -> bool {
+        match self.find(flow) {
+            Some(j) => {
+                self.flows[j] = None;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether [`PhostSender::next_packet`] would send now (a held token of a flow with
+    /// packets beyond its free ones, or a free token left).
+    pub fn has_work(&self) -> bool {
+        self.tokens.iter().flatten().any(|t| {
+            matches!(self.find(t.flow).and_then(|j| self.flows[j]), Some(f) if f.remaining > f.free)
+        }) || self.flows.iter().flatten().any(|f| f.free > 0)
     }
 
     /// Tokens held now.

@@ -249,3 +249,55 @@ proptest! {
         assert_advance_eq_ticks(&tx, n);
     }
 }
+
+#[test]
+fn sender_add_close_and_has_work() {
+    let mut tx = PhostSender::<2, 2>::new();
+    assert!(!tx.has_work());
+    tx.open(1, 3, 1).unwrap();
+    assert!(tx.has_work(), "a free token left");
+    tx.take_rts();
+    assert_eq!(tx.next_packet().map(|p| p.free), Some(true));
+    assert!(!tx.has_work(), "2 packets left, no free token, no token");
+    tx.on_token(Token { flow: 1, expiry: 9 });
+    assert!(tx.has_work());
+    assert_eq!(tx.next_packet().map(|p| p.free), Some(false));
+    // A retransmission request: the entry grows; after its last packet it goes.
+    tx.add(1, 1).unwrap();
+    assert_eq!(tx.flow(1).map(|f| f.remaining), Some(2));
+    for _ in 0..2 {
+        tx.on_token(Token { flow: 1, expiry: 9 });
+        assert!(tx.next_packet().is_some());
+    }
+    assert!(tx.flow(1).is_none());
+    // A request for a flow without entry brings it back (no free token, no RTS).
+    tx.add(1, 2).unwrap();
+    let f = tx.flow(1).unwrap();
+    assert_eq!((f.remaining, f.free, f.rts_pending), (2, 0, false));
+    tx.add(2, 1).unwrap();
+    assert_eq!(tx.add(3, 1).unwrap_err().field, "flow");
+    assert!(tx.close(1) && !tx.close(1));
+    tx.on_token(Token { flow: 1, expiry: 9 });
+    assert_eq!(tx.next_packet(), None, "a closed flow's token is not spent");
+}
+
+#[test]
+fn receiver_remove_and_quiet_cycles_name_the_next_event() {
+    let mut rx = PhostReceiver::<2>::new(CFG).unwrap();
+    assert_eq!(rx.quiet_cycles(), u64::MAX, "nothing to grant: no event");
+    rx.on_rts(4, 10, 0).unwrap();
+    // Stepping by quiet_cycles() + 1 lands on every token, one per token_interval.
+    let mut at = Vec::new();
+    for _ in 0..3 {
+        let q = rx.quiet_cycles();
+        rx.advance(q + 1);
+        let t = rx.take_token().expect("a token at the event");
+        at.push(t.expiry - CFG.token_ttl as u64);
+        rx.on_data(4);
+    }
+    assert_eq!(at[1] - at[0], CFG.token_interval as u64);
+    assert_eq!(at[2] - at[1], CFG.token_interval as u64);
+    assert!(rx.remove(4) && !rx.remove(4));
+    assert_eq!(rx.active().count(), 0);
+    assert_eq!(rx.quiet_cycles(), u64::MAX);
+}

@@ -25,6 +25,9 @@
 //!   receivers, ready flows and the priority side table in [`pfabric::PfabricState`], its
 //!   switch ports behind [`crate::port::PortDriver::Pfabric`]; one [`Kind::FlowTimer`] per
 //!   flow (the fixed RTO).
+//! * [`phost`]: pHost (`transport.cc = "phost"`, a DCSIM baseline): per host the `nic::phost`
+//!   token scheduler and sender in [`phost::PhostState`], the receiver's token pacing on
+//!   [`Kind::HostTimer`], the sender's RTS re-send check on [`Kind::FlowTimer`].
 //!
 //! What a driver may touch of the engine is a type, [`ctx::Cx`]: its per-event functions
 //! (`open`, `arrive`, `pull`, `timer`, DCSIM's `departing` / `departed`) are free
@@ -46,6 +49,7 @@ pub(crate) mod ctx;
 pub mod dcsim;
 pub mod dctcp;
 pub mod pfabric;
+pub mod phost;
 pub mod reps;
 pub mod side;
 pub mod uno;
@@ -93,6 +97,8 @@ pub enum TransportDriver {
     Uno(Box<uno::UnoState>),
     /// pFabric ([`pfabric`]; boxed: per-flow senders and receivers).
     Pfabric(Box<pfabric::PfabricState>),
+    /// pHost ([`phost`]; boxed: per-host token blocks, per-flow bitmaps).
+    Phost(Box<phost::PhostState>),
 }
 
 impl TransportDriver {
@@ -100,7 +106,8 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Pfabric => {
+            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Pfabric
+            | CcKind::Phost => {
                 FlowRx::InTransport
             }
             _ => FlowRx::Sack(Receiver::new()),
@@ -115,6 +122,7 @@ impl TransportDriver {
             TransportDriver::Uno(u) => u.ready(h),
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
             TransportDriver::Pfabric(_) => unreachable!("pFabric keeps its own ready flows"),
+            TransportDriver::Phost(_) => unreachable!("pHost hosts have no ready ring"),
         }
     }
 
@@ -126,6 +134,7 @@ impl TransportDriver {
             TransportDriver::Uno(u) => u.has_ready(h),
             TransportDriver::Pfabric(p) => p.has_ready(h),
             TransportDriver::Dcsim(_) => false,
+            TransportDriver::Phost(p) => p.has_ready(h),
         }
     }
 
@@ -151,7 +160,7 @@ impl TransportDriver {
     #[inline]
     pub(crate) fn on_drop(&mut self, pk: &Packet) {
         match self {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
             TransportDriver::Pfabric(p) => p.on_drop(pk),
         }
@@ -168,7 +177,9 @@ impl TransportDriver {
             // receivers' stamps are not moved (partition shift is not supported with Uno).
             // pFabric: its timers are the flows' and its rate blocks count cycles of the
             // flows' clocks (shifted with them).
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_) => {}
+            // pHost: never skipped (Wormhole refuses it), so never shifted.
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+            | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -209,6 +220,7 @@ impl Sim {
             CcKind::Dcsim => self.dcsim_setup(s),
             CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
             CcKind::Pfabric => self.pfabric_setup(s),
+            CcKind::Phost => self.phost_setup(s),
             CcKind::Mprdma => {
                 if let TransportDriver::Dctcp(d) = &mut self.transport {
                     d.mprdma = true;
@@ -230,6 +242,7 @@ impl Sim {
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
             TransportDriver::Uno(_) => uno::open(&mut Cx::new(self), f),
             TransportDriver::Pfabric(_) => pfabric::open(&mut Cx::new(self), f),
+            TransportDriver::Phost(_) => phost::open(&mut Cx::new(self), f),
         }
     }
 
@@ -241,6 +254,7 @@ impl Sim {
             TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Uno(_) => uno::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Pfabric(_) => pfabric::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Phost(_) => phost::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -251,6 +265,7 @@ impl Sim {
             TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
             TransportDriver::Uno(_) => uno::pull(&mut Cx::new(self), h),
             TransportDriver::Pfabric(_) => pfabric::pull(&mut Cx::new(self), h),
+            TransportDriver::Phost(_) => phost::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -260,7 +275,8 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+            | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
@@ -270,7 +286,8 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+            | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
@@ -284,6 +301,11 @@ impl Sim {
             }
             Kind::FlowTimer if matches!(self.transport, TransportDriver::Pfabric(_)) => {
                 pfabric::timer(&mut Cx::new(self), i)
+            }
+            Kind::FlowTimer | Kind::HostTimer
+                if matches!(self.transport, TransportDriver::Phost(_)) =>
+            {
+                phost::timer(&mut Cx::new(self), kind, i)
             }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
@@ -314,6 +336,7 @@ impl Sim {
             },
             TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
             TransportDriver::Pfabric(st) => return st.acked_bytes(f).min(flow.spec.bytes),
+            TransportDriver::Phost(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
@@ -330,6 +353,7 @@ impl Sim {
             TransportDriver::Dcsim(_) => self.dcsim_results(r),
             TransportDriver::Uno(_) => self.uno_results(r),
             TransportDriver::Pfabric(_) => self.pfabric_results(r),
+            TransportDriver::Phost(_) => self.phost_results(r),
         }
     }
 }
