@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Collector of the DCSIM figure sweeps (scenarios/dcsim_figs/run.sh); stdlib only.
 
-    python3 scenarios/dcsim_figs/collect.py OUTDIR
+    python3 scenarios/dcsim_figs/collect.py OUTDIR [--doc FILE]
 
 Reads OUTDIR/<sweep>/sweep.csv of every sweep run.sh makes (a missing one is skipped) and
 writes, per figure, OUTDIR/<figure>.csv: one row per (x value, cc) with the figure's metrics
@@ -18,7 +18,10 @@ taken from the sweep's summary.json columns (`extra.*`), converted to readable u
     reorder_per_iv  extra.reorder_per_interval (per extra.metrics_interval_ps)
 
 and OUTDIR/figures.md with one markdown table per figure (printed on stdout too). A run
-whose status is not `ok` keeps its row with the status and empty metrics.
+whose status is not `ok` keeps its row with the status and empty metrics. With --doc FILE,
+each figure's table also replaces the lines between `<!-- table:NAME -->` and
+`<!-- /table:NAME -->` in FILE (docs/dcsim_figures.md), so the document's tables are the
+script's output.
 """
 import csv
 import os
@@ -94,11 +97,26 @@ def figure_rows(out, sources, metrics):
     return rows
 
 
+def replace_block(text, name, table):
+    """`text` with the lines between the markers of figure `name` replaced by `table`."""
+    begin, end = "<!-- table:%s -->" % name, "<!-- /table:%s -->" % name
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        return text
+    return text[: i + len(begin)] + "\n" + table + text[j:]
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[2].strip())
-    out = sys.argv[1]
+    args = sys.argv[1:]
+    doc = None
+    if len(args) == 3 and args[1] == "--doc":
+        doc = args[2]
+        args = args[:1]
+    if len(args) != 1:
+        sys.exit("usage: " + __doc__.strip().splitlines()[2].strip())
+    out = args[0]
     md = ["# DCSIM figures, measured (scenarios/dcsim_figs/run.sh)", ""]
+    tables = {}
     wrote = 0
     for name, title, sources, metrics in FIGURES:
         rows = figure_rows(out, sources, metrics)
@@ -112,6 +130,7 @@ def main():
             for r in rows:
                 w.writerow([fmt(c, r[c]) if c in METRICS else r[c] for c in cols])
         md += ["## " + title, ""]
+        first = len(md)
         head = (["x"] if any(r["x"] for r in rows) else []) + ["cc"] + metrics
         md.append("| " + " | ".join(head) + " |")
         md.append("|" + " --- |" * len(head))
@@ -124,12 +143,20 @@ def main():
                     c += "*"
                 cells.append(c)
             md.append("| " + " | ".join(cells) + " |")
+        tables[name] = "\n".join(md[first:]) + "\n"
         md.append("")
     md.append("`*`: not every collective completed (mean over the completed ones).")
     text = "\n".join(md) + "\n"
     with open(os.path.join(out, "figures.md"), "w") as f:
         f.write(text)
     sys.stdout.write(text)
+    if doc:
+        with open(doc) as f:
+            d = f.read()
+        for name, table in tables.items():
+            d = replace_block(d, name, table)
+        with open(doc, "w") as f:
+            f.write(d)
     if wrote == 0:
         sys.exit("collect.py: no sweep.csv found under %s" % out)
 

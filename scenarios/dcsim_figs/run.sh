@@ -3,21 +3,25 @@
 # and a markdown table (docs/dcsim_figures.md explains each figure and quotes the paper).
 #
 #   bash scenarios/dcsim_figs/run.sh DCFAB OUTDIR [--ccs dcsim,dctcp,pfabric,phost,dcpim]
-#                                    [--jobs N] [--only fig5_permutation,...] [-- SWEEP ARGS]
+#                                    [--jobs N] [--only fig5_permutation,...] [--doc FILE]
+#                                    [-- SWEEP ARGS]
 #
 # For each figure: `DCFAB sweep scenarios/dcsim_figs/<fig>.toml --grid transport.cc=<ccs>
 # --grid <the figure's x axis>` into OUTDIR/<fig>/ (sweep.csv + one directory per run). A cc
 # the binary refuses (checked with `DCFAB run <fig>.toml --dry-run --set transport.cc=<cc>`)
 # is skipped with a message on stderr and left out of the grid. Fig. 11 and 13 are DCSIM's
 # own properties: dcsim only. Arguments after `--` go to every sweep (e.g. --set
-# topology.radix=8 for the paper's 128 hosts, or --seed 2).
+# topology.radix=8 for the paper's 128 hosts, or --seed 2). --only takes figure names: fig4,
+# fig5_permutation, fig5_all_to_all, fig6_a2av, fig7_five_a2av, fig8_oversubscribed, fig11,
+# fig13.
 #
 # Then collect.py (python3, stdlib only) writes OUTDIR/<figure>.csv (one row per cc and x
 # value: CCT, utilization, DATA loss, queueing delay, reordering as the figure needs) and
-# OUTDIR/figures.md (all tables). Defaults: --ccs dcsim,dctcp,pfabric,phost,dcpim, --jobs =
+# OUTDIR/figures.md (all tables); --doc docs/dcsim_figures.md also writes each table into
+# that document between its `<!-- table:NAME -->` markers. Defaults: --ccs dcsim,dctcp,pfabric,phost,dcpim, --jobs =
 # CPUs. Whole script with all five ccs: a few minutes on 2 cores (docs/dcsim_figures.md).
 set -euo pipefail
-usage() { sed -n '4,6p' "$0" >&2; exit 2; }
+usage() { sed -n '4,7p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 dcfab=$1
 out=$2
@@ -25,12 +29,14 @@ shift 2
 ccs=dcsim,dctcp,pfabric,phost,dcpim
 jobs=$(nproc 2>/dev/null || echo 2)
 only=""
+doc=()
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --ccs) ccs=${2:?--ccs needs a list}; shift 2 ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
     --only) only=${2:?--only needs a list}; shift 2 ;;
+    --doc) doc=(--doc "${2:?--doc needs a file}"); shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "run.sh: unknown argument $1" >&2; usage ;;
   esac
@@ -88,4 +94,4 @@ if wanted fig13; then
   sweep fig13_variants "$f" "$(accepted "$f" dcsim)" --grid transport.dcsim.variant=sync,async
   sweep fig13_fractional "$f" "$(accepted "$f" dcsim)" --grid transport.dcsim.fraction=0.95,0.85,0.7
 fi
-python3 "$here/collect.py" "$out"
+python3 "$here/collect.py" "$out" "${doc[@]}"
