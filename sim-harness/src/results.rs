@@ -345,5 +345,10 @@ mod tests {
         assert_eq!(ProgressBasis::of(&s), ProgressBasis::Bytes);
         s.stop.max_time_us = 100.0;
         assert_eq!(ProgressBasis::of(&s), ProgressBasis::SimTime);
+        // Infinite flows (DCSIM Fig. 4) never deliver their bytes: simulated time too.
+        s.workload.kind = crate::scenario::WorkloadKind::AllToAll;
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::Bytes);
+        s.workload.infinite = true;
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::SimTime);
     }
 }

@@ -51,8 +51,14 @@ fn infinite_permutation_fills_the_fabric_and_never_ends() {
         );
         let r = run(&s);
         assert_eq!(r.summary.flows, 16, "{cc}");
-        assert_eq!(r.summary.flows_completed, 0, "{cc}: an infinite flow never ends");
-        assert_eq!(r.summary.end_time_ps, 100_000_000, "{cc}: stops at max_time");
+        assert_eq!(
+            r.summary.flows_completed, 0,
+            "{cc}: an infinite flow never ends"
+        );
+        assert_eq!(
+            r.summary.end_time_ps, 100_000_000,
+            "{cc}: stops at max_time"
+        );
         let u = x(&r, "utilization_window");
         assert!(
             u > 0.85 && u <= 1.0,

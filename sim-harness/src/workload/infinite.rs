@@ -135,7 +135,10 @@ mod tests {
         let mut s = Scenario::default();
         s.workload.infinite = true;
         let e = check(&s).unwrap_err().to_string();
-        assert!(e.starts_with("workload.infinite:") && e.contains("stop.max_time_us"), "{e}");
+        assert!(
+            e.starts_with("workload.infinite:") && e.contains("stop.max_time_us"),
+            "{e}"
+        );
         s.stop.max_time_us = 50.0;
         check(&s).unwrap();
         s.workload.infinite_warmup_us = 50.0;
