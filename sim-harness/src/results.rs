@@ -192,10 +192,13 @@ pub enum ProgressBasis {
 }
 
 impl ProgressBasis {
-    /// Bytes, except for an open-ended workload (Poisson arrivals: `websearch`) with a
+    /// Bytes, except for an open-ended workload (Poisson arrivals: `websearch`; infinite
+    /// flows, `workload.infinite`) with a
     /// time limit, whose bytes to deliver depend on when it stops: simulated time then.
     pub fn of(s: &crate::scenario::Scenario) -> ProgressBasis {
-        if s.workload.kind == crate::scenario::WorkloadKind::Websearch && s.stop.max_time_us > 0.0 {
+        let open_ended =
+            s.workload.kind == crate::scenario::WorkloadKind::Websearch || s.workload.infinite;
+        if open_ended && s.stop.max_time_us > 0.0 {
             ProgressBasis::SimTime
         } else {
             ProgressBasis::Bytes
@@ -341,6 +344,11 @@ mod tests {
         s.workload.kind = crate::scenario::WorkloadKind::Websearch;
         assert_eq!(ProgressBasis::of(&s), ProgressBasis::Bytes);
         s.stop.max_time_us = 100.0;
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::SimTime);
+        // Infinite flows (DCSIM Fig. 4) never deliver their bytes: simulated time too.
+        s.workload.kind = crate::scenario::WorkloadKind::AllToAll;
+        assert_eq!(ProgressBasis::of(&s), ProgressBasis::Bytes);
+        s.workload.infinite = true;
         assert_eq!(ProgressBasis::of(&s), ProgressBasis::SimTime);
     }
 }

@@ -604,6 +604,19 @@ pub struct Workload {
     /// Background ECMP traffic (REPS 4.3.2): this fraction of the flows (drawn per flow
     /// from the seed) use ECMP whatever `transport.lb` is; 0 = none.
     pub background_ecmp: f64,
+    /// Infinite flows (DCSIM 4.1, Fig. 4): every flow is larger than its host link can carry
+    /// before `stop.max_time_us`, so none ends; `workload.message` is not used
+    /// ([`crate::workload::infinite`]). Left out of the resolved `scenario.toml` when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub infinite: bool,
+    /// Infinite flows: the window `[infinite_warmup_us, stop.max_time_us]` over which
+    /// `extra.utilization_window` is measured, us (0 = from t = 0). Left out when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub infinite_warmup_us: f64,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// GPT (TP-DP-PP) or MoE (TP-EP-DP-PP), Wormhole Table 1.
@@ -666,6 +679,8 @@ impl Default for Workload {
             two_dc: TwoDcWorkload::default(),
             parallel: 0,
             background_ecmp: 0.0,
+            infinite: false,
+            infinite_warmup_us: 0.0,
         }
     }
 }

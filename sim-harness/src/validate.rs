@@ -468,6 +468,7 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         _ => {}
     }
     crate::workload::uno::check(s, hosts)?;
+    crate::workload::infinite::check(s)?;
     if w.parallel > 0 && (w.kind != WorkloadKind::AllToAll || w.collectives > 0) {
         return Err(Error::field(
             "workload.parallel",

@@ -66,6 +66,9 @@ impl Sim {
             for (f, ps) in extra_prop {
                 cm.set_extra_prop(f, ps);
             }
+            if let Some((a, b)) = crate::workload::infinite::window_ps(s) {
+                cm.set_window(a, b);
+            }
         }
 
         // DCSIM 4.2: the even spines' cables slowed at t = 0, like a [[failures]] rate change.

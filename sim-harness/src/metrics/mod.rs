@@ -13,7 +13,8 @@
 //! 4. **Reordering size**: DATAs that arrive with a sequence number below the highest the
 //!    flow's receiver has seen, per measurement interval (`intervals.csv`) and in total.
 //! 5. **Utilization**: DATA payload received per interval over the hosts' total link
-//!    capacity; over the run (`utilization`) from t = 0 to the last DATA arrival.
+//!    capacity; over the run (`utilization`) from t = 0 to the last DATA arrival; for
+//!    infinite flows also over a fixed window (`utilization_window`, [`CollMetrics::set_window`]).
 //!
 //! ```text
 //!  transport_arrive(DATA) --on_data(Arrival{flow, psn, bytes, new, stamp}, now)--> per interval:
@@ -108,6 +109,10 @@ pub struct CollMetrics {
     reorder: u64,
     payload: u64,
     last_arrival_ps: u64,
+    /// Measurement window `[from, to]` of `utilization_window`, ps (infinite flows).
+    window: Option<(u64, u64)>,
+    /// Payload first received inside `window`.
+    window_payload: u64,
 }
 
 impl CollMetrics {
@@ -165,7 +170,15 @@ impl CollMetrics {
             reorder: 0,
             payload: 0,
             last_arrival_ps: 0,
+            window: None,
+            window_payload: 0,
         }
+    }
+
+    /// Also measure utilization over `[from_ps, to_ps]` (`utilization_window`; the steady
+    /// state of infinite flows, DCSIM Fig. 4(a)). `to_ps > from_ps`.
+    pub fn set_window(&mut self, from_ps: u64, to_ps: u64) {
+        self.window = Some((from_ps, to_ps.max(from_ps + 1)));
     }
 
     fn interval(&mut self, now: u64) -> &mut IntervalM {
@@ -217,6 +230,11 @@ impl CollMetrics {
         if new {
             m.received += 1;
             self.payload += u64::from(payload);
+            if let Some((a, b)) = self.window {
+                if now >= a && now <= b {
+                    self.window_payload += u64::from(payload);
+                }
+            }
         }
         let iv = self.interval(now);
         if reordered {
@@ -366,6 +384,17 @@ impl CollMetrics {
             ("data_payload_received", self.payload as f64),
         ] {
             extra.insert(k.to_string(), v);
+        }
+        if let Some((a, b)) = self.window {
+            let util = self.window_payload as f64 / (cap_bytes_per_ps * (b - a) as f64);
+            for (k, v) in [
+                ("utilization_window", util),
+                ("window_start_ps", a as f64),
+                ("window_end_ps", b as f64),
+                ("window_payload_received", self.window_payload as f64),
+            ] {
+                extra.insert(k.to_string(), v);
+            }
         }
     }
 }

@@ -17,12 +17,15 @@
 //!   from a uniform random host to a uniform random other host.
 //!
 //! * `llm`: one LLM-training iteration, flows started by their dependencies ([`llm`]).
+//! * `workload.infinite`: the pairs above with flows that never end ([`infinite`], DCSIM
+//!   Fig. 4).
 //!
 //! The message size of every non-websearch flow is `workload.message` (bytes or BDPs).
 //! Every draw comes from the run's ChaCha8 generator, seeded from `scenario.seed`.
 
 pub mod ai;
 pub mod collectives;
+pub mod infinite;
 pub mod llm;
 pub mod uno;
 
@@ -127,9 +130,13 @@ pub fn generate(
     }
     if w.collectives > 0 || w.kind == WorkloadKind::AllToAllV {
         // Collectives and all-to-all-v (DCSIM 4.1): [`collectives`].
-        return collectives::generate(s, hosts, bdp_bytes, rng);
+        let mut flows = collectives::generate(s, hosts, bdp_bytes, rng)?;
+        if w.infinite {
+            infinite::apply(s, host_gbps, &mut flows);
+        }
+        return Ok(flows);
     }
-    let flows = match w.kind {
+    let mut flows: Vec<FlowSpec> = match w.kind {
         WorkloadKind::Permutation => derangement(hosts, rng)
             .into_iter()
             .enumerate()
@@ -238,6 +245,9 @@ pub fn generate(
             llm::flows(s, d as u32, hosts)?
         }
     };
+    if w.infinite {
+        infinite::apply(s, host_gbps, &mut flows);
+    }
     Ok(flows)
 }
 
