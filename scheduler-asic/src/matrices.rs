@@ -101,8 +101,7 @@ impl<const N: usize, const P: usize, const C: usize> TrafficMatrices<N, P, C> {
 
     /// SRAM bits: three matrices of u16 and one valid bit per entry, 16 x 12-bit mice entries
     /// + u5 count per host, one active bit per host, 32 backpressure bits per Core.
-    pub const BITS: u32 =
-        (17 * (N * N + N * P + C * N) + N * (12 * TOP_K + 5) + N + 32 * C) as u32;
+    pub const BITS: u32 = (17 * (N * N + N * P + C * N) + N * (12 * TOP_K + 5) + N + 32 * C) as u32;
 
     /// The E2E matrix: `e2e()[s][d]` cells host s has for host d.
     pub fn e2e(&self) -> &[[u16; N]; N] {
