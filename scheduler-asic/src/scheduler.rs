@@ -31,7 +31,7 @@ use crate::alloc::grant1::Grant1Allocator;
 use crate::alloc::grant2::Grant2Allocator;
 use crate::alloc::request::{request, MAX_REQUESTS_PER_SENDER};
 use crate::alloc::GrantList;
-use crate::matrices::TrafficMatrices;
+use crate::matrices::{HostBits, TrafficMatrices, HOST_WORDS};
 use crate::pod::Grant;
 use crate::ports::PortStates;
 
@@ -98,41 +98,62 @@ impl Default for SchedulerConfig {
     }
 }
 
-/// Which senders and receivers already hold a grant this round.
+/// Which senders and receivers already hold a grant this round (bit per host / Core).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Matched<const N: usize, const C: usize> {
-    /// Host has its grant as a sender.
-    pub host_sent: [bool; N],
-    /// Host has its grant as a receiver.
-    pub host_recv: [bool; N],
-    /// Core has its C2E grant.
-    pub core_sent: [bool; C],
-    /// Core's up port has its E2P grant.
-    pub core_recv: [bool; C],
+    /// Bit h: host h has its grant as a sender.
+    pub host_sent: HostBits,
+    /// Bit h: host h has its grant as a receiver.
+    pub host_recv: HostBits,
+    /// Bit c: Core c has its C2E grant.
+    pub core_sent: u64,
+    /// Bit c: Core c's up port has its E2P grant.
+    pub core_recv: u64,
+}
+
+fn bit(b: &HostBits, i: usize) -> bool {
+    b[i / 64] >> (i % 64) & 1 == 1
 }
 
 impl<const N: usize, const C: usize> Matched<N, C> {
     const fn new() -> Self {
         Matched {
-            host_sent: [false; N],
-            host_recv: [false; N],
-            core_sent: [false; C],
-            core_recv: [false; C],
+            host_sent: [0; HOST_WORDS],
+            host_recv: [0; HOST_WORDS],
+            core_sent: 0,
+            core_recv: 0,
         }
     }
+    /// Host `h` holds its sender grant.
+    pub fn host_sent(&self, h: usize) -> bool {
+        bit(&self.host_sent, h)
+    }
+    /// Host `h` holds its receiver grant.
+    pub fn host_recv(&self, h: usize) -> bool {
+        bit(&self.host_recv, h)
+    }
+    /// Core `c` holds its C2E grant.
+    pub fn core_sent(&self, c: usize) -> bool {
+        c < 64 && self.core_sent >> c & 1 == 1
+    }
+    /// Core `c`'s up port holds its E2P grant.
+    pub fn core_recv(&self, c: usize) -> bool {
+        c < 64 && self.core_recv >> c & 1 == 1
+    }
     fn mark(&mut self, g: &Grant) {
+        let set = |b: &mut HostBits, i: usize| b[i / 64] |= 1 << (i % 64);
         match g.traffic {
             TrafficKind::E2E => {
-                self.host_sent[g.src as usize] = true;
-                self.host_recv[g.dst as usize] = true;
+                set(&mut self.host_sent, g.src as usize);
+                set(&mut self.host_recv, g.dst as usize);
             }
             TrafficKind::E2P => {
-                self.host_sent[g.src as usize] = true;
-                self.core_recv[g.core as usize] = true;
+                set(&mut self.host_sent, g.src as usize);
+                self.core_recv |= 1 << (g.core % 64);
             }
             TrafficKind::C2E => {
-                self.core_sent[g.core as usize] = true;
-                self.host_recv[g.dst as usize] = true;
+                self.core_sent |= 1 << (g.core % 64);
+                set(&mut self.host_recv, g.dst as usize);
             }
         }
     }
@@ -465,13 +486,12 @@ where
     fn finish(&mut self) {
         self.done.clear();
         for g in self.sched.as_slice() {
-            let (s, d) = (g.src as usize, g.dst as usize);
-            let e = match g.traffic {
-                TrafficKind::E2E => &mut self.matrices.e2e[s][d],
-                TrafficKind::E2P => &mut self.matrices.e2p[s][d],
-                TrafficKind::C2E => &mut self.matrices.c2e[g.core as usize][d],
+            let row = match g.traffic {
+                TrafficKind::C2E => g.core as usize,
+                _ => g.src as usize,
             };
-            *e = e.saturating_sub(g.volume);
+            self.matrices
+                .debit(g.traffic, row, g.dst as usize, g.volume);
             self.stats.grants += 1;
             self.stats.cells += g.volume as u64;
             self.done.push(*g);

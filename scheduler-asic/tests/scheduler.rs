@@ -52,9 +52,9 @@ fn demands() -> impl Strategy<Value = (HostDemands, CoreDemands)> {
 
 fn total(s: &K8Scheduler) -> u64 {
     let m = &s.matrices;
-    let a: u64 = m.e2e.iter().flatten().map(|&x| x as u64).sum();
-    let b: u64 = m.e2p.iter().flatten().map(|&x| x as u64).sum();
-    let c: u64 = m.c2e.iter().flatten().map(|&x| x as u64).sum();
+    let a: u64 = m.e2e().iter().flatten().map(|&x| x as u64).sum();
+    let b: u64 = m.e2p().iter().flatten().map(|&x| x as u64).sum();
+    let c: u64 = m.c2e().iter().flatten().map(|&x| x as u64).sum();
     a + b + c
 }
 
@@ -80,7 +80,7 @@ proptest! {
             if dst / 16 != 2 || dst % 16 != src { injected += cells as u64; }
         }
         // E2E to self is never requested; remove it from the bookkeeping.
-        for h in 0..16 { injected -= s.matrices.e2e[h][h] as u64; }
+        for h in 0..16 { injected -= s.matrices.e2e()[h][h] as u64; }
         for &(c, d, cells, bp) in &cores {
             s.on_rts(&core_rts(c, 2 * 16 + d, cells, bp));
             injected += cells as u64;
@@ -102,7 +102,7 @@ proptest! {
             }
         }
         prop_assert_eq!(s.overflow(), 0);
-        let left: u64 = total(&s) - (0..16).map(|h| s.matrices.e2e[h][h] as u64).sum::<u64>();
+        let left: u64 = total(&s) - (0..16).map(|h| s.matrices.e2e()[h][h] as u64).sum::<u64>();
         prop_assert_eq!(granted + left, injected);
     }
 

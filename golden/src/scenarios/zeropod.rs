@@ -155,9 +155,9 @@ fn zeropod_fig2_round() -> Trace {
     };
     rec.record(cycle, "conflicts", c);
     let m = &s.matrices;
-    let e2e: u64 = m.e2e.iter().flatten().map(|&x| x as u64).sum();
-    let e2p: u64 = m.e2p.iter().flatten().map(|&x| x as u64).sum();
-    let c2e: u64 = m.c2e.iter().flatten().map(|&x| x as u64).sum();
+    let e2e: u64 = m.e2e().iter().flatten().map(|&x| x as u64).sum();
+    let e2p: u64 = m.e2p().iter().flatten().map(|&x| x as u64).sum();
+    let c2e: u64 = m.c2e().iter().flatten().map(|&x| x as u64).sum();
     rec.record(cycle, "matrix.e2e", e2e);
     rec.record(cycle, "matrix.e2p", e2p);
     rec.record(cycle, "matrix.c2e", c2e);

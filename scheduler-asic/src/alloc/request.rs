@@ -13,7 +13,7 @@ use heapless::Vec;
 use rtl_models::zeropod_cell::TrafficKind;
 use rtl_models::RandomSource;
 
-use crate::matrices::TrafficMatrices;
+use crate::matrices::{for_each_bit, TrafficMatrices, HOST_WORDS};
 use crate::pod::Grant;
 use crate::ports::PortStates;
 use crate::scheduler::{Matched, SchedulerConfig};
@@ -72,17 +72,20 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
     let pod = cfg.pod as usize;
     let cores = cfg.cores as usize;
     let mut best: Vec<(u64, Grant), MAX_REQUESTS_PER_SENDER> = Vec::new();
-    // Hosts: E2E and E2P demands.
-    for s in 0..N {
-        if matched.host_sent[s] {
-            continue;
-        }
+    let words = N.div_ceil(64);
+    // Hosts: E2E and E2P demands of every unmatched sender with demand, in host order; within
+    // a sender, destinations in host order then pods (the valid bits of the matrices).
+    let mut senders = *mx.active();
+    for (w, m) in senders.iter_mut().enumerate() {
+        *m &= !matched.host_sent[w];
+    }
+    let none = [0u64; HOST_WORDS];
+    for_each_bit(&senders, &none, words, |s| {
         best.clear();
-        for d in 0..N {
-            let v = mx.e2e[s][d];
-            if v == 0 || d == s || matched.host_recv[d] {
-                continue;
-            }
+        let mut skip = matched.host_recv;
+        skip[s / 64] |= 1 << (s % 64);
+        for_each_bit(mx.e2e_bits(s), &skip, words, |d| {
+            let v = mx.e2e()[s][d];
             let (class, vol) = match mx.mice_class(s, d) {
                 Some(c) => (c, 0),
                 None => (8, v),
@@ -95,12 +98,16 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 ..Grant::default()
             };
             keep_best(&mut best, r, key(class, vol), g);
-        }
-        for p in 0..(cfg.pods as usize).min(P) {
-            let v = mx.e2p[s][p];
-            if v == 0 || p == pod {
-                continue;
+        });
+        let pods = (cfg.pods as usize).min(P);
+        let mut pm = mx.e2p_bits(s) & !(1u32 << (pod % 32));
+        while pm != 0 {
+            let p = pm.trailing_zeros() as usize;
+            pm &= pm - 1;
+            if p >= pods {
+                break;
             }
+            let v = mx.e2p()[s][p];
             let (class, vol) = match mx.mice_class(s, N + p) {
                 Some(c) => (c, 0),
                 None => (8, v),
@@ -139,7 +146,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                     for c in 0..cores.min(C).min(64) {
                         let a = c % M;
                         let ok = mx.backpressure[c] >> g.dst & 1 == 0
-                            && !matched.core_recv[c]
+                            && !matched.core_recv(c)
                             && ports.tor_up[ts] >> a & 1 == 0
                             && ports.agg_up[a] >> (c / M) & 1 == 0;
                         if ok {
@@ -161,18 +168,15 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 }
             }
         }
-    }
+    });
     // Cores: C2E demands (the path is fixed by the Core's Agg).
     for c in 0..cores.min(C).min(64) {
-        if matched.core_sent[c] || ports.core_down >> c & 1 == 1 {
+        if matched.core_sent(c) || ports.core_down >> c & 1 == 1 {
             continue;
         }
         best.clear();
-        for d in 0..N {
-            let v = mx.c2e[c][d];
-            if v == 0 || matched.host_recv[d] {
-                continue;
-            }
+        for_each_bit(mx.c2e_bits(c), &matched.host_recv, words, |d| {
+            let v = mx.c2e()[c][d];
             let g = Grant {
                 traffic: TrafficKind::C2E,
                 src: c as u16,
@@ -183,7 +187,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 key: 0,
             };
             keep_best(&mut best, r, key(8, v), g);
-        }
+        });
         for &(k, mut g) in best.iter() {
             let td = g.dst as usize / M;
             if ports.agg_down[g.agg as usize] >> td & 1 == 0 {
