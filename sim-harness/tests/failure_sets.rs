@@ -127,10 +127,13 @@ fn drop_prob_loses_that_share_of_a_cables_packets() {
     assert!(!clean.tables.contains_key("failures"));
 }
 
+/// An edit of a failure entry.
+type Edit = Box<dyn Fn(&mut Failure)>;
+
 /// Every bad value is refused with the field named.
 #[test]
 fn bad_failure_fields_are_refused() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut Failure)>)> = vec![
+    let cases: Vec<(&str, Edit)> = vec![
         (
             "failures[0].random_fraction",
             Box::new(|f| f.random_fraction = Some(0.0)),
