@@ -601,6 +601,12 @@ pub struct Workload {
     /// `all_to_all` only: at most this many connections per host at a time (REPS 4.2's
     /// AllToAll with `n` parallel connections), on a line-rate schedule; 0 = all at once.
     pub parallel: u32,
+    /// `all_to_all` with `parallel >= 1` only: self-clocked instead of the line-rate
+    /// schedule, as the REPS artifact's AllToAll: the hosts in a seeded random order, each
+    /// sending to its peers in rounds spread over the group, and a host opens its next
+    /// connection when one of its open ones completes (`crate::workload::ai`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub self_clocked: bool,
     /// Background ECMP traffic (REPS 4.3.2): this fraction of the flows (drawn per flow
     /// from the seed) use ECMP whatever `transport.lb` is; 0 = none.
     pub background_ecmp: f64,
@@ -678,6 +684,7 @@ impl Default for Workload {
             llm: None,
             two_dc: TwoDcWorkload::default(),
             parallel: 0,
+            self_clocked: false,
             background_ecmp: 0.0,
             infinite: false,
             infinite_warmup_us: 0.0,
@@ -736,8 +743,9 @@ pub enum LossModel {
     Bernoulli,
 }
 
-/// A link going down for a while, or changing rate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A link going down for a while, changing rate, or dropping packets at random; or such a
+/// failure of a random fraction of a set of cables (`engine::failure_sets`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Failure {
     /// Link name, e.g. `tor0.up3` (see README for naming).
@@ -750,6 +758,16 @@ pub struct Failure {
     /// New rate in Gb/s instead of going down; absent = link down.
     #[serde(default)]
     pub gbps: Option<f64>,
+    /// Instead of going down, the cable loses each packet crossing it (either direction)
+    /// with this probability, drawn from the seed (REPS Fig. 8 "random drops", a partial
+    /// failure); counted as drops of cause `random_loss`. Not with `gbps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_prob: Option<f64>,
+    /// `link` names a set of cables (`tor_uplinks`, `agg_uplinks` or `switch_cables`) and
+    /// this fraction of them (rounded, at least one), drawn from the seed, fail (REPS Fig. 8
+    /// "1 % cables", Fig. 9); the chosen cables are listed in `failures.csv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_fraction: Option<f64>,
 }
 
 /// What to record.

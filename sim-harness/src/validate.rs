@@ -475,6 +475,21 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
             "only a plain all_to_all limits its parallel connections (set it to 0)",
         ));
     }
+    if w.self_clocked {
+        if w.kind != WorkloadKind::AllToAll || w.parallel == 0 {
+            return Err(Error::field(
+                "workload.self_clocked",
+                "only an all_to_all with parallel >= 1 is self-clocked (set it to false)",
+            ));
+        }
+        if s.skip.enabled {
+            return Err(Error::field(
+                "workload.self_clocked",
+                "self-clocked flow starts do not run under skip.enabled (wormhole cannot \
+                 foresee them); turn one off",
+            ));
+        }
+    }
     if w.kind == WorkloadKind::ButterflyAllreduce && !hosts.is_power_of_two() {
         return Err(Error::field(
             "workload.kind",
@@ -541,6 +556,7 @@ fn check_failures(s: &Scenario) -> Result<()> {
             positive(&p("gbps"), g)?;
             units::gbps_to_ser_q32(&p("gbps"), g, largest_packet(&s.transport))?;
         }
+        crate::engine::failure_sets::check_entry(i, f)?;
     }
     Ok(())
 }
@@ -702,18 +718,32 @@ fn check_built(s: &Scenario) -> Result<()> {
         return crate::zeropod::check_built(s);
     }
     let fabric = crate::topology::build(s)?;
-    for (i, f) in s.failures.iter().enumerate() {
-        if fabric.failure_ports(f.link.trim()).is_none() {
-            return Err(Error::field(
-                format!("failures[{i}].link"),
-                format!(
-                    "no link or switch named '{}' in this topology (names look like host5, \
-                     tor0.up3, tor0.down1, agg2.up1, agg2.down0, spine3.down7, and in two_dc \
-                     spine3.up0, border0.down5, border0.wan3, or a switch: tor0, agg2, spine3; \
-                     see links.csv)",
-                    f.link
-                ),
-            ));
+    // Names, random cable sets, and lossy cables: each port loses by one entry only.
+    let resolved = crate::engine::failure_sets::resolve(s, &fabric)?;
+    let mut lossy: Vec<Option<String>> = vec![None; fabric.ports.len()];
+    for (i, l) in s.loss.iter().enumerate() {
+        for p in crate::engine::loss::loss_ports(&fabric, l).unwrap_or_default() {
+            lossy[p as usize] = Some(format!("loss[{i}]"));
+        }
+    }
+    for (i, (f, ports)) in s.failures.iter().zip(&resolved).enumerate() {
+        if f.drop_prob.is_none() {
+            continue;
+        }
+        for &c in ports {
+            for p in [c, fabric.ports[c as usize].reverse] {
+                if let Some(other) = &lossy[p as usize] {
+                    return Err(Error::field(
+                        format!("failures[{i}].drop_prob"),
+                        format!(
+                            "cable {} already loses packets by {other}; one lossy entry per \
+                             cable",
+                            fabric.ports[p as usize].name
+                        ),
+                    ));
+                }
+                lossy[p as usize] = Some(format!("failures[{i}]"));
+            }
         }
     }
     for (i, l) in s.loss.iter().enumerate() {
@@ -945,6 +975,7 @@ mod tests {
                         at_us: -1.0,
                         for_us: None,
                         gbps: None,
+                        ..Default::default()
                     })
                 }),
             ),
@@ -1117,6 +1148,7 @@ mod tests {
                         at_us: 1.0,
                         for_us: None,
                         gbps: None,
+                        ..Default::default()
                     })
                 }),
             ),
@@ -1138,6 +1170,7 @@ mod tests {
             at_us: 1.0,
             for_us: None,
             gbps: None,
+            ..Default::default()
         });
         validate(&s).unwrap();
     }

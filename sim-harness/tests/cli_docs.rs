@@ -117,6 +117,7 @@ fn field_paths() -> Vec<String> {
         at_us: 1.0,
         for_us: Some(1.0),
         gbps: Some(1.0),
+        ..Default::default()
     });
     let defaults = toml::Value::try_from(&s).unwrap();
     let mut out = Vec::new();

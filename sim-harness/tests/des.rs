@@ -107,6 +107,7 @@ fn runs_are_bit_identical() {
         at_us: 3.0,
         for_us: Some(20.0),
         gbps: None,
+        ..Default::default()
     });
     let strip = |mut r: RunResult| {
         r.summary.wall_s = 0.0;
@@ -138,6 +139,7 @@ fn a_failing_link_adds_link_down_drops_and_slows_the_slowest_flow() {
         at_us: 5.0,
         for_us: Some(100.0),
         gbps: None,
+        ..Default::default()
     });
     let (a, b) = (run(&base), run(&failing));
     assert_eq!(cause(&a, "link_down"), 0);
@@ -163,6 +165,7 @@ fn a_slower_link_lowers_its_utilization_share() {
         at_us: 0.0,
         for_us: None,
         gbps: Some(100.0),
+        ..Default::default()
     });
     let r = run(&s);
     assert_eq!(r.summary.flows_completed, 32);
@@ -189,6 +192,7 @@ fn conservation_with_packets_in_flight_at_the_end() {
         at_us: 10.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     let r = run(&s);
     assert_eq!(r.summary.end_time_ps, 30_000_000);
@@ -270,6 +274,7 @@ fn bad_scenarios_name_the_field() {
         at_us: 1.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     let (f, p) = field_error(&s);
     assert_eq!(f, "failures[0].link");

@@ -61,6 +61,7 @@ fn output_settings_do_not_change_results() {
         at_us: 0.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     for (name, base) in [("complete", small()), ("stalled", down)] {
         let mut reference = None;
@@ -103,6 +104,7 @@ fn stalled_run_stops_and_says_so() {
         at_us: 0.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     let r = run(&s);
     assert!(stalled(&r));
@@ -123,6 +125,7 @@ fn overlapping_failures_compose() {
         at_us,
         for_us: Some(for_us),
         gbps: None,
+        ..Default::default()
     };
     let mut one = small();
     one.workload.message = Size::Bytes(512 * 1024);
@@ -148,6 +151,7 @@ fn overlapping_failures_compose() {
         at_us,
         for_us: Some(for_us),
         gbps: Some(gbps),
+        ..Default::default()
     };
     let mut one = small();
     one.workload.message = Size::Bytes(512 * 1024);

@@ -140,6 +140,7 @@ fn asymmetric_reps_avoids_the_slow_uplink() {
         at_us: 0.0,
         for_us: None,
         gbps: Some(200.0),
+        ..Default::default()
     });
     let (ops, reps) = (run(&s, LbKind::Ops), run(&s, LbKind::Reps));
     assert_eq!(reps.summary.flows, 4);
@@ -181,6 +182,7 @@ fn failures_reps_stops_choosing_the_failed_uplink() {
             at_us: at,
             for_us: Some(dur),
             gbps: None,
+            ..Default::default()
         });
     }
     let (ops, reps) = (run(&s, LbKind::Ops), run(&s, LbKind::Reps));

@@ -150,6 +150,7 @@ fn border_link_down_by_name() {
         at_us: 0.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     let r = run(&s);
     assert!(completed(&r), "{:?}", r.summary);
@@ -172,6 +173,7 @@ fn border_link_down_by_name() {
         at_us: 0.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     let e = sim_harness::validate::validate(&bad)
         .unwrap_err()
@@ -364,6 +366,7 @@ fn border_link_failure_reroutes_with_reps() {
         at_us: 0.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     let dead_drops = |lb| {
         let mut x = s.clone();

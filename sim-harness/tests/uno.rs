@@ -84,6 +84,7 @@ fn erasure_coding_recovers_blocks_across_a_failed_link() {
         at_us: 5.0,
         for_us: None,
         gbps: None,
+        ..Default::default()
     });
     s.transport.lb = LbKind::Unolb;
     let ec = run(&s);

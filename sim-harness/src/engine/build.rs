@@ -251,13 +251,15 @@ impl Sim {
             .collect::<Result<Vec<_>>>()?;
 
         let mut failures = Vec::with_capacity(s.failures.len());
-        for (i, f) in s.failures.iter().enumerate() {
-            // A link (its cable, both directions) or a switch (every cable of it).
-            let ps = fabric
-                .failure_ports(f.link.trim())
-                .unwrap_or_else(|| panic!("failures[{i}].link checked by validate"));
+        // A link (its cable, both directions), a switch (every cable of it) or a random set
+        // of cables; `drop_prob` entries lose packets through `loss` instead.
+        let resolved = failure_sets::resolve(s, &fabric)?;
+        for (f, ps) in s.failures.iter().zip(&resolved) {
+            if f.drop_prob.is_some() {
+                continue;
+            }
             let at = (f.at_us * 1e6).round() as Time;
-            for p in ps {
+            for &p in ps {
                 failures.push(FailureRt {
                     ports: [p, fabric.ports[p as usize].reverse],
                     gbps: f.gbps,
@@ -289,7 +291,7 @@ impl Sim {
             bdp_bytes,
             buffer_bytes,
             dc_buffer_bytes,
-            loss: loss::LossState::new(s, &fabric),
+            loss: loss::LossState::new(s, &fabric, &resolved),
             sample_ps: (s.output.queue_sample_us * 1e6).round() as u64,
             max_time: if s.stop.max_time_us > 0.0 {
                 (s.stop.max_time_us * 1e6).round() as Time
@@ -313,6 +315,7 @@ impl Sim {
             fabric,
             rates: None,
             wh: None,
+            chain: None,
         };
         // (`llm` flows have no start time: their dependencies start them.)
         if let Some(f) = sim.flows.first().filter(|f| f.spec.start_ps != NEVER) {
@@ -335,6 +338,9 @@ impl Sim {
                 sim.switches.len(),
                 (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
             )));
+        }
+        if s.workload.self_clocked {
+            sim.chain = chain::Chain::new(&sim.flows, hosts);
         }
         let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
         if rate_ps > 0 {

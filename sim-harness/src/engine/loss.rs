@@ -11,7 +11,8 @@
 //! (ChaCha8, seeded from the scenario seed and the port), drawn from only when a packet
 //! crosses it, so a run is deterministic and a run without `[[loss]]` draws nothing. A lost
 //! packet has been serialized (it counts in `links.csv` `tx_bytes`) and vanishes on the wire;
-//! it counts as a drop of cause `random_loss`. An entry may lose only for a while (`at_us`,
+//! it counts as a drop of cause `random_loss`. `failures[].drop_prob` (REPS Fig. 8 "random
+//! drops") uses the same Bernoulli ports ([`super::failure_sets`]). An entry may lose only for a while (`at_us`,
 //! `for_us`: a link "temporarily flaky", Uno 5.3).
 
 use super::*;
@@ -202,10 +203,12 @@ pub fn loss_ports(fabric: &Fabric, l: &Loss) -> Option<Vec<u32>> {
 }
 
 impl LossState {
-    /// The loss state of scenario `s` on `fabric` (names checked by validation); `None` without
-    /// `[[loss]]`.
-    pub fn new(s: &Scenario, fabric: &Fabric) -> Option<Box<LossState>> {
-        if s.loss.is_empty() {
+    /// The loss state of scenario `s` on `fabric` (names checked by validation): its
+    /// `[[loss]]` entries, then its `failures[].drop_prob` entries (Bernoulli, on the cables
+    /// `resolved` gives them, [`super::failure_sets`]; validation keeps them off the ports of
+    /// other lossy entries); `None` without either.
+    pub fn new(s: &Scenario, fabric: &Fabric, resolved: &[Vec<u32>]) -> Option<Box<LossState>> {
+        if s.loss.is_empty() && s.failures.iter().all(|f| f.drop_prob.is_none()) {
             return None;
         }
         let mut st = LossState {
@@ -230,6 +233,26 @@ impl LossState {
                     }
                     // A later entry for the same port replaces the earlier one.
                     i => st.ports[i as usize].1 = pl,
+                }
+            }
+        }
+        for (f, ports) in s.failures.iter().zip(resolved) {
+            let Some(prob) = f.drop_prob else { continue };
+            let from_ps = (f.at_us * 1e6).round() as u64;
+            let until_ps = f
+                .for_us
+                .map_or(u64::MAX, |d| ((f.at_us + d) * 1e6).round() as u64);
+            for &c in ports {
+                for p in [c, fabric.ports[c as usize].reverse] {
+                    // Its own stream, apart from `[[loss]]`'s.
+                    let seed = s.seed ^ 0xd20b_f417_0000_0000 ^ (u64::from(p) << 20);
+                    let mut pl = PortLoss::new(1, &[prob], seed);
+                    pl.from_ps = from_ps;
+                    pl.until_ps = until_ps;
+                    if st.slot[p as usize] == u32::MAX {
+                        st.slot[p as usize] = st.ports.len() as u32;
+                        st.ports.push((p, pl));
+                    }
                 }
             }
         }

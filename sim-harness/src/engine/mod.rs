@@ -66,6 +66,8 @@ use std::sync::atomic::Ordering;
 use switch::output_port::{OutputPortCtl, PortConfig};
 
 mod build;
+pub(crate) mod chain;
+pub mod failure_sets;
 mod failures;
 mod links;
 pub mod loss;
@@ -255,6 +257,8 @@ pub struct Sim {
     pub(crate) rates: Option<Box<sampling::RateSampler>>,
     /// Wormhole (`skip.enabled`, `llm` workloads): partitions, skipping, the LLM DAG.
     pub(crate) wh: Option<Box<skip::Wormhole>>,
+    /// Self-clocked flow starts (`workload.self_clocked`; [`chain`]); `None` without.
+    pub(crate) chain: Option<Box<chain::Chain>>,
 }
 
 /// What a run derives from its scenario and fabric before anything else: the longest path's

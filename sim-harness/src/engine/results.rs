@@ -157,6 +157,7 @@ impl Sim {
         self.wh_results(&mut r);
         self.two_dc_results(&mut r);
         self.loss_results(&mut r);
+        self.failure_results(s, &mut r);
         self.phantom_results(&mut r);
         r
     }

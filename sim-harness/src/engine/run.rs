@@ -28,7 +28,7 @@ impl Sim {
             let may_stall = if WH {
                 self.wh_may_stall()
             } else {
-                self.next_arrival > self.flows_done
+                self.next_arrival + self.chain.as_ref().map_or(0, |c| c.opened) > self.flows_done
             };
             let stall_at = if may_stall {
                 self.last_progress.saturating_add(self.stall_ps)
@@ -55,6 +55,7 @@ impl Sim {
                 Kind::Deliver => self.on_deliver(c.index()),
                 Kind::TxDone => self.on_txdone(c.index()),
                 Kind::FlowTimer | Kind::HostTimer => self.transport_timer(c.kind(), c.index()),
+                Kind::Arrivals if c.index() == chain::CHAIN_ARRIVALS => self.chain_arrivals(),
                 Kind::Arrivals => self.on_arrivals(),
                 Kind::Failure => self.on_failure(c.index()),
                 Kind::Sample => self.on_sample(c.index()),

@@ -197,5 +197,14 @@ impl<'a> Cx<'a> {
     pub(crate) fn flow_done(&mut self, f: u32) {
         self.sim.flows[f as usize].end_ps = self.sim.now;
         self.sim.flows_done += 1;
+        // `workload.self_clocked`: the host opens its next flow ([`crate::engine::chain`]).
+        if let Some(c) = self.sim.chain.as_deref_mut() {
+            c.done.push(f);
+            let now = self.sim.now;
+            self.sim.q.push(
+                now,
+                Comp::new(Kind::Arrivals, crate::engine::chain::CHAIN_ARRIVALS),
+            );
+        }
     }
 }

@@ -20,9 +20,21 @@
 //!   n), at most p connections at a time: the flows to peers `w p + 1 ..= (w+1) p` start at
 //!   `w * p * M * 8 / rate`, when wave w - 1 would end at the host's line rate. `p = 0`
 //!   starts every flow at t = 0 (the plain `all_to_all`).
+//! * `all_to_all` with `parallel = n` and `self_clocked` (the REPS artifact's
+//!   `gen_serialn_alltoall.py`, which the paper's Figure 3 runs with n = 4, 8, 16): the
+//!   hosts in a random order drawn from the seed (position s is host `perm[s]`); position s
+//!   sends in rounds d = 1..=h, h = (G-1) div n for G hosts, to
+//!   positions `s + d + c h` (c = 0..n, mod G), then the (G-1) mod n left over to
+//!   `s + n h + c + 1`. Its first n flows start at t = 0, the others have no start time
+//!   ([`NEVER`]): the engine opens a host's next flow when one of its open flows completes
+//!   (the artifact's per-round multishot triggers; it fires on "send done", dcfab on
+//!   completion, one RTT later). The run's end is the collective's runtime.
 
 use super::FlowSpec;
 use crate::error::{Error, Result};
+use crate::event::NEVER;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 
 /// The ring AllReduce flows of `hosts` hosts, `per_tor` under each ToR, buffer `msg` bytes.
 pub fn ring_allreduce(hosts: u32, per_tor: u32, msg: u64) -> Vec<FlowSpec> {
@@ -92,6 +104,41 @@ pub fn all_to_all(hosts: u32, msg: u64, parallel: u32, host_gbps: f64) -> Vec<Fl
     v
 }
 
+/// The self-clocked AllToAll flows of `hosts` hosts, `msg` bytes per pair, `parallel`
+/// connections per host (see the module doc); each host's flows in its sending order, the
+/// first `parallel` at t = 0, the others at [`NEVER`] (opened by the engine).
+pub fn all_to_all_self_clocked(hosts: u32, msg: u64, parallel: u32, seed: u64) -> Vec<FlowSpec> {
+    let g = hosts;
+    let n = parallel.clamp(1, g.saturating_sub(1).max(1));
+    let mut perm: Vec<u32> = (0..g).collect();
+    perm.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(
+        seed ^ 0xa11_2a11_0000_0000,
+    ));
+    let (h, left) = ((g - 1) / n, (g - 1) % n);
+    let mut v = Vec::with_capacity(g as usize * (g as usize - 1));
+    for s in 0..g {
+        let mut peers = Vec::with_capacity(g as usize - 1);
+        for d in 1..=h {
+            for c in 0..n {
+                peers.push((s + d + c * h) % g);
+            }
+        }
+        for c in 0..left {
+            peers.push((s + n * h + c + 1) % g);
+        }
+        for (k, d) in peers.into_iter().enumerate() {
+            v.push(FlowSpec {
+                src: perm[s as usize],
+                dst: perm[d as usize],
+                bytes: msg,
+                start_ps: if (k as u32) < n { 0 } else { NEVER },
+                collective: 0,
+            });
+        }
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,6 +167,33 @@ mod tests {
             .collect();
         assert_eq!(from0, vec![(1, 1024), (2, 512), (4, 256)]);
         assert!(butterfly_allreduce(12, 1024).is_err());
+    }
+
+    /// Every ordered pair once, n flows per host at t = 0, and a host's concurrent peers
+    /// spread over the group (not consecutive positions).
+    #[test]
+    fn self_clocked_all_to_all_covers_every_pair_in_spread_rounds() {
+        let (g, n) = (16u32, 4u32);
+        let f = all_to_all_self_clocked(g, 1000, n, 7);
+        assert_eq!(f.len(), (g * (g - 1)) as usize);
+        let mut pairs: Vec<(u32, u32)> = f.iter().map(|x| (x.src, x.dst)).collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        assert_eq!(pairs.len(), (g * (g - 1)) as usize, "each pair once");
+        assert!(f.iter().all(|x| x.src != x.dst));
+        for h in 0..g {
+            let mine: Vec<&FlowSpec> = f.iter().filter(|x| x.src == h).collect();
+            let now: Vec<&&FlowSpec> = mine.iter().filter(|x| x.start_ps == 0).collect();
+            assert_eq!(now.len(), n as usize, "host {h}: n flows at t = 0");
+            assert!(mine[..n as usize].iter().all(|x| x.start_ps == 0));
+            assert!(mine[n as usize..].iter().all(|x| x.start_ps == NEVER));
+        }
+        // The seed moves the host order, nothing else.
+        let other = all_to_all_self_clocked(g, 1000, n, 8);
+        assert_ne!(
+            f.iter().map(|x| (x.src, x.dst)).collect::<Vec<_>>(),
+            other.iter().map(|x| (x.src, x.dst)).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -167,6 +167,9 @@ pub fn generate(
                 .map(|&src| at0(src, rx))
                 .collect()
         }
+        WorkloadKind::AllToAll if w.parallel > 0 && w.self_clocked => {
+            ai::all_to_all_self_clocked(hosts, msg, w.parallel, s.seed)
+        }
         WorkloadKind::AllToAll if w.parallel > 0 => {
             ai::all_to_all(hosts, msg, w.parallel, host_gbps)
         }
