@@ -246,6 +246,9 @@ pub enum CcKind {
     /// The DCTCP variant of MPRDMA (REPS 4.1's baseline CC): a per-ACK cut of half a packet
     /// on every ECN-marked ACK, no EWMA (`nic::transport::MprdmaDctcpSender`).
     Mprdma,
+    /// dcPIM (Cai et al., SIGCOMM 2022), a DCSIM baseline: epoch matching by RTS / GRANT /
+    /// ACCEPT rounds ([`crate::transport::dcpim`]).
+    Dcpim,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -293,7 +296,7 @@ impl LbKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
-    /// dctcp | mprdma | uno | dcsim | zeropod.
+    /// dctcp | mprdma | uno | dcsim | zeropod | dcpim.
     pub cc: CcKind,
     /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
     pub lb: LbKind,
@@ -323,9 +326,14 @@ pub struct Transport {
     /// file as before the section existed.
     #[serde(skip_serializing_if = "ZeropodSection::is_default")]
     pub zeropod: ZeropodSection,
+    /// `[transport.dcpim]`: dcPIM (`cc = "dcpim"`); written out only when it differs from
+    /// its defaults.
+    #[serde(skip_serializing_if = "DcpimSection::is_default")]
+    pub dcpim: DcpimSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
+pub use crate::transport::dcpim::DcpimSection;
 pub use crate::transport::reps::RepsSection;
 pub use crate::transport::uno::UnoSection;
 pub use crate::transport::zeropod::ZeropodSection;
@@ -345,6 +353,7 @@ impl Default for Transport {
             dcsim: DcsimSection::default(),
             uno: UnoSection::default(),
             zeropod: ZeropodSection::default(),
+            dcpim: DcpimSection::default(),
         }
     }
 }
@@ -368,6 +377,7 @@ struct TransportToml {
     dcsim: DcsimSection,
     uno: UnoSection,
     zeropod: ZeropodSection,
+    dcpim: DcpimSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -398,6 +408,7 @@ impl Default for TransportToml {
             dcsim: t.dcsim,
             uno: t.uno,
             zeropod: t.zeropod,
+            dcpim: t.dcpim,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -509,6 +520,7 @@ impl From<TransportToml> for Transport {
             dcsim: d,
             uno: t.uno,
             zeropod: t.zeropod,
+            dcpim: t.dcpim,
         }
     }
 }

@@ -402,6 +402,7 @@ fn check_transport(t: &Transport) -> Result<()> {
     t.dcsim.check()?;
     t.uno.check()?;
     t.zeropod.check()?;
+    t.dcpim.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
@@ -608,6 +609,7 @@ fn check_supported(s: &Scenario) -> Result<()> {
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Mprdma | CcKind::Dcsim => {}
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
+        CcKind::Dcpim => crate::transport::dcpim::check_supported(s)?,
         // Zeropod runs on its own slotted region (crate::zeropod); its checks live there.
         CcKind::Zeropod => return crate::zeropod::check_supported(s),
     }

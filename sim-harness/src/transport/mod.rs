@@ -18,6 +18,10 @@
 //!   round-robin ring of ready flows ([`Dctcp`]).
 //! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
 //!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
+//! * [`dcpim`]: dcPIM (`transport.cc = "dcpim"`, a DCSIM baseline): epoch matching by
+//!   RTS / GRANT / ACCEPT control packets, per-host rings and per-flow bitmaps in
+//!   [`dcpim::DcpimState`]; its epoch steps are [`Kind::HostTimer`], its retransmission
+//!   timer per flow [`Kind::FlowTimer`].
 //! * [`uno`]: Uno (`transport.cc = "uno"`: UnoCC, UnoRC erasure-coded blocks, UnoLB) and its
 //!   baselines (`"gemini"`, `"mprdma_bbr"`): senders, receivers and ready rings in
 //!   [`uno::UnoState`]; its one timer per flow is [`Kind::FlowTimer`].
@@ -39,6 +43,7 @@
 //! [`zeropod`] (`[transport.zeropod]`).
 
 pub(crate) mod ctx;
+pub mod dcpim;
 pub mod dcsim;
 pub mod dctcp;
 pub mod reps;
@@ -86,6 +91,8 @@ pub enum TransportDriver {
     Dcsim(Box<DcsimState>),
     /// Uno and its baselines ([`uno`]; boxed: per-flow senders and receivers).
     Uno(Box<uno::UnoState>),
+    /// dcPIM ([`dcpim`]; boxed: per-host matching registers, per-flow bitmaps).
+    Dcpim(Box<dcpim::DcpimState>),
 }
 
 impl TransportDriver {
@@ -93,7 +100,9 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => FlowRx::InTransport,
+            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Dcpim => {
+                FlowRx::InTransport
+            }
             _ => FlowRx::Sack(Receiver::new()),
         }
     }
@@ -105,6 +114,7 @@ impl TransportDriver {
             TransportDriver::Dctcp(d) => &mut d.ready[h as usize],
             TransportDriver::Uno(u) => u.ready(h),
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
+            TransportDriver::Dcpim(_) => unreachable!("dcPIM hosts keep their own rings"),
         }
     }
 
@@ -115,6 +125,7 @@ impl TransportDriver {
             TransportDriver::Dctcp(d) => !d.ready[h as usize].is_empty(),
             TransportDriver::Uno(u) => u.has_ready(h),
             TransportDriver::Dcsim(_) => false,
+            TransportDriver::Dcpim(d) => d.has_ready(h),
         }
     }
 
@@ -142,6 +153,7 @@ impl TransportDriver {
         match self {
             TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
+            TransportDriver::Dcpim(d) => d.on_drop(pk),
         }
     }
 
@@ -154,7 +166,8 @@ impl TransportDriver {
         match self {
             // Uno: its timers are the flows' (shifted with them); its senders' and
             // receivers' stamps are not moved (partition shift is not supported with Uno).
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            // dcPIM: its epoch clock is global (partition shift is not supported with it).
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -194,6 +207,7 @@ impl Sim {
         match s.transport.cc {
             CcKind::Dcsim => self.dcsim_setup(s),
             CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
+            CcKind::Dcpim => self.dcpim_setup(s),
             CcKind::Mprdma => {
                 if let TransportDriver::Dctcp(d) = &mut self.transport {
                     d.mprdma = true;
@@ -214,6 +228,7 @@ impl Sim {
             }
             TransportDriver::Dcsim(_) => dcsim::open(&mut Cx::new(self), f),
             TransportDriver::Uno(_) => uno::open(&mut Cx::new(self), f),
+            TransportDriver::Dcpim(_) => dcpim::open(&mut Cx::new(self), f),
         }
     }
 
@@ -224,6 +239,7 @@ impl Sim {
             TransportDriver::Dctcp(_) => dctcp::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Dcsim(_) => dcsim::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Uno(_) => uno::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Dcpim(_) => dcpim::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -233,6 +249,7 @@ impl Sim {
         match self.transport {
             TransportDriver::Dctcp(_) => dctcp::pull(&mut Cx::new(self), h),
             TransportDriver::Uno(_) => uno::pull(&mut Cx::new(self), h),
+            TransportDriver::Dcpim(_) => dcpim::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -242,7 +259,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
@@ -252,7 +269,7 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
@@ -263,6 +280,12 @@ impl Sim {
         match kind {
             Kind::FlowTimer if matches!(self.transport, TransportDriver::Uno(_)) => {
                 uno::timer(&mut Cx::new(self), i)
+            }
+            Kind::FlowTimer if matches!(self.transport, TransportDriver::Dcpim(_)) => {
+                dcpim::flow_timer(&mut Cx::new(self), i)
+            }
+            Kind::HostTimer if matches!(self.transport, TransportDriver::Dcpim(_)) => {
+                dcpim::host_timer(&mut Cx::new(self), i)
             }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
@@ -292,6 +315,7 @@ impl Sim {
                 _ => (0, 0),
             },
             TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
+            TransportDriver::Dcpim(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
@@ -307,6 +331,7 @@ impl Sim {
             }
             TransportDriver::Dcsim(_) => self.dcsim_results(r),
             TransportDriver::Uno(_) => self.uno_results(r),
+            TransportDriver::Dcpim(_) => self.dcpim_results(r),
         }
     }
 }
