@@ -19,8 +19,9 @@
 //! ```
 //!
 //! The matching is the `nic::dcpim` block's algorithm (constant rounds of request / grant /
-//! accept with dcPIM's `min_rts` / `min_grant`), run by each host on the packets it
-//! receives instead of centrally ([`matching`]). Not modelled: dcPIM's `k` channels per
+//! accept with dcPIM's `min_rts` / `min_grant`; after `srpt_rounds` rounds a random choice,
+//! as PIM and the dcPIM simulator), run by each host on the packets it receives instead of
+//! centrally ([`matching`]). Not modelled: dcPIM's `k` channels per
 //! host (one match per sender and receiver per epoch, as the block and DCSIM describe it),
 //! its per-packet tokens (a matched sender sends at line rate) and its first-BDP
 //! unscheduled burst of long flows.
@@ -129,6 +130,8 @@ pub struct DcpimState {
     /// Serialization time of a full DATA at the host rate, ps.
     ser_ps: u64,
     rto_ps: u64,
+    /// Rounds choosing the smallest remaining size (then random).
+    srpt_rounds: u32,
     hosts: Vec<PimHost>,
     flows: Vec<PimFlow>,
     /// The last epoch counted in `k.epochs`, plus one (0: none).
@@ -219,7 +222,10 @@ impl Sim {
             unsched_bytes,
             ser_ps: (f64::from(mtu + t.header_bytes) * 8000.0 / gbps).ceil() as u64,
             rto_ps: (t.rto_us * 1e6).round() as u64 + self.base_rtt_ps,
-            hosts: vec![PimHost::new(); self.fabric.hosts as usize],
+            hosts: (0..self.fabric.hosts)
+                .map(|h| PimHost::new(host_rng(s.seed, h)))
+                .collect(),
+            srpt_rounds: sec.srpt_rounds,
             flows,
             counted_epoch: 0,
             counted_round: (0, 0),
@@ -284,6 +290,13 @@ impl Sim {
         x.insert("dcpim_epoch_us".into(), st.clock.epoch_ps as f64 / 1e6);
         x.insert("dcpim_round_us".into(), st.clock.round_ps as f64 / 1e6);
     }
+}
+
+/// Host `h`'s random source for the run of seed `seed` (a draw of its own: no other
+/// random sequence of the run moves).
+fn host_rng(seed: u64, h: u32) -> rtl_models::Lfsr32 {
+    let s = (seed ^ (seed >> 32)) as u32 ^ 0xd9c1_0000;
+    rtl_models::Lfsr32::new(s.wrapping_add(h.wrapping_mul(0x9e37_79b9)))
 }
 
 /// The dcPIM state of a dcPIM run.
@@ -665,7 +678,8 @@ fn on_matching(cx: &mut Cx, h: u32, pk: Packet) {
     let (mut arm, mut revoke) = (false, false);
     match pk.kind {
         PktKind::PimRts if next && hd.next_src == NONE && st.clock.rts_open(now, r) => {
-            Offer::keep_best(&mut hd.best_rts, o);
+            let srpt = r < st.srpt_rounds;
+            Offer::keep(&mut hd.best_rts, &mut hd.rts_seen, o, srpt, &mut hd.rng);
             arm = true;
         }
         PktKind::PimGrant if pk.ecn => {
@@ -677,7 +691,14 @@ fn on_matching(cx: &mut Cx, h: u32, pk: Packet) {
             }
         }
         PktKind::PimGrant if next && hd.next_dst == NONE && st.clock.grant_open(now, r) => {
-            Offer::keep_best(&mut hd.best_grant, o);
+            let srpt = r < st.srpt_rounds;
+            Offer::keep(
+                &mut hd.best_grant,
+                &mut hd.grants_seen,
+                o,
+                srpt,
+                &mut hd.rng,
+            );
             arm = true;
         }
         PktKind::PimAccept => {

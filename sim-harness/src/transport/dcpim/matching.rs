@@ -13,12 +13,14 @@
 //! ```
 //!
 //! "Best" is dcPIM's `min_rts` / `min_grant`: the smallest remaining size, ties to the
-//! lowest host index. Packets of another epoch or of a past round are ignored (dcPIM's
+//! lowest host index, in the first `srpt_rounds` rounds; in later rounds a uniformly random
+//! one (PIM's random choice; the dcPIM simulator's `pim_select_min_iters = 1`). Packets of another epoch or of a past round are ignored (dcPIM's
 //! `if (p->iter < this->iter) return`). A receiver that gets a second ACCEPT for an epoch
 //! (its GRANT of an earlier round was accepted late) sends that sender a revoking GRANT
 //! (dcPIM's `GrantsR`), which unmatches it.
 
 use crate::event::Time;
+use rtl_models::{Lfsr32, RandomSource};
 use std::collections::VecDeque;
 
 /// No host.
@@ -134,6 +136,23 @@ impl Offer {
             _ => *slot = Some(o),
         }
     }
+
+    /// Offer `o` of a round: the smallest one kept when `srpt`, else one of the round's
+    /// offers uniformly at random (reservoir sampling; `seen` counts the round's offers).
+    pub fn keep(slot: &mut Option<Offer>, seen: &mut u32, o: Offer, srpt: bool, rng: &mut Lfsr32) {
+        let same = matches!(slot, Some(b) if (b.epoch, b.round) == (o.epoch, o.round));
+        if !same {
+            *slot = Some(o);
+            *seen = 1;
+            return;
+        }
+        *seen += 1;
+        if srpt {
+            Offer::keep_best(slot, o);
+        } else if rng.below(*seen) == 0 {
+            *slot = Some(o);
+        }
+    }
 }
 
 /// One host's dcPIM state.
@@ -159,11 +178,17 @@ pub(crate) struct PimHost {
     pub best_grant: Option<Offer>,
     /// The best RTS of the current round (as receiver).
     pub best_rts: Option<Offer>,
+    /// GRANTs of the current round seen (for the random choice).
+    pub grants_seen: u32,
+    /// RTSs of the current round seen.
+    pub rts_seen: u32,
+    /// The host's random source (grant / accept choice after the SRPT rounds).
+    pub rng: Lfsr32,
 }
 
 impl PimHost {
-    /// An idle host.
-    pub fn new() -> PimHost {
+    /// An idle host drawing from `rng`.
+    pub fn new(rng: Lfsr32) -> PimHost {
         PimHost {
             timer_at: crate::event::NEVER,
             last_step: crate::event::NEVER,
@@ -175,6 +200,9 @@ impl PimHost {
             next_src: NONE,
             best_grant: None,
             best_rts: None,
+            grants_seen: 0,
+            rts_seen: 0,
+            rng,
         }
     }
 
@@ -253,5 +281,23 @@ mod tests {
         // An offer of a newer round replaces a stale one.
         Offer::keep_best(&mut slot, o(50, 1, 1));
         assert_eq!((slot.unwrap().peer, slot.unwrap().round), (1, 1));
+        // Random rounds: every offer of the round is chosen about equally often.
+        let mut rng = Lfsr32::new(7);
+        let mut wins = [0u32; 4];
+        for _ in 0..4000 {
+            let (mut slot, mut seen) = (None, 0);
+            for peer in 0..4 {
+                Offer::keep(&mut slot, &mut seen, o(10 + peer, peer, 2), false, &mut rng);
+            }
+            assert_eq!(seen, 4);
+            wins[slot.unwrap().peer as usize] += 1;
+        }
+        assert!(wins.iter().all(|&w| (800..1200).contains(&w)), "{wins:?}");
+        // SRPT rounds keep the smallest.
+        let (mut slot, mut seen) = (None, 0);
+        for peer in [3, 1, 2] {
+            Offer::keep(&mut slot, &mut seen, o(10 + peer, peer, 0), true, &mut rng);
+        }
+        assert_eq!(slot.unwrap().peer, 1);
     }
 }

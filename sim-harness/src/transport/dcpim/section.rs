@@ -21,6 +21,9 @@ pub struct DcpimSection {
     /// Flows of fewer bytes than this many BDPs are sent at once, without matching
     /// (dcPIM: 1 BDP).
     pub unscheduled_bdp: f64,
+    /// Rounds in which receivers grant and senders accept the smallest remaining size;
+    /// later rounds choose at random (PIM; the dcPIM simulator's `pim_select_min_iters`: 1).
+    pub srpt_rounds: u32,
 }
 
 impl Default for DcpimSection {
@@ -30,6 +33,7 @@ impl Default for DcpimSection {
             round_rtts: 1.3,
             epoch_rtts: 5.2,
             unscheduled_bdp: 1.0,
+            srpt_rounds: 1,
         }
     }
 }
