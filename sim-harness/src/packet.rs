@@ -24,6 +24,12 @@ pub enum PktKind {
     /// DCSIM acknowledgement of DATAs (`cum_ack` = cumulative point; `psn` = index of its
     /// 64-bit selective map in the DCSIM side table).
     DataAck = 6,
+    /// dcPIM request (RTS) of a matching round ([`crate::transport::dcpim`]).
+    PimRts = 7,
+    /// dcPIM grant of a matching round (or, with `ecn` set, a receiver's revoke).
+    PimGrant = 8,
+    /// dcPIM accept of a matching round.
+    PimAccept = 9,
 }
 
 impl PktKind {

@@ -251,6 +251,9 @@ pub enum CcKind {
     Pfabric,
     /// pHost (receiver tokens, free first BDP): a DCSIM baseline (`crate::transport::phost`).
     Phost,
+    /// dcPIM (Cai et al., SIGCOMM 2022), a DCSIM baseline: epoch matching by RTS / GRANT /
+    /// ACCEPT rounds ([`crate::transport::dcpim`]).
+    Dcpim,
 }
 
 /// Load-balancer (entropy chooser) kinds.
@@ -298,7 +301,7 @@ impl LbKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TransportToml")]
 pub struct Transport {
-    /// dctcp | mprdma | uno | gemini | mprdma_bbr | dcsim | zeropod | phost.
+    /// dctcp | mprdma | uno | gemini | mprdma_bbr | dcsim | zeropod | phost | pfabric | dcpim.
     pub cc: CcKind,
     /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
     pub lb: LbKind,
@@ -336,10 +339,16 @@ pub struct Transport {
     /// its defaults.
     #[serde(skip_serializing_if = "PhostSection::is_default")]
     pub phost: PhostSection,
+    /// `[transport.dcpim]`: dcPIM (`cc = "dcpim"`); written out only when it differs from
+    /// its defaults.
+    #[serde(skip_serializing_if = "DcpimSection::is_default")]
+    pub dcpim: DcpimSection,
 }
 
 pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::phost::PhostSection;
+
+pub use crate::transport::dcpim::DcpimSection;
 pub use crate::transport::reps::RepsSection;
 pub use crate::transport::uno::UnoSection;
 pub use crate::transport::zeropod::ZeropodSection;
@@ -361,6 +370,7 @@ impl Default for Transport {
             zeropod: ZeropodSection::default(),
             pfabric: Default::default(),
             phost: PhostSection::default(),
+            dcpim: DcpimSection::default(),
         }
     }
 }
@@ -386,6 +396,7 @@ struct TransportToml {
     zeropod: ZeropodSection,
     pfabric: crate::transport::pfabric::PfabricSection,
     phost: PhostSection,
+    dcpim: DcpimSection,
     reps_freezing: Option<bool>,
     reps_freezing_timeout_us: Option<f64>,
     dcsim_variant: Option<DcsimVariantKind>,
@@ -418,6 +429,7 @@ impl Default for TransportToml {
             zeropod: t.zeropod,
             pfabric: t.pfabric,
             phost: t.phost,
+            dcpim: t.dcpim,
             reps_freezing: None,
             reps_freezing_timeout_us: None,
             dcsim_variant: None,
@@ -531,6 +543,7 @@ impl From<TransportToml> for Transport {
             zeropod: t.zeropod,
             pfabric: t.pfabric,
             phost: t.phost,
+            dcpim: t.dcpim,
         }
     }
 }

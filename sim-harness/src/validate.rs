@@ -404,6 +404,7 @@ fn check_transport(t: &Transport) -> Result<()> {
     t.zeropod.check()?;
     t.pfabric.check()?;
     t.phost.check()?;
+    t.dcpim.check()?;
     if !(1..=MAX_EVS_BITS).contains(&t.evs_bits) {
         return Err(Error::field(
             "transport.evs_bits",
@@ -629,6 +630,7 @@ fn check_supported(s: &Scenario) -> Result<()> {
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
         CcKind::Pfabric => crate::transport::pfabric::check_supported(s)?,
         CcKind::Phost => crate::transport::phost::check_supported(s)?,
+        CcKind::Dcpim => crate::transport::dcpim::check_supported(s)?,
         // Zeropod runs on its own slotted region (crate::zeropod); its checks live there.
         CcKind::Zeropod => return crate::zeropod::check_supported(s),
     }

@@ -92,6 +92,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
         }
         // DCSIM packets exist only in DCSIM runs (its own driver).
         PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
+        PktKind::PimRts | PktKind::PimGrant | PktKind::PimAccept => {}
     }
 }
 

@@ -18,6 +18,10 @@
 //!   round-robin ring of ready flows ([`Dctcp`]).
 //! * [`dcsim`]: DCSIM (`transport.cc = "dcsim"`): host engines, receivers and counters in
 //!   [`crate::dcsim::DcsimState`], its ports behind [`crate::port::PortDriver::Dcsim`].
+//! * [`dcpim`]: dcPIM (`transport.cc = "dcpim"`, a DCSIM baseline): epoch matching by
+//!   RTS / GRANT / ACCEPT control packets, per-host rings and per-flow bitmaps in
+//!   [`dcpim::DcpimState`]; its epoch steps are [`Kind::HostTimer`], its retransmission
+//!   timer per flow [`Kind::FlowTimer`].
 //! * [`uno`]: Uno (`transport.cc = "uno"`: UnoCC, UnoRC erasure-coded blocks, UnoLB) and its
 //!   baselines (`"gemini"`, `"mprdma_bbr"`): senders, receivers and ready rings in
 //!   [`uno::UnoState`]; its one timer per flow is [`Kind::FlowTimer`].
@@ -46,6 +50,7 @@
 //! [`zeropod`] (`[transport.zeropod]`).
 
 pub(crate) mod ctx;
+pub mod dcpim;
 pub mod dcsim;
 pub mod dctcp;
 pub mod pfabric;
@@ -99,6 +104,8 @@ pub enum TransportDriver {
     Pfabric(Box<pfabric::PfabricState>),
     /// pHost ([`phost`]; boxed: per-host token blocks, per-flow bitmaps).
     Phost(Box<phost::PhostState>),
+    /// dcPIM ([`dcpim`]; boxed: per-host matching registers, per-flow bitmaps).
+    Dcpim(Box<dcpim::DcpimState>),
 }
 
 impl TransportDriver {
@@ -107,7 +114,8 @@ impl TransportDriver {
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
             CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Pfabric
-            | CcKind::Phost => {
+            | CcKind::Phost
+            | CcKind::Dcpim => {
                 FlowRx::InTransport
             }
             _ => FlowRx::Sack(Receiver::new()),
@@ -123,6 +131,7 @@ impl TransportDriver {
             TransportDriver::Dcsim(_) => unreachable!("DCSIM hosts have no ready ring"),
             TransportDriver::Pfabric(_) => unreachable!("pFabric keeps its own ready flows"),
             TransportDriver::Phost(_) => unreachable!("pHost hosts have no ready ring"),
+            TransportDriver::Dcpim(_) => unreachable!("dcPIM hosts keep their own rings"),
         }
     }
 
@@ -135,6 +144,7 @@ impl TransportDriver {
             TransportDriver::Pfabric(p) => p.has_ready(h),
             TransportDriver::Dcsim(_) => false,
             TransportDriver::Phost(p) => p.has_ready(h),
+            TransportDriver::Dcpim(d) => d.has_ready(h),
         }
     }
 
@@ -163,6 +173,7 @@ impl TransportDriver {
             TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Phost(_) => {}
             TransportDriver::Dcsim(d) => d.on_drop(pk),
             TransportDriver::Pfabric(p) => p.on_drop(pk),
+            TransportDriver::Dcpim(d) => d.on_drop(pk),
         }
     }
 
@@ -178,8 +189,10 @@ impl TransportDriver {
             // pFabric: its timers are the flows' and its rate blocks count cycles of the
             // flows' clocks (shifted with them).
             // pHost: never skipped (Wormhole refuses it), so never shifted.
+            // dcPIM: its epoch clock is global (partition shift is not supported with it).
             TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
-            | TransportDriver::Phost(_) => {}
+            | TransportDriver::Phost(_)
+            | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }
@@ -221,6 +234,7 @@ impl Sim {
             CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => self.uno_setup(s),
             CcKind::Pfabric => self.pfabric_setup(s),
             CcKind::Phost => self.phost_setup(s),
+            CcKind::Dcpim => self.dcpim_setup(s),
             CcKind::Mprdma => {
                 if let TransportDriver::Dctcp(d) = &mut self.transport {
                     d.mprdma = true;
@@ -243,6 +257,7 @@ impl Sim {
             TransportDriver::Uno(_) => uno::open(&mut Cx::new(self), f),
             TransportDriver::Pfabric(_) => pfabric::open(&mut Cx::new(self), f),
             TransportDriver::Phost(_) => phost::open(&mut Cx::new(self), f),
+            TransportDriver::Dcpim(_) => dcpim::open(&mut Cx::new(self), f),
         }
     }
 
@@ -255,6 +270,7 @@ impl Sim {
             TransportDriver::Uno(_) => uno::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Pfabric(_) => pfabric::arrive(&mut Cx::new(self), h, pk),
             TransportDriver::Phost(_) => phost::arrive(&mut Cx::new(self), h, pk),
+            TransportDriver::Dcpim(_) => dcpim::arrive(&mut Cx::new(self), h, pk),
         }
     }
 
@@ -266,6 +282,7 @@ impl Sim {
             TransportDriver::Uno(_) => uno::pull(&mut Cx::new(self), h),
             TransportDriver::Pfabric(_) => pfabric::pull(&mut Cx::new(self), h),
             TransportDriver::Phost(_) => phost::pull(&mut Cx::new(self), h),
+            TransportDriver::Dcpim(_) => dcpim::pull(&mut Cx::new(self), h),
             TransportDriver::Dcsim(_) => None,
         }
     }
@@ -276,7 +293,8 @@ impl Sim {
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
             TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
-            | TransportDriver::Phost(_) => {}
+            | TransportDriver::Phost(_)
+            | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
         }
     }
@@ -287,7 +305,8 @@ impl Sim {
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
             TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
-            | TransportDriver::Phost(_) => {}
+            | TransportDriver::Phost(_)
+            | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
         }
     }
@@ -306,6 +325,12 @@ impl Sim {
                 if matches!(self.transport, TransportDriver::Phost(_)) =>
             {
                 phost::timer(&mut Cx::new(self), kind, i)
+            }
+            Kind::FlowTimer if matches!(self.transport, TransportDriver::Dcpim(_)) => {
+                dcpim::flow_timer(&mut Cx::new(self), i)
+            }
+            Kind::HostTimer if matches!(self.transport, TransportDriver::Dcpim(_)) => {
+                dcpim::host_timer(&mut Cx::new(self), i)
             }
             Kind::FlowTimer => dctcp::timer(&mut Cx::new(self), i),
             Kind::HostTimer => dcsim::timer(&mut Cx::new(self), i),
@@ -337,6 +362,7 @@ impl Sim {
             TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),
             TransportDriver::Pfabric(st) => return st.acked_bytes(f).min(flow.spec.bytes),
             TransportDriver::Phost(st) => return st.acked_bytes(f, flow.spec.bytes),
+            TransportDriver::Dcpim(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)
     }
@@ -354,6 +380,7 @@ impl Sim {
             TransportDriver::Uno(_) => self.uno_results(r),
             TransportDriver::Pfabric(_) => self.pfabric_results(r),
             TransportDriver::Phost(_) => self.phost_results(r),
+            TransportDriver::Dcpim(_) => self.dcpim_results(r),
         }
     }
 }

@@ -496,6 +496,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             after_change(cx, f);
         }
         PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
+        PktKind::PimRts | PktKind::PimGrant | PktKind::PimAccept => {}
     }
 }
 
