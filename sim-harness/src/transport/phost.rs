@@ -457,7 +457,13 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             c.headers_delivered += 1;
             c.ctrl_delivered += 1;
         }
-        PktKind::Nack | PktKind::Sim | PktKind::SimAck | PktKind::DataAck => {}
+        PktKind::Nack
+        | PktKind::Sim
+        | PktKind::SimAck
+        | PktKind::DataAck
+        | PktKind::PimRts
+        | PktKind::PimGrant
+        | PktKind::PimAccept => {}
     }
 }
 
