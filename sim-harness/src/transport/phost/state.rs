@@ -235,7 +235,14 @@ mod tests {
         assert_eq!(named, [6, 8, 9, 0, 1, 2]);
         f.sent = bits(10);
         set(&mut f.sent, 1);
-        let free: Vec<u32> = (0..4).filter_map(|_| f.next_free_psn()).collect();
+        // Free sends go below `free` (skipping what was sent), then to the lowest unsent
+        // PSN; the host marks each one sent.
+        let mut free = Vec::new();
+        for _ in 0..4 {
+            let p = f.next_free_psn().unwrap();
+            set(&mut f.sent, p);
+            free.push(p);
+        }
         assert_eq!(free, [0, 2, 3, 4]);
     }
 }
