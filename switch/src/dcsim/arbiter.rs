@@ -555,6 +555,38 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         got
     }
 
+    /// Start departure `d`, the answer of [`DcsimArbiter::next_departure`] with no input
+    /// or state change since: equals [`DcsimArbiter::take_next`] without computing the
+    /// answer again (the DES asks first, then takes when the start is due).
+    pub fn take_planned(&mut self, d: &Departure<D>) -> Option<Departure<D>> {
+        debug_assert_eq!(
+            self.next_departure().map(|x| (x.class, x.start)),
+            Some((d.class, d.start)),
+            "take_planned with a stale departure"
+        );
+        self.idle_to(d.start);
+        // `step` with its arbitration already known (the line is free at `d.start`).
+        debug_assert!(self.busy_until <= self.now);
+        debug_assert_eq!(self.arbitrate(self.bucket.can_take(1)), Some(d.class));
+        let dep = self.start(d.class);
+        self.bucket.tick();
+        self.now += 1;
+        self.started = dep;
+        debug_assert_eq!(dep.map(|g| (g.class, g.start)), Some((d.class, d.start)));
+        dep
+    }
+
+    /// Close cycles up to (not including) `t` when [`DcsimArbiter::next_departure`] said
+    /// nothing starts before `t` (or nothing waits): equals [`DcsimArbiter::advance_to`]
+    /// without asking again.
+    pub fn idle_until(&mut self, t: Cycles) {
+        debug_assert!(
+            self.next_departure().map_or(true, |d| d.start >= t),
+            "idle_until past a departure"
+        );
+        self.idle_to(t);
+    }
+
     /// Close cycles up to (not including) `t` with no arrivals: equals `t - now` ticks.
     /// Departures on the way are taken in order (see [`DcsimArbiter::take_next`] to see
     /// them); does nothing if `t <= now`.
