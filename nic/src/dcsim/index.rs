@@ -101,6 +101,28 @@ impl SlotMask {
         self.first_at_or_after(from)
             .or_else(|| self.first_at_or_after(0))
     }
+
+    /// `self.and(o).first_circular(from)` for sets of entries below `n` only (`n <=
+    /// MASK_SLOTS`): reads only the words that can hold them.
+    #[inline]
+    pub fn first_common_circular(&self, o: &SlotMask, from: usize, n: usize) -> Option<usize> {
+        let words = n.div_ceil(64).min(WORDS);
+        let w0 = from / 64;
+        let word = |w: usize| self.0[w] & o.0[w];
+        if w0 < words {
+            let bits = word(w0) & (u64::MAX << (from % 64));
+            if bits != 0 {
+                return Some(w0 * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        for w in (w0 + 1..words).chain(0..w0.min(words) + 1) {
+            let bits = word(w);
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
 }
 
 /// Bucket / chain terminator of [`EvIndex`].
@@ -203,6 +225,16 @@ mod tests {
         o.set(64, true);
         o.set(5, true);
         assert_eq!(m.and(&o).first_circular(0), Some(64));
+        for from in [0, 3, 4, 64, 65, 200, 511] {
+            assert_eq!(
+                m.first_common_circular(&o, from, 512),
+                m.and(&o).first_circular(from)
+            );
+        }
+        o.set(3, true);
+        assert_eq!(m.first_common_circular(&o, 65, 512), Some(3));
+        assert_eq!(m.first_common_circular(&o, 4, 512), Some(64));
+        assert_eq!(m.first_common_circular(&o, 4, 64), Some(3), "only word 0");
         assert_eq!(SlotMask::first_n(70).first_at_or_after(69), Some(69));
         assert_eq!(SlotMask::first_n(70).first_at_or_after(70), None);
     }

@@ -125,7 +125,7 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
         for k in 1..=C {
             let c = (self.last_coll as usize + k) % C;
             let from = (self.last_flow[c] as usize + 1) % F;
-            if let Some(f) = self.members[c].and(eligible).first_circular(from) {
+            if let Some(f) = self.members[c].first_common_circular(eligible, from, F) {
                 self.last_coll = c as u8;
                 self.last_flow[c] = f as u16;
                 return Some(f);
