@@ -83,21 +83,31 @@ impl DcsimPort {
     /// Bring the arbiter to the cycle of `now` without skipping a departure: returns a
     /// departure that was due before `now` (the caller transmits it; call again until
     /// `None`), else moves the arbiter's clock and returns `None`.
-    #[inline]
     pub fn catch_up(&mut self, now: u64) -> Option<Departure<Packet>> {
+        if self.catch_up_idle(now) {
+            return None;
+        }
+        self.catch_up_slow(self.cycle_at(now))
+    }
+
+    /// The cheap cases of [`DcsimPort::catch_up`]: `true` when the arbiter is at `now`
+    /// with no departure due before (nothing to transmit), `false` when it must ask which
+    /// packet goes next ([`DcsimPort::catch_up`] then does).
+    #[inline]
+    pub fn catch_up_idle(&mut self, now: u64) -> bool {
         // Already there (a second call at the same time): nothing can start before the
         // arbiter's own cycle.
         if now <= self.ps_at(self.arb.now()) {
-            return None;
+            return true;
         }
         let c = self.cycle_at(now);
         // Nothing waits, or the line is busy up to `c` or later: no departure before `c`
         // (the usual cases), so no need to ask which packet goes next.
         if self.arb.line_free_at() >= c || self.arb.is_empty() {
             self.arb.idle_until(c);
-            return None;
+            return true;
         }
-        self.catch_up_slow(c)
+        false
     }
 
     /// [`DcsimPort::catch_up`] to cycle `c` when packets wait and the line is free before.

@@ -15,6 +15,17 @@ impl Sim {
     /// Bring port `p`'s arbiter to now; transmit any departure found overdue.
     #[inline]
     pub(crate) fn port_sync(&mut self, p: u32) {
+        let now = self.now;
+        if let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind {
+            if !dp.catch_up_idle(now) {
+                self.port_sync_late(p);
+            }
+        }
+    }
+
+    /// [`Sim::port_sync`] when a departure may be overdue.
+    #[inline(never)]
+    fn port_sync_late(&mut self, p: u32) {
         loop {
             let now = self.now;
             let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {

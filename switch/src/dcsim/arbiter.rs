@@ -747,6 +747,59 @@ mod tests {
         );
     }
 
+    /// The DES's way of driving a port (ask [`DcsimArbiter::next_departure`], then
+    /// `take_planned` or `idle_until`) equals `take_next` / `advance_to`, departure for
+    /// departure and state for state, under random arrivals.
+    #[test]
+    fn planned_takes_equal_take_next() {
+        let mut a = Arb::new(DcsimArbiterConfig::default()).unwrap();
+        let mut b = a.clone();
+        let mut x: u32 = 0x1234_5678;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut departures = 0;
+        for i in 0..20_000u32 {
+            let r = rnd();
+            match r % 4 {
+                0 | 1 => {
+                    let class = Class::ALL[(r >> 4) as usize % 4];
+                    let bytes = if class == Class::Data { 9064 } else { 64 };
+                    assert_eq!(a.enqueue(class, i, bytes), b.enqueue(class, i, bytes));
+                }
+                2 => {
+                    let t = a.now() + u64::from(r >> 20) % 400;
+                    // The DES: a departure due before `t` is taken, else the port idles.
+                    loop {
+                        match a.next_departure() {
+                            Some(d) if d.start < t => {
+                                let got = a.take_planned(&d);
+                                assert_eq!(got, b.take_next());
+                                departures += 1;
+                            }
+                            _ => {
+                                a.idle_until(t);
+                                break;
+                            }
+                        }
+                    }
+                    b.advance_to(t);
+                }
+                _ => {
+                    if let Some(d) = a.next_departure() {
+                        assert_eq!(a.take_planned(&d), b.take_next());
+                        departures += 1;
+                    }
+                }
+            }
+            assert_eq!(a, b);
+        }
+        assert!(departures > 1000, "{departures}");
+    }
+
     #[test]
     fn full_queues_drop_and_count() {
         let cfg = DcsimArbiterConfig {
