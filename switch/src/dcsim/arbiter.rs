@@ -581,7 +581,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// without asking again.
     pub fn idle_until(&mut self, t: Cycles) {
         debug_assert!(
-            self.next_departure().map_or(true, |d| d.start >= t),
+            !matches!(self.next_departure(), Some(d) if d.start < t),
             "idle_until past a departure"
         );
         self.idle_to(t);
