@@ -37,6 +37,7 @@ use heapless::Deque;
 use rtl_models::{Cycles, RandomSource};
 
 use super::config::DcsimHostConfig;
+use super::index::{EvIndex, SlotMask, MASK_SLOTS};
 use super::receiver::DataAck;
 use crate::lb::Ev;
 
@@ -170,6 +171,10 @@ pub struct DcsimFlow<const S: usize, const N: usize> {
     releases: BinaryHeap<(Cycles, Seq), Min, N>,
     sim_timers: Deque<(Cycles, u16), S>,
     data_timers: Deque<(Cycles, Seq), N>,
+    // Model-side indexes of the SIM table (redundant with `sims`; hardware uses a priority
+    // encoder over the free entries and a CAM on the EVs): see [`super::index`].
+    free_sims: SlotMask,
+    sim_evs: EvIndex<S>,
 }
 
 impl<const S: usize, const N: usize> PartialEq for DcsimFlow<S, N> {
@@ -193,8 +198,8 @@ impl<const S: usize, const N: usize> Eq for DcsimFlow<S, N> {}
 
 impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     const CAPACITY_CHECK: () = assert!(
-        S >= 1 && S < u16::MAX as usize && N >= 1 && N < u16::MAX as usize,
-        "DcsimFlow: need 1 <= S, N < 65535"
+        S >= 1 && S <= MASK_SLOTS && N >= 1 && N < u16::MAX as usize,
+        "DcsimFlow: need 1 <= S <= 512 and 1 <= N < 65535"
     );
 
     /// A flow of local collective `collective` with `datas` DATAs to send.
@@ -215,7 +220,26 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             releases: BinaryHeap::new(),
             sim_timers: Deque::new(),
             data_timers: Deque::new(),
+            free_sims: SlotMask::first_n(S),
+            sim_evs: EvIndex::new(),
         }
+    }
+
+    /// The SIM-table entry of the outstanding (Queued or Sent) SIM with `ev`.
+    #[inline]
+    fn sim_slot(&self, ev: Ev) -> Option<usize> {
+        let sims = &self.sims;
+        let i = self.sim_evs.find(ev, |j| sims[j].ev());
+        debug_assert_eq!(i, self.sims.iter().position(|e| e.ev() == Some(ev)));
+        i
+    }
+
+    /// Free SIM-table entry `i` (outstanding with `ev`).
+    #[inline]
+    fn free_sim(&mut self, i: usize, ev: Ev) {
+        self.sims[i] = SimEntry::Free;
+        self.sim_evs.remove(i, ev);
+        self.free_sims.set(i, true);
     }
 
     /// Local collective index (scheduler group).
@@ -311,13 +335,20 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         if !self.can_send_sim() {
             return None;
         }
-        let slot = self.sims.iter().position(|e| *e == SimEntry::Free)?;
+        // The lowest free entry.
+        let slot = self.free_sims.first_at_or_after(0)?;
+        debug_assert_eq!(
+            Some(slot),
+            self.sims.iter().position(|e| *e == SimEntry::Free)
+        );
         let mut ev = (rng.next_u32() as u16) & ev_mask;
         // Terminates: fewer than S outstanding EVs and 2^ev_bits > S (config check).
-        while self.sims.iter().any(|e| e.ev() == Some(ev)) {
+        while self.sim_slot(ev).is_some() {
             ev = ev.wrapping_add(1) & ev_mask;
         }
         self.sims[slot] = SimEntry::Queued { ev };
+        self.free_sims.set(slot, false);
+        self.sim_evs.insert(slot, ev);
         self.n_sim += 1;
         Some(ev)
     }
@@ -325,15 +356,29 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// The SIM with `ev` went on the wire at `now`: record `t_SIM`, start its timer.
     /// `false` if no queued SIM has this EV.
     pub fn on_sim_transmitted(&mut self, ev: Ev, now: Cycles, cfg: &DcsimHostConfig) -> bool {
-        let Some(i) = self.sims.iter().position(|e| *e == SimEntry::Queued { ev }) else {
+        let Some(i) = self
+            .sim_slot(ev)
+            .filter(|&i| self.sims[i] == SimEntry::Queued { ev })
+        else {
             return false;
         };
         self.sims[i] = SimEntry::Sent { ev, t_sim: now };
         let deadline = now + cfg.sim_timeout;
         // A slot freed and refilled in the same cycle leaves a stale timer identical to
         // the new one; that entry already serves it (and a duplicate would look live to
-        // the compaction below, which could then not make room).
-        if self.sim_timers.iter().any(|&e| e == (deadline, i as u16)) {
+        // the compaction below, which could then not make room). The queue is in deadline
+        // order (`now` never decreases), so such an entry is among the last ones.
+        let dup = self
+            .sim_timers
+            .iter()
+            .rev()
+            .take_while(|e| e.0 == deadline)
+            .any(|&e| e == (deadline, i as u16));
+        debug_assert_eq!(
+            dup,
+            self.sim_timers.iter().any(|&e| e == (deadline, i as u16))
+        );
+        if dup {
             return true;
         }
         if self.sim_timers.is_full() {
@@ -347,10 +392,10 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Forget an outstanding SIM (for example dropped by the local NIC before it left).
     pub fn cancel_sim(&mut self, ev: Ev) -> bool {
-        let Some(i) = self.sims.iter().position(|e| e.ev() == Some(ev)) else {
+        let Some(i) = self.sim_slot(ev) else {
             return false;
         };
-        self.sims[i] = SimEntry::Free;
+        self.free_sim(i, ev);
         self.n_sim -= 1;
         true
     }
@@ -367,9 +412,8 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// [`DcsimFlow::fire`] at `now` in case `t_DATA <= now`.
     pub fn on_sim_ack(&mut self, ev: Ev, now: Cycles, cfg: &DcsimHostConfig) -> SimAckOutcome {
         let found = self
-            .sims
-            .iter()
-            .position(|e| matches!(*e, SimEntry::Sent { ev: x, .. } if x == ev));
+            .sim_slot(ev)
+            .filter(|&i| matches!(self.sims[i], SimEntry::Sent { .. }));
         let Some(i) = found else {
             return SimAckOutcome::Stale;
         };
@@ -392,7 +436,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         } else {
             return SimAckOutcome::Stale;
         };
-        self.sims[i] = SimEntry::Free;
+        self.free_sim(i, ev);
         self.n_sim -= 1;
         let release_at = cfg.release_at(t_sim, now);
         self.window[seq as usize % N] =
@@ -489,9 +533,9 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
                 break;
             }
             self.sim_timers.pop_front();
-            if let SimEntry::Sent { t_sim, .. } = self.sims[slot as usize] {
+            if let SimEntry::Sent { t_sim, ev } = self.sims[slot as usize] {
                 if t_sim + cfg.sim_timeout == d {
-                    self.sims[slot as usize] = SimEntry::Free;
+                    self.free_sim(slot as usize, ev);
                     self.n_sim -= 1;
                     c.sim_timeouts += 1;
                 }

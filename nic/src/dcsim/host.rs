@@ -31,6 +31,7 @@ use rtl_models::{Clocked, ConfigError, Cycles, RandomSource, StateBudget};
 
 use super::config::DcsimHostConfig;
 use super::flow::{DcsimFlow, Release, Seq, SimAckOutcome};
+use super::index::{SlotMask, MASK_SLOTS};
 use super::packed::FlowCtx;
 use super::receiver::DataAck;
 use super::scheduler::FlowScheduler;
@@ -106,6 +107,11 @@ pub struct DcsimHost<const F: usize, const C: usize, const S: usize, const N: us
     tree: [Cycles; F],
     collectives: [Option<(u32, u16)>; C],
     sched: FlowScheduler<F, C>,
+    // Model-side indexes (redundant with the flows): the open flows that may send a SIM
+    // (the scheduler's input, [`DcsimFlow::can_send_sim`]) and those held only by their
+    // window or SIM table ([`DcsimFlow::window_blocked`]), kept by [`DcsimHost::touch`].
+    can_sim: SlotMask,
+    blocked: SlotMask,
     outbox: Deque<HostRelease, OUTBOX_CAP>,
     stats: HostStats,
 }
@@ -128,8 +134,15 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> PartialEq
 const NO_DEADLINE: Cycles = Cycles::MAX;
 
 impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F, C, S, N> {
+    const CAPACITY_CHECK: () = assert!(
+        F >= 1 && F <= MASK_SLOTS,
+        "DcsimHost: need 1 <= F <= 512 flow slots"
+    );
+
     /// An engine at cycle 0 with no flows.
     pub fn new(cfg: DcsimHostConfig) -> Result<Self, ConfigError> {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CAPACITY_CHECK;
         cfg.validate(S)?;
         Ok(DcsimHost {
             cfg,
@@ -139,6 +152,8 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
             tree: [NO_DEADLINE; F],
             collectives: [None; C],
             sched: FlowScheduler::new(),
+            can_sim: SlotMask::new(),
+            blocked: SlotMask::new(),
             outbox: Deque::new(),
             stats: HostStats::default(),
         })
@@ -197,6 +212,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         self.sched.insert(slot, coll as u8);
         self.flows[slot] = Some(DcsimFlow::new(coll as u8, datas));
         self.set_deadline(slot, NO_DEADLINE);
+        self.touch(slot);
         Ok(slot as FlowSlot)
     }
 
@@ -210,6 +226,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         }
         self.sched.remove(f as usize);
         self.set_deadline(f as usize, NO_DEADLINE);
+        self.touch(f as usize);
         Some(fl.ctx())
     }
 
@@ -219,6 +236,18 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
             .and_then(|fl| fl.next_deadline())
             .unwrap_or(NO_DEADLINE);
         self.set_deadline(f, d);
+        self.touch(f);
+    }
+
+    /// Flow slot `f` changed: its bits in the scheduler's input sets.
+    #[inline]
+    fn touch(&mut self, f: usize) {
+        let (can, blocked) = match &self.flows[f] {
+            Some(fl) => (fl.can_send_sim(), fl.window_blocked()),
+            None => (false, false),
+        };
+        self.can_sim.set(f, can);
+        self.blocked.set(f, blocked);
     }
 
     /// Node `j` of the comparator tree (`1 <= j < 2F`).
@@ -250,30 +279,46 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
 
     /// More DATAs for flow `f` (`n_DATA += n`); returns how many were taken.
     pub fn push_data(&mut self, f: FlowSlot, n: u32) -> u32 {
-        match self.flows.get_mut(f as usize) {
+        let n = match self.flows.get_mut(f as usize) {
             Some(Some(fl)) => fl.push_data(n),
-            _ => 0,
-        }
+            _ => return 0,
+        };
+        self.touch(f as usize);
+        n
     }
 
     /// Create the next SIM (section 2.4 (1)): the scheduler picks a flow with
     /// `n_SIM < n_DATA`; the SIM gets a fresh EV. Call while the NIC's SIM queue has room.
     pub fn next_sim<R: RandomSource>(&mut self, rng: &mut R) -> Option<(FlowSlot, Ev)> {
-        let flows = &self.flows;
-        let mut blocked = false;
-        let picked = self.sched.pick(|i| {
-            flows[i].as_ref().is_some_and(|fl| {
-                blocked |= fl.window_blocked();
-                fl.can_send_sim()
-            })
-        });
-        // With no pick, the scheduler asked every open flow.
+        #[cfg(debug_assertions)]
+        let scan = {
+            // The scan the sets replace: same pick, same window-blocked verdict.
+            let mut sched = self.sched.clone();
+            let flows = &self.flows;
+            let mut blocked = false;
+            let picked = sched.pick(|i| {
+                flows[i].as_ref().is_some_and(|fl| {
+                    blocked |= fl.window_blocked();
+                    fl.can_send_sim()
+                })
+            });
+            (picked, blocked)
+        };
+        let picked = self.sched.pick_masked(&self.can_sim);
+        // With no pick, no open flow may send a SIM: count it if one is held by its
+        // window (the scan asked every open flow).
         let Some(f) = picked else {
+            let blocked = self.blocked.any();
+            #[cfg(debug_assertions)]
+            debug_assert_eq!((picked, blocked), scan);
             self.stats.window_blocked += u64::from(blocked);
             return None;
         };
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(picked, scan.0);
         let mask = self.cfg.ev_mask();
         let ev = self.flows[f].as_mut()?.new_sim(rng, mask)?;
+        self.touch(f);
         self.stats.sims += 1;
         Some((f as FlowSlot, ev))
     }
@@ -341,10 +386,14 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
 
     /// DATA `seq` of flow `f` could not be queued by the NIC: back to the head of the queue.
     pub fn on_data_dropped_locally(&mut self, f: FlowSlot, seq: Seq) -> bool {
-        match self.flows.get_mut(f as usize) {
+        let ok = match self.flows.get_mut(f as usize) {
             Some(Some(fl)) => fl.on_data_dropped_locally(seq),
             _ => false,
+        };
+        if ok {
+            self.touch(f as usize);
         }
+        ok
     }
 
     /// DATA-ACK for flow `f` arrived in the current cycle; returns the DATAs newly acked.
@@ -445,6 +494,9 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     /// Move to cycle `t` (no-op if `t <= now`), running every timer due on the way in
     /// cycle order: equals `t - now` ticks.
     pub fn advance_to(&mut self, t: Cycles) {
+        if t <= self.now {
+            return;
+        }
         while let Some(d) = self.next_work() {
             let c = d.max(self.now + 1);
             if c > t {

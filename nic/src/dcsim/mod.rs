@@ -26,12 +26,15 @@
 //! * [`host`] holds [`DcsimHost`]: events in, actions out, `Clocked`.
 //! * [`receiver`] holds [`DcsimReceiver`] and [`DataAck`].
 //! * [`packed`] holds the packed hardware forms and budgets.
+//! * [`index`] holds the model-side indexes (flow and SIM-entry bit sets, the EV index)
+//!   that spare the model scans of its tables.
 //!
 //! Units: host cycles (convert RTTs with [`rtt_max_cycles`]), DATAs, EVs.
 
 pub mod config;
 pub mod flow;
 pub mod host;
+pub mod index;
 pub mod packed;
 pub mod receiver;
 pub mod scheduler;

@@ -11,9 +11,16 @@
 //! One pass over the `F` flow slots finds, for every collective, its next eligible flow
 //! after that collective's pointer; then the first collective after `last_coll` that has
 //! one wins, and both pointers move. Fixed capacity: `F` flow slots, `C` collectives.
+//!
+//! [`FlowScheduler::pick_masked`] makes the same choice from a set of eligible flows
+//! (a [`SlotMask`]) and a model-side member set per collective (redundant with the tags,
+//! no budget): a search of `C` bit sets instead of a pass over the `F` slots (the
+//! hardware's priority encoders). Needs `F <= MASK_SLOTS`.
 
 use rtl_models::budget::bits_for;
 use rtl_models::StateBudget;
+
+use super::index::{SlotMask, MASK_SLOTS};
 
 /// Marker for a flow slot that belongs to no collective.
 const NONE: u8 = u8::MAX;
@@ -24,6 +31,8 @@ pub struct FlowScheduler<const F: usize, const C: usize> {
     member: [u8; F],
     last_coll: u8,
     last_flow: [u16; C],
+    // Model-side index: the flow slots of each collective (slots below MASK_SLOTS).
+    members: [SlotMask; C],
 }
 
 impl<const F: usize, const C: usize> Default for FlowScheduler<F, C> {
@@ -46,6 +55,7 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
             member: [NONE; F],
             last_coll: (C - 1) as u8,
             last_flow: [(F - 1) as u16; C],
+            members: [SlotMask::new(); C],
         }
     }
 
@@ -54,13 +64,21 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
         if flow >= F || coll as usize >= C {
             return false;
         }
+        self.remove(flow);
         self.member[flow] = coll;
+        if flow < MASK_SLOTS {
+            self.members[coll as usize].set(flow, true);
+        }
         true
     }
 
     /// Take flow slot `flow` out.
     pub fn remove(&mut self, flow: usize) {
         if flow < F {
+            let c = self.member[flow];
+            if c != NONE && flow < MASK_SLOTS {
+                self.members[c as usize].set(flow, false);
+            }
             self.member[flow] = NONE;
         }
     }
@@ -96,6 +114,25 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
         }
         None
     }
+
+    /// [`FlowScheduler::pick`] with the eligible flows given as a set: the same choice and
+    /// the same pointer moves (only member flows count; slots of no collective in
+    /// `eligible` are ignored). `F` must be at most [`MASK_SLOTS`] (else `None`).
+    pub fn pick_masked(&mut self, eligible: &SlotMask) -> Option<usize> {
+        if F > MASK_SLOTS {
+            return None;
+        }
+        for k in 1..=C {
+            let c = (self.last_coll as usize + k) % C;
+            let from = (self.last_flow[c] as usize + 1) % F;
+            if let Some(f) = self.members[c].first_common_circular(eligible, from, F) {
+                self.last_coll = c as u8;
+                self.last_flow[c] = f as u16;
+                return Some(f);
+            }
+        }
+        None
+    }
 }
 
 /// Budget: a `bits_for(C)`-bit collective tag per flow slot (C values plus "none"), the
@@ -127,6 +164,49 @@ mod tests {
         }
         let order: [usize; 12] = core::array::from_fn(|_| s.pick(|_| true).unwrap());
         assert_eq!(order, [0, 5, 6, 1, 5, 7, 2, 5, 6, 0, 5, 7]);
+    }
+
+    /// `pick_masked` makes `pick`'s choices, pointer moves included, on random member and
+    /// eligible sets (a small LFSR-free generator keeps the test no_std-friendly).
+    #[test]
+    fn masked_pick_equals_the_scan() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut a: FlowScheduler<40, 3> = FlowScheduler::new();
+        let mut b = a.clone();
+        let mut picks = 0;
+        for _ in 0..4000 {
+            let r = next();
+            let f = (r % 40) as usize;
+            match (r >> 8) % 4 {
+                0 => {
+                    let c = ((r >> 16) % 3) as u8;
+                    assert_eq!(a.insert(f, c), b.insert(f, c));
+                }
+                1 => {
+                    a.remove(f);
+                    b.remove(f);
+                }
+                _ => {
+                    let bits = next();
+                    let mut m = SlotMask::new();
+                    for i in 0..40 {
+                        m.set(i, bits >> i & 1 == 1);
+                    }
+                    let pa = a.pick(|i| m.get(i));
+                    let pb = b.pick_masked(&m);
+                    assert_eq!(pa, pb);
+                    picks += usize::from(pa.is_some());
+                }
+            }
+            assert_eq!(a, b);
+        }
+        assert!(picks > 1000, "{picks} picks");
     }
 
     #[test]

@@ -339,6 +339,8 @@ pub struct DcsimState {
     pub acks: AckSlab,
     /// Counters.
     pub k: Counters,
+    /// The DATA-ACKs a host timer sends (reused, empty between events).
+    pub ack_scratch: Vec<(u32, DataAck)>,
 }
 
 /// The checks [`DcsimState::new`] makes on `p` (host engine of every size, receiver), without
@@ -423,6 +425,7 @@ impl DcsimState {
             flows,
             acks: AckSlab::default(),
             k: Counters::default(),
+            ack_scratch: Vec::new(),
         })
     }
 

@@ -84,14 +84,42 @@ impl DcsimPort {
     /// departure that was due before `now` (the caller transmits it; call again until
     /// `None`), else moves the arbiter's clock and returns `None`.
     pub fn catch_up(&mut self, now: u64) -> Option<Departure<Packet>> {
+        if self.catch_up_idle(now) {
+            return None;
+        }
+        self.catch_up_slow(self.cycle_at(now))
+    }
+
+    /// The cheap cases of [`DcsimPort::catch_up`]: `true` when the arbiter is at `now`
+    /// with no departure due before (nothing to transmit), `false` when it must ask which
+    /// packet goes next ([`DcsimPort::catch_up`] then does).
+    #[inline]
+    pub fn catch_up_idle(&mut self, now: u64) -> bool {
+        // Already there (a second call at the same time): nothing can start before the
+        // arbiter's own cycle.
+        if now <= self.ps_at(self.arb.now()) {
+            return true;
+        }
         let c = self.cycle_at(now);
+        // Nothing waits, or the line is busy up to `c` or later: no departure before `c`
+        // (the usual cases), so no need to ask which packet goes next.
+        if self.arb.line_free_at() >= c || self.arb.is_empty() {
+            self.arb.idle_until(c);
+            return true;
+        }
+        false
+    }
+
+    /// [`DcsimPort::catch_up`] to cycle `c` when packets wait and the line is free before.
+    #[inline(never)]
+    fn catch_up_slow(&mut self, c: Cycles) -> Option<Departure<Packet>> {
         match self.arb.next_departure() {
             Some(d) if d.start < c => {
                 self.late += 1;
-                self.arb.take_next()
+                self.arb.take_planned(&d)
             }
             _ => {
-                self.arb.advance_to(c);
+                self.arb.idle_until(c);
                 None
             }
         }
@@ -117,6 +145,19 @@ impl DcsimPort {
     /// Start the next packet (at [`DcsimPort::next_start_ps`]).
     pub fn take(&mut self) -> Option<Departure<Packet>> {
         self.arb.take_next()
+    }
+
+    /// The next departure (no further arrivals), as [`DcsimArbiter::next_departure`].
+    #[inline]
+    pub fn next_departure(&self) -> Option<Departure<Packet>> {
+        self.arb.next_departure()
+    }
+
+    /// Start `d`, the answer of [`DcsimPort::next_departure`] with no change since (at
+    /// its start): [`DcsimPort::take`] without asking the arbiter again.
+    #[inline]
+    pub fn take_planned(&mut self, d: &Departure<Packet>) -> Option<Departure<Packet>> {
+        self.arb.take_planned(d)
     }
 
     /// End of a departure (line free again), ps.

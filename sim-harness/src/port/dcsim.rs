@@ -13,7 +13,19 @@ use switch::dcsim::Enqueue;
 
 impl Sim {
     /// Bring port `p`'s arbiter to now; transmit any departure found overdue.
+    #[inline]
     pub(crate) fn port_sync(&mut self, p: u32) {
+        let now = self.now;
+        if let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind {
+            if !dp.catch_up_idle(now) {
+                self.port_sync_late(p);
+            }
+        }
+    }
+
+    /// [`Sim::port_sync`] when a departure may be overdue.
+    #[inline(never)]
+    fn port_sync_late(&mut self, p: u32) {
         loop {
             let now = self.now;
             let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
@@ -46,7 +58,8 @@ impl Sim {
     /// A packet reached a switch whose output `out` is a DCSIM port.
     pub(crate) fn port_arrive(&mut self, out: u32, pk: Packet) {
         if self.port_enqueue(out, pk) {
-            self.port_serve(out);
+            // `port_enqueue` brought the port to now.
+            self.port_serve_synced(out);
         }
     }
 
@@ -63,6 +76,11 @@ impl Sim {
     /// wake-up at the next start.
     pub(crate) fn port_serve(&mut self, p: u32) {
         self.port_sync(p);
+        self.port_serve_synced(p);
+    }
+
+    /// [`Sim::port_serve`] for a port already brought to now ([`Sim::port_sync`]).
+    fn port_serve_synced(&mut self, p: u32) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         if port.busy_until > now {
@@ -73,14 +91,17 @@ impl Sim {
         let PortDriver::Dcsim(dp) = &mut port.kind else {
             return;
         };
-        let Some(t) = dp.next_start_ps() else {
+        let Some(next) = dp.next_departure() else {
             return;
         };
+        let t = dp.ps_at(next.start);
         if t > now {
             self.port_wake(p, t);
             return;
         }
-        let Some(d) = dp.take() else { return };
+        let Some(d) = dp.take_planned(&next) else {
+            return;
+        };
         let end = dp.end_ps(&d);
         self.port_depart(p, d.desc, end);
         if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {

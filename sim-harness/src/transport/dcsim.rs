@@ -164,8 +164,10 @@ fn refill_sims(cx: &mut Cx, h: u32) {
         return;
     };
     let l = st.p.small_bytes;
-    let mut slots = Vec::new();
-    while dp.arbiter().sim_space() > 0 {
+    // At most one SIM per free place of the SIM queue (no allocation per call).
+    let mut slots = [0u16; crate::dcsim::port::SMALL_SLOTS];
+    let mut n = 0;
+    while dp.arbiter().sim_space() > 0 && n < slots.len() {
         let hd = &mut st.hosts[h as usize];
         let Some((slot, ev)) = hd.eng.next_sim(&mut hd.rng) else {
             break;
@@ -184,10 +186,11 @@ fn refill_sims(cx: &mut Cx, h: u32) {
         };
         let r = dp.enqueue(pk);
         debug_assert_eq!(r, Enqueue::Accepted, "the SIM queue had room");
-        slots.push(slot);
+        slots[n] = slot;
+        n += 1;
     }
-    p.c.ctrl_created += slots.len() as u64;
-    for slot in slots {
+    p.c.ctrl_created += n as u64;
+    for &slot in &slots[..n] {
         st.check_invariant(h, slot);
     }
 }
@@ -272,17 +275,19 @@ fn rx_arm(cx: &mut Cx, h: u32, f: u32) {
 
 /// Host `h`'s `HostTimer` event.
 pub(crate) fn timer(cx: &mut Cx, h: u32) {
-    let mut acks = Vec::new();
+    let mut acks;
     {
         let p = cx.parts();
         let now = p.now;
         let st = st(p.transport);
         let hd = &mut st.hosts[h as usize];
-        let c = hd.cycle(now);
         if hd.timer_at != now {
             return;
         }
         hd.timer_at = NEVER;
+        let c = hd.cycle(now);
+        acks = std::mem::take(&mut st.ack_scratch);
+        let hd = &mut st.hosts[h as usize];
         while let Some(&std::cmp::Reverse((t, f))) = hd.rx_timers.peek() {
             if t > now {
                 break;
@@ -299,10 +304,12 @@ pub(crate) fn timer(cx: &mut Cx, h: u32) {
             }
         }
     }
-    for (f, a) in acks {
+    for &(f, a) in &acks {
         send_data_ack(cx, h, f, a);
         rx_arm(cx, h, f);
     }
+    acks.clear();
+    st(cx.parts().transport).ack_scratch = acks;
     host_drain(cx, h);
 }
 

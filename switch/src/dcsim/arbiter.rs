@@ -555,6 +555,38 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         got
     }
 
+    /// Start departure `d`, the answer of [`DcsimArbiter::next_departure`] with no input
+    /// or state change since: equals [`DcsimArbiter::take_next`] without computing the
+    /// answer again (the DES asks first, then takes when the start is due).
+    pub fn take_planned(&mut self, d: &Departure<D>) -> Option<Departure<D>> {
+        debug_assert_eq!(
+            self.next_departure().map(|x| (x.class, x.start)),
+            Some((d.class, d.start)),
+            "take_planned with a stale departure"
+        );
+        self.idle_to(d.start);
+        // `step` with its arbitration already known (the line is free at `d.start`).
+        debug_assert!(self.busy_until <= self.now);
+        debug_assert_eq!(self.arbitrate(self.bucket.can_take(1)), Some(d.class));
+        let dep = self.start(d.class);
+        self.bucket.tick();
+        self.now += 1;
+        self.started = dep;
+        debug_assert_eq!(dep.map(|g| (g.class, g.start)), Some((d.class, d.start)));
+        dep
+    }
+
+    /// Close cycles up to (not including) `t` when [`DcsimArbiter::next_departure`] said
+    /// nothing starts before `t` (or nothing waits): equals [`DcsimArbiter::advance_to`]
+    /// without asking again.
+    pub fn idle_until(&mut self, t: Cycles) {
+        debug_assert!(
+            !matches!(self.next_departure(), Some(d) if d.start < t),
+            "idle_until past a departure"
+        );
+        self.idle_to(t);
+    }
+
     /// Close cycles up to (not including) `t` with no arrivals: equals `t - now` ticks.
     /// Departures on the way are taken in order (see [`DcsimArbiter::take_next`] to see
     /// them); does nothing if `t <= now`.
@@ -713,6 +745,59 @@ mod tests {
             order,
             [(Class::Sim, 2), (Class::SimAck, 4), (Class::DataAck, 3)]
         );
+    }
+
+    /// The DES's way of driving a port (ask [`DcsimArbiter::next_departure`], then
+    /// `take_planned` or `idle_until`) equals `take_next` / `advance_to`, departure for
+    /// departure and state for state, under random arrivals.
+    #[test]
+    fn planned_takes_equal_take_next() {
+        let mut a = Arb::new(DcsimArbiterConfig::default()).unwrap();
+        let mut b = a.clone();
+        let mut x: u32 = 0x1234_5678;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut departures = 0;
+        for i in 0..20_000u32 {
+            let r = rnd();
+            match r % 4 {
+                0 | 1 => {
+                    let class = Class::ALL[(r >> 4) as usize % 4];
+                    let bytes = if class == Class::Data { 9064 } else { 64 };
+                    assert_eq!(a.enqueue(class, i, bytes), b.enqueue(class, i, bytes));
+                }
+                2 => {
+                    let t = a.now() + u64::from(r >> 20) % 400;
+                    // The DES: a departure due before `t` is taken, else the port idles.
+                    loop {
+                        match a.next_departure() {
+                            Some(d) if d.start < t => {
+                                let got = a.take_planned(&d);
+                                assert_eq!(got, b.take_next());
+                                departures += 1;
+                            }
+                            _ => {
+                                a.idle_until(t);
+                                break;
+                            }
+                        }
+                    }
+                    b.advance_to(t);
+                }
+                _ => {
+                    if let Some(d) = a.next_departure() {
+                        assert_eq!(a.take_planned(&d), b.take_next());
+                        departures += 1;
+                    }
+                }
+            }
+            assert_eq!(a, b);
+        }
+        assert!(departures > 1000, "{departures}");
     }
 
     #[test]
