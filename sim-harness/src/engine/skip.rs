@@ -34,14 +34,19 @@
 //!   with `skip.enabled` runs in full, says so on stderr and reports
 //!   `wormhole_skip_refused = 1`.
 //! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
-//!   partition (a flow started in it; looked up at the next sampling tick, so flows starting
-//!   together make one lookup; partitions of at most [`MEMO_MAX_FLOWS`] flows) its flow
-//!   conflict graph (flows weighted by their rate class, edges by shared ports) is looked
-//!   up. A miss remembers the graph, the flows'
-//!   bytes so far and the time; when the partition next becomes steady the entry (end
-//!   rates, per-flow transient bytes, convergence time) is inserted. A hit skips the
-//!   transient: the partition is paused for the stored convergence time and resumes with
-//!   each flow advanced by its stored transient bytes (at most its skippable bytes).
+//!   partition (a flow started or finished in it; looked up at the next sampling tick, so
+//!   flows starting together make one lookup; partitions of at most [`MEMO_MAX_FLOWS`]
+//!   flows) its flow conflict graph (flows weighted by the rate class of their last
+//!   estimate, kept across detector resets, 0 for a new flow; edges by shared ports) is
+//!   looked up. A miss remembers the graph, the flows' bytes so far and the time; when the
+//!   partition next becomes steady the entry (end rates, per-flow transient bytes,
+//!   convergence time) is inserted. A hit skips the transient and goes straight on into the
+//!   steady state (3.2 step 3): one pause covers the stored convergence time (each flow
+//!   advanced by its stored transient bytes) and then the steady period at the stored end
+//!   rates up to the next interrupt ([`skip::plan_skip`] from the transient's end). A flow
+//!   whose skippable bytes the transient would exceed cuts the transient short, pro rata.
+//!   Skip-back inside the transient takes its bytes pro rata, after it the transient's
+//!   bytes plus the end rates' (6.3).
 
 use super::*;
 use crate::wormhole::guidance::{Guidance, GuidanceInput};
