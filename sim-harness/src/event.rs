@@ -232,6 +232,10 @@ struct Calendar {
     pos: usize,
     base: Time,
     wheel: Vec<Vec<Entry>>,
+    /// Bit `i`: wheel bucket `i` is not empty. `fill` jumps to the next occupied bucket
+    /// instead of stepping through empty ones (a sparse queue, as when Wormhole has paused
+    /// most of the network, would otherwise cost one step per empty nanosecond).
+    occupied: Vec<u64>,
     in_wheel: usize,
     far: QuadHeap,
     /// Empty buffers of buckets already read, reused by the next bucket that fills: the
@@ -285,6 +289,7 @@ impl Default for Calendar {
             pos: 0,
             base: 0,
             wheel: vec![Vec::new(); N_BUCKETS],
+            occupied: vec![0; N_BUCKETS / 64],
             in_wheel: 0,
             far: QuadHeap::default(),
             spare: Vec::new(),
@@ -306,7 +311,9 @@ impl Calendar {
             let i = self.pos + self.cur[self.pos..].partition_point(|&x| x < e);
             self.cur.insert(i, e);
         } else if t < self.base.saturating_add(HORIZON_PS) {
-            let b = &mut self.wheel[Self::slot(t)];
+            let slot = Self::slot(t);
+            self.occupied[slot / 64] |= 1 << (slot % 64);
+            let b = &mut self.wheel[slot];
             if b.capacity() == 0 {
                 if let Some(v) = self.spare.pop() {
                     *b = v;
@@ -346,10 +353,14 @@ impl Calendar {
                 };
                 self.base = entry_time(f) & !(BUCKET_PS - 1);
             } else {
-                self.base += BUCKET_PS;
+                // Every far event is at least a horizon after the old base, so none is due
+                // before the next occupied bucket.
+                self.base +=
+                    BUCKET_PS * (1 + self.next_occupied(Self::slot(self.base + BUCKET_PS)));
             }
             let slot = Self::slot(self.base);
             if !self.wheel[slot].is_empty() {
+                self.occupied[slot / 64] &= !(1 << (slot % 64));
                 // `cur` is empty: the bucket's buffer becomes `cur`, and `cur`'s old buffer
                 // goes to the spares.
                 let b = std::mem::take(&mut self.wheel[slot]);
@@ -365,6 +376,26 @@ impl Calendar {
                 return true;
             }
         }
+    }
+
+    /// Buckets from slot `from` (inclusive) to the first occupied one, going round; some
+    /// bucket must be occupied.
+    #[inline]
+    fn next_occupied(&self, from: usize) -> Time {
+        let words = self.occupied.len();
+        let (w0, b0) = (from / 64, from % 64);
+        let first = self.occupied[w0] >> b0;
+        if first != 0 {
+            return Time::from(first.trailing_zeros());
+        }
+        for k in 1..=words {
+            let w = (w0 + k) % words;
+            if self.occupied[w] != 0 {
+                let slot = w * 64 + self.occupied[w].trailing_zeros() as usize;
+                return ((slot + N_BUCKETS - from) % N_BUCKETS) as Time;
+            }
+        }
+        unreachable!("in_wheel > 0 with no occupied bucket")
     }
 
     #[inline]
@@ -404,6 +435,7 @@ impl Calendar {
         for b in &mut self.wheel {
             all.append(b);
         }
+        self.occupied.fill(0);
         all.append(&mut self.far.v);
         self.in_wheel = 0;
         all
@@ -448,6 +480,21 @@ impl PartitionSet {
         set_bit(&mut self.flows, f);
     }
 
+    /// Add every port and flow of `other`.
+    fn union_with(&mut self, other: &PartitionSet) {
+        for (a, b) in [
+            (&mut self.ports, &other.ports),
+            (&mut self.flows, &other.flows),
+        ] {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            for (x, y) in a.iter_mut().zip(b) {
+                *x |= y;
+            }
+        }
+    }
+
     /// Whether the component's events belong to this set (by [`Kind::owner`]).
     pub fn contains(&self, c: Comp) -> bool {
         match c.kind().owner(c.index()) {
@@ -471,6 +518,9 @@ pub struct EventQueue {
     heap: Calendar,
     seq: u64,
     paused: Vec<Paused>,
+    /// The union of the paused sets: a push tests it once (O(1)) before looking for the
+    /// partition that holds the event.
+    paused_any: PartitionSet,
 }
 
 impl EventQueue {
@@ -484,7 +534,7 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, comp: Comp) {
         let e = entry(time, self.seq, comp);
         self.seq += 1;
-        if !self.paused.is_empty() {
+        if !self.paused.is_empty() && self.paused_any.contains(comp) {
             if let Some(p) = self.paused.iter_mut().find(|p| p.set.contains(comp)) {
                 p.stash.push(e);
                 return;
@@ -543,6 +593,7 @@ impl EventQueue {
         for e in keep {
             self.heap.push(e);
         }
+        self.paused_any.union_with(&set);
         self.paused.push(Paused { id, set, stash });
         true
     }
@@ -553,6 +604,10 @@ impl EventQueue {
     pub fn resume(&mut self, id: u32, delta: Time) -> Option<usize> {
         let i = self.paused.iter().position(|p| p.id == id)?;
         let p = self.paused.swap_remove(i);
+        self.paused_any = PartitionSet::new();
+        for q in &self.paused {
+            self.paused_any.union_with(&q.set);
+        }
         let n = p.stash.len();
         for e in p.stash {
             let t = entry_time(e).saturating_add(delta);

@@ -212,3 +212,38 @@ fn transports_without_fast_forward_are_refused_and_say_so() {
     let a = run(&s, true, |_| {});
     assert_eq!(key(&a, "wormhole_skip_refused"), 0.0);
 }
+
+/// Memoization (4.4 and 3.2 step 3): the DP ring steps of an LLM iteration repeat the same
+/// conflict graphs, and a memo hit skips the transient *and* goes straight on into the
+/// steady skip, so some DP chunk is simulated at packet level for fewer packets than one
+/// steady-detection window (20 samples of 5 us at line rate) would need; still within 1 %.
+#[test]
+fn memo_hit_goes_straight_into_the_steady_skip() {
+    let mut s = one_tor(64, 1);
+    s.topology.radix = 16;
+    s.workload.kind = WorkloadKind::Llm;
+    s.workload.llm = Some(LlmWorkload {
+        family: LlmFamily::Gpt,
+        gpus: 64,
+        bytes_scale: 0.03,
+        ..LlmWorkload::default()
+    });
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    assert!(key(&a, "wormhole_memo_hits") > 0.0);
+    assert!(key(&a, "wormhole_memo_skips") > 0.0);
+    // One window: 20 x 5 us at 100 Gb/s, in packets of the run's MTU.
+    let mtu = u64::from(s.transport.mtu);
+    let window = 20 * 5_000_000 / 80 / mtu;
+    let biggest = a.flows.iter().map(|f| f.bytes).max().unwrap();
+    assert!(biggest > 4 * window * mtu, "DP chunks span several windows");
+    let fewest = a
+        .flows
+        .iter()
+        .filter(|f| f.bytes == biggest)
+        .map(|f| f.packets_sent)
+        .min()
+        .unwrap();
+    assert!(fewest < window, "{fewest} packets, window {window}");
+    assert!(mean_err(&a, &b) < 0.01);
+    assert!(a.summary.events * 5 < b.summary.events);
+}

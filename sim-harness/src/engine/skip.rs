@@ -34,14 +34,19 @@
 //!   with `skip.enabled` runs in full, says so on stderr and reports
 //!   `wormhole_skip_refused = 1`.
 //! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
-//!   partition (a flow started in it; looked up at the next sampling tick, so flows starting
-//!   together make one lookup; partitions of at most [`MEMO_MAX_FLOWS`] flows) its flow
-//!   conflict graph (flows weighted by their rate class, edges by shared ports) is looked
-//!   up. A miss remembers the graph, the flows'
-//!   bytes so far and the time; when the partition next becomes steady the entry (end
-//!   rates, per-flow transient bytes, convergence time) is inserted. A hit skips the
-//!   transient: the partition is paused for the stored convergence time and resumes with
-//!   each flow advanced by its stored transient bytes (at most its skippable bytes).
+//!   partition (a flow started or finished in it; looked up at the next sampling tick, so
+//!   flows starting together make one lookup; partitions of at most [`MEMO_MAX_FLOWS`]
+//!   flows) its flow conflict graph (flows weighted by the rate class of their last
+//!   estimate, kept across detector resets, 0 for a new flow; edges by shared ports) is
+//!   looked up. A miss remembers the graph, the flows' bytes so far and the time; when the
+//!   partition next becomes steady the entry (end rates, per-flow transient bytes,
+//!   convergence time) is inserted. A hit skips the transient and goes straight on into the
+//!   steady state (3.2 step 3): one pause covers the stored convergence time (each flow
+//!   advanced by its stored transient bytes) and then the steady period at the stored end
+//!   rates up to the next interrupt ([`skip::plan_skip`] from the transient's end). A flow
+//!   whose skippable bytes the transient would exceed cuts the transient short, pro rata.
+//!   Skip-back inside the transient takes its bytes pro rata, after it the transient's
+//!   bytes plus the end rates' (6.3).
 
 use super::*;
 use crate::wormhole::guidance::{Guidance, GuidanceInput};
@@ -60,7 +65,7 @@ const TASK0: u32 = 2;
 
 /// Bytes of each flow kept for packet-level simulation after a skip, in BDPs of the run:
 /// the tail (last window in flight, its ACKs) is simulated, not estimated.
-pub const RESERVE_BDPS: u64 = 2;
+pub const RESERVE_BDPS: u64 = 1;
 
 /// The skip horizon when no interrupt is foreseen (6.3: "a relatively large time"): 1 s.
 pub const HORIZON_PS: u64 = 1_000_000_000_000;
@@ -79,6 +84,12 @@ struct Sampler {
     /// DATA packets sent at the last sample (`None`: no baseline yet).
     last: Option<u64>,
     steady: bool,
+    /// The flow's last rate estimate (bit/s), kept across detector resets: its weight in the
+    /// conflict graph of the next unsteady period (4.2: the instantaneous rate; `None`, class
+    /// 0, for a flow that has not had one yet).
+    hint: Option<u64>,
+    /// In a paused (skipped) partition: not sampled.
+    frozen: bool,
 }
 
 /// A paused (skipped) partition.
@@ -88,8 +99,10 @@ struct Frozen {
     flows: Vec<SteadyFlow>,
     ports: Vec<u32>,
     flow_ids: Vec<u32>,
-    /// A memo hit's transient (no skip-back: the stored bytes are for the whole transient).
-    memo_hit: bool,
+    /// A memo hit's transient: it ends at `.0` with the stored bytes `.1` per flow (in
+    /// `flows` order); the plan's steady part (at `flows`' rates, from what is left after the
+    /// transient) follows it. `None`: a steady skip only.
+    transient: Option<(Time, Vec<u64>)>,
 }
 
 /// A memo miss waiting for its partition's steady state.
@@ -439,6 +452,8 @@ impl Sim {
                 det: SteadyDetector::new(w.theta, w.samples).expect("checked by validate"),
                 last: None,
                 steady: false,
+                hint: None,
+                frozen: false,
             },
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
@@ -516,6 +531,12 @@ impl Sim {
             };
             for id in ids {
                 self.reset_partition(id);
+                // A new unsteady period of what is left (3.2 step 7): looked up at the next
+                // tick, like an arrival's.
+                let w = self.wh.as_mut().expect("wormhole on");
+                if w.skip {
+                    w.lookups.insert(id);
+                }
             }
             let w = self.wh.as_mut().expect("wormhole on");
             if let Some(d) = w.dag.as_ref() {
@@ -535,28 +556,27 @@ impl Sim {
         let w = self.wh.as_mut().expect("wormhole on");
         w.st.ticks += 1;
         let (mtu, sample_ps) = (w.mtu, w.sample_ps);
-        let frozen: std::collections::BTreeSet<u32> = w
-            .frozen
-            .values()
-            .flat_map(|fr| fr.flow_ids.iter().copied())
-            .collect();
-        let flows: Vec<u32> = w.active.keys().copied().collect();
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
-        for f in flows {
-            if frozen.contains(&f) {
+        for (&f, s) in w.active.iter_mut() {
+            if s.frozen {
                 continue;
             }
-            let Some(sent) = self.packets_sent(f) else {
+            let Some(sent) = self.flows[f as usize]
+                .cc
+                .as_ref()
+                .map(|c| c.stats().packets_sent)
+            else {
                 continue;
             };
-            let w = self.wh.as_mut().expect("wormhole on");
-            let s = w.active.get_mut(&f).expect("active");
             if let Some(last) = s.last {
                 let bits = u128::from(sent - last) * u128::from(mtu) * 8;
                 let rate = (bits * 1_000_000_000_000 / u128::from(sample_ps)) as u64;
                 s.det.push(rate);
                 let steady = s.det.is_steady();
+                if steady {
+                    s.hint = s.det.estimate();
+                }
                 if steady && !s.steady {
                     w.st.steady_entries += 1;
                 }
@@ -655,11 +675,17 @@ impl Sim {
             return;
         }
         self.memo_insert(id, &flows);
-        self.freeze(id, plan, flows, false);
+        self.freeze(id, plan, flows, None);
     }
 
     /// Pause partition `id` until `plan.until_ps` (a wake-up then).
-    fn freeze(&mut self, id: PartitionId, plan: SkipPlan, flows: Vec<SteadyFlow>, memo_hit: bool) {
+    fn freeze(
+        &mut self,
+        id: PartitionId,
+        plan: SkipPlan,
+        flows: Vec<SteadyFlow>,
+        transient: Option<(Time, Vec<u64>)>,
+    ) {
         let w = self.wh.as_mut().expect("wormhole on");
         let ports: Vec<u32> = w
             .parts
@@ -670,8 +696,14 @@ impl Sim {
         self.q.pause(id, shift::partition_set(&ports, &flow_ids));
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
         w.st.skips += 1;
-        if memo_hit {
+        if transient.is_some() {
             w.st.memo_skips += 1;
+        }
+        for f in &flows {
+            if let Some(s) = w.active.get_mut(&f.flow) {
+                s.hint = Some(f.rate_bps);
+                s.frozen = true;
+            }
         }
         w.frozen.insert(
             id,
@@ -680,7 +712,7 @@ impl Sim {
                 flows,
                 ports,
                 flow_ids,
-                memo_hit,
+                transient,
             },
         );
     }
@@ -709,22 +741,41 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
+        for f in &fr.flow_ids {
+            if let Some(s) = w.active.get_mut(f) {
+                s.frozen = false;
+            }
+        }
         let advance = if now >= fr.plan.until_ps {
             fr.plan.advance.clone()
-        } else if fr.memo_hit {
-            // A stored transient cut short: its bytes pro rata.
+        } else if let Some((conv_until, bytes)) = &fr.transient {
             w.st.skip_backs += 1;
-            let (done, all) = (now - fr.plan.from_ps, fr.plan.shift_ps());
-            fr.plan
-                .advance
-                .iter()
-                .map(|&(f, b)| {
-                    (
-                        f,
-                        (u128::from(b) * u128::from(done) / u128::from(all)) as u64,
-                    )
-                })
-                .collect()
+            let from = fr.plan.from_ps;
+            if now < *conv_until {
+                // A stored transient cut short: its bytes pro rata.
+                let (done, all) = (now - from, conv_until - from);
+                fr.flows
+                    .iter()
+                    .zip(bytes)
+                    .map(|(f, &b)| {
+                        (
+                            f.flow,
+                            (u128::from(b) * u128::from(done) / u128::from(all)) as u64,
+                        )
+                    })
+                    .collect()
+            } else {
+                // The transient, then the steady part up to now at the end rates.
+                fr.flows
+                    .iter()
+                    .zip(bytes)
+                    .map(|(f, &b)| {
+                        let steady =
+                            skip::bytes_in(f.rate_bps, now - conv_until).min(f.skippable());
+                        (f.flow, b + steady)
+                    })
+                    .collect()
+            }
         } else {
             w.st.skip_backs += 1;
             match skip::skip_back(&fr.plan, &fr.flows, now) {
@@ -758,7 +809,7 @@ impl Sim {
         let weights: Vec<(u32, &[u32])> = flows
             .iter()
             .map(|&f| {
-                let r = w.active.get(&f).and_then(|s| s.det.estimate()).unwrap_or(0);
+                let r = w.active.get(&f).and_then(|s| s.hint).unwrap_or(0);
                 (
                     memo::rate_class(r, w.capacity_bps, RATE_CLASSES),
                     w.ports[f as usize].as_slice(),
@@ -800,8 +851,12 @@ impl Sim {
         }
     }
 
-    /// Skip a transient the memo knows: pause for its convergence time, each flow advanced
-    /// by its transient bytes (at most what it may skip).
+    /// Skip a transient the memo knows (4.4), then go straight to the steady state (3.2 step
+    /// 3): the partition is paused for the stored convergence time with each flow advanced by
+    /// its stored transient bytes, and on at the stored end rates until its next interrupt
+    /// ([`skip::plan_skip`] from the transient's end, each flow's remaining bytes less its
+    /// transient ones). A flow whose skippable bytes the transient would exceed cuts the
+    /// transient short, pro rata, with no steady part.
     fn memo_hit(&mut self, id: PartitionId, flows: &[u32], v: MemoValue) {
         let Some(sf) = self.steady_flows(id, |f| {
             flows.iter().position(|&x| x == f).map(|i| v.end_rates[i])
@@ -811,22 +866,69 @@ impl Sim {
         if v.convergence_ps == 0 {
             return;
         }
-        let until = self.now.saturating_add(v.convergence_ps);
-        if self.known_events().iter().any(|k| k.at_ps < until) {
+        // The largest fraction n / d <= 1 of the transient every flow can send.
+        let (mut n, mut d) = (1u128, 1u128);
+        for (s, &b) in sf.iter().zip(&v.transient_bytes) {
+            let k = u128::from(s.skippable());
+            if u128::from(b) * n > k * d {
+                (n, d) = (k, u128::from(b));
+            }
+        }
+        let conv = (u128::from(v.convergence_ps) * n / d) as u64;
+        let sample_ps = self.wh.as_ref().expect("wormhole on").sample_ps;
+        if conv < sample_ps {
             return;
         }
-        let advance = sf
+        let conv_until = self.now.saturating_add(conv);
+        let known = self.known_events();
+        if known.iter().any(|k| k.at_ps < conv_until) {
+            return;
+        }
+        let transient: Vec<u64> = v
+            .transient_bytes
             .iter()
-            .zip(&v.transient_bytes)
-            .map(|(s, &b)| (s.flow, b.min(s.skippable())))
+            .map(|&b| (u128::from(b) * n / d) as u64)
             .collect();
-        let plan = SkipPlan {
-            from_ps: self.now,
-            until_ps: until,
-            cause: skip::Interrupt::Horizon,
-            advance,
+        let after: Vec<SteadyFlow> = sf
+            .iter()
+            .zip(&transient)
+            .map(|(s, &b)| SteadyFlow {
+                remaining_bytes: s.remaining_bytes - b,
+                ..*s
+            })
+            .collect();
+        let horizon = conv_until.saturating_add(HORIZON_PS);
+        let steady = if n == d {
+            skip::plan_skip(conv_until, &after, &known, Some(horizon))
+                .ok()
+                .flatten()
+        } else {
+            None
         };
-        self.freeze(id, plan, sf, true);
+        let plan = match steady {
+            Some(p) => SkipPlan {
+                from_ps: self.now,
+                until_ps: p.until_ps,
+                cause: p.cause,
+                advance: p
+                    .advance
+                    .iter()
+                    .zip(&transient)
+                    .map(|(&(f, a), &b)| (f, a + b))
+                    .collect(),
+            },
+            None => SkipPlan {
+                from_ps: self.now,
+                until_ps: conv_until,
+                cause: skip::Interrupt::Horizon,
+                advance: after
+                    .iter()
+                    .map(|s| s.flow)
+                    .zip(transient.iter().copied())
+                    .collect(),
+            },
+        };
+        self.freeze(id, plan, after, Some((conv_until, transient)));
     }
 
     /// Partition `id` is steady: store its remembered miss (end rates, transient bytes,

@@ -206,9 +206,12 @@ impl Partitions {
         self.stats.relabels += remaining.len() as u64;
         let mut new = Vec::new();
         for (i, comp) in comps.into_iter().enumerate() {
+            // The first component keeps the id its flows already map to.
             let cid = if i == 0 { id } else { self.fresh_id() };
-            for f in &comp {
-                self.flow_part.insert(*f, cid);
+            if i > 0 {
+                for f in &comp {
+                    self.flow_part.insert(*f, cid);
+                }
             }
             self.parts.insert(cid, comp);
             if i > 0 {
@@ -226,30 +229,42 @@ impl Partitions {
     /// Connected components of the bipartite flow / port graph restricted to `flows`
     /// (Algorithm 1 `network_partitioner`, BFS), ordered by their smallest flow id.
     fn components_of(&self, flows: &BTreeSet<FlowId>) -> Vec<BTreeSet<FlowId>> {
-        let mut seen: BTreeSet<FlowId> = BTreeSet::new();
-        let mut seen_ports: BTreeSet<PortId> = BTreeSet::new();
+        // Membership only (no order depends on them): growable bitsets, not ordered sets.
+        fn insert(bits: &mut Vec<u64>, i: u32) -> bool {
+            let (w, b) = ((i / 64) as usize, i % 64);
+            if bits.len() <= w {
+                bits.resize(w + 1, 0);
+            }
+            let new = bits[w] >> b & 1 == 0;
+            bits[w] |= 1 << b;
+            new
+        }
+        let last = flows.last().copied().unwrap_or(0);
+        let mut seen: Vec<u64> = vec![0; last as usize / 64 + 1];
+        let mut seen_ports: Vec<u64> = Vec::new();
         let mut out = Vec::new();
         for &start in flows {
-            if seen.contains(&start) {
+            if seen[(start / 64) as usize] >> (start % 64) & 1 == 1 {
                 continue;
             }
-            let mut comp = BTreeSet::new();
+            let mut comp = Vec::new();
             let mut queue = VecDeque::from([start]);
-            seen.insert(start);
+            insert(&mut seen, start);
             while let Some(f) = queue.pop_front() {
-                comp.insert(f);
+                comp.push(f);
                 for p in &self.flow_ports[&f] {
-                    if !seen_ports.insert(*p) {
+                    if !insert(&mut seen_ports, *p) {
                         continue;
                     }
                     for g in &self.port_flows[p] {
-                        if seen.insert(*g) {
+                        if insert(&mut seen, *g) {
                             queue.push_back(*g);
                         }
                     }
                 }
             }
-            out.push(comp);
+            comp.sort_unstable();
+            out.push(comp.into_iter().collect());
         }
         out
     }
