@@ -40,6 +40,7 @@ fn simulated(r: &RunResult) -> String {
     m.extra.remove("reorder_per_interval");
     // Derived from the rate series (`output.rate_sample_us`).
     m.extra.remove("jain_index_final");
+    m.extra.remove("jain_index_mean");
     m.extra.remove("converge_10pct_us");
     format!("{m:?}\n{:?}\n{:?}", r.flows, r.links)
 }
