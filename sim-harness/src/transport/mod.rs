@@ -113,11 +113,13 @@ impl TransportDriver {
     /// the flow, or nothing there for DCSIM (its receivers are in its own table).
     pub(crate) fn flow_rx(cc: CcKind) -> FlowRx {
         match cc {
-            CcKind::Dcsim | CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr | CcKind::Pfabric
+            CcKind::Dcsim
+            | CcKind::Uno
+            | CcKind::Gemini
+            | CcKind::MprdmaBbr
+            | CcKind::Pfabric
             | CcKind::Phost
-            | CcKind::Dcpim => {
-                FlowRx::InTransport
-            }
+            | CcKind::Dcpim => FlowRx::InTransport,
             _ => FlowRx::Sack(Receiver::new()),
         }
     }
@@ -190,7 +192,9 @@ impl TransportDriver {
             // flows' clocks (shifted with them).
             // pHost: never skipped (Wormhole refuses it), so never shifted.
             // dcPIM: its epoch clock is global (partition shift is not supported with it).
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+            TransportDriver::Dctcp(_)
+            | TransportDriver::Uno(_)
+            | TransportDriver::Pfabric(_)
             | TransportDriver::Phost(_)
             | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
@@ -292,7 +296,9 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departing(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+            TransportDriver::Dctcp(_)
+            | TransportDriver::Uno(_)
+            | TransportDriver::Pfabric(_)
             | TransportDriver::Phost(_)
             | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departing(&mut Cx::new(self), h, pk),
@@ -304,7 +310,9 @@ impl Sim {
     #[inline]
     pub(crate) fn transport_departed(&mut self, h: u32, pk: &Packet) {
         match self.transport {
-            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+            TransportDriver::Dctcp(_)
+            | TransportDriver::Uno(_)
+            | TransportDriver::Pfabric(_)
             | TransportDriver::Phost(_)
             | TransportDriver::Dcpim(_) => {}
             TransportDriver::Dcsim(_) => dcsim::departed(&mut Cx::new(self), h, pk),
