@@ -208,3 +208,21 @@ fn uno_phantom_queues_speed_up_rpcs_beside_an_inter_dc_incast() {
          ({m} ps, {p} ps)"
     );
 }
+
+/// Uno Fig. 13 A's PLB: under Uno's sender a flow hashed onto the dead WAN link sees losses
+/// and timeouts, no ECN; PLB repaths on a timeout (PLB section 3), so every flow completes.
+#[test]
+fn plb_under_uno_repaths_away_from_a_dead_wan_link() {
+    let mut s = two_dc("uno_failures.toml");
+    s.workload.message = Size::Bytes(1 << 20);
+    s.transport.lb = LbKind::Plb;
+    for ec in [true, false] {
+        s.transport.uno.ec = ec;
+        let r = run(&s);
+        assert!(
+            extra(&r, "uno_sender_timeouts") > 0.0,
+            "the dead link costs timeouts"
+        );
+        assert!(!inter(&r).is_empty());
+    }
+}

@@ -616,6 +616,12 @@ pub(crate) fn timer(cx: &mut Cx, f: u32) {
             flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
         }
         timeouts = tx.stats.timeouts - before;
+        // A sender timeout is the failure signal of the other choosers: PLB repaths at once
+        // on a timeout (PLB section 3, FlowBender 3.2), REPS enters freezing mode; ECMP and
+        // OPS ignore it, UnoLB took it above.
+        if timeouts > 0 && !matches!(flow.lb, Lb::Uno(_)) {
+            flow.lb.on_failure_detection(now_c);
+        }
     }
     p.c.timeouts += timeouts;
     for k in nacks {
