@@ -12,36 +12,17 @@
 //!   DATA loss;
 //! * the refusals name their field.
 
+mod fabric;
+
+use fabric::{packets_conserved, run, small_dcsim, x};
 use sim_harness::overrides::{load, Source};
 use sim_harness::{simulate, RunControl, RunResult, Scenario};
 use std::path::PathBuf;
 
 fn scenario(file: &str, sets: &[&str]) -> Scenario {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios")
-        .join(file);
-    let mut all: Vec<String> = [
-        "topology.radix=4",
-        "workload.collective_sizes=[2, 4, 8, 16]",
-        "output.queue_sample_us=0",
-        "transport.cc=dcpim",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    all.extend(sets.iter().map(|s| s.to_string()));
-    load(Source::File(&path), &all).expect("scenario loads")
-}
-
-fn run(s: &Scenario) -> RunResult {
-    simulate(s, &RunControl::default()).expect("run")
-}
-
-fn x(r: &RunResult, k: &str) -> f64 {
-    *r.summary
-        .extra
-        .get(k)
-        .unwrap_or_else(|| panic!("no extra.{k} in {:?}", r.summary.extra))
+    let mut all = vec!["transport.cc=dcpim"];
+    all.extend_from_slice(sets);
+    small_dcsim(file, &all)
 }
 
 fn complete_and_conserved(r: &RunResult) {
@@ -50,18 +31,7 @@ fn complete_and_conserved(r: &RunResult) {
         "every flow completes"
     );
     assert!(r.flows.iter().all(|f| f.end_ps > 0));
-    assert_eq!(
-        x(r, "data_sent"),
-        x(r, "data_delivered") + x(r, "data_dropped") + x(r, "data_in_flight_end"),
-        "DATA conservation: {:?}",
-        r.summary.extra
-    );
-    assert_eq!(
-        x(r, "ctrl_created"),
-        x(r, "ctrl_delivered") + x(r, "ctrl_dropped") + x(r, "ctrl_in_flight_end"),
-        "control conservation: {:?}",
-        r.summary.extra
-    );
+    packets_conserved(r);
 }
 
 #[test]

@@ -14,35 +14,13 @@
 //! * Invariants: Eq. 3 (`n_SIM <= n_DATA`) after every host-engine event, conservation of
 //!   DATAs and control packets, every DATA delivered exactly once per completed flow.
 
-use sim_harness::overrides::{load, Source};
-use sim_harness::{simulate, RunControl, RunResult, Scenario};
-use std::path::PathBuf;
+mod fabric;
+
+use fabric::{packets_conserved, run, small_dcsim, x};
+use sim_harness::{RunResult, Scenario};
 
 fn scenario(file: &str, sets: &[&str]) -> Scenario {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios")
-        .join(file);
-    let mut all: Vec<String> = [
-        "topology.radix=4",
-        "workload.collective_sizes=[2, 4, 8, 16]",
-        "output.queue_sample_us=0",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    all.extend(sets.iter().map(|s| s.to_string()));
-    load(Source::File(&path), &all).expect("scenario loads")
-}
-
-fn run(s: &Scenario) -> RunResult {
-    simulate(s, &RunControl::default()).expect("run")
-}
-
-fn x(r: &RunResult, k: &str) -> f64 {
-    *r.summary
-        .extra
-        .get(k)
-        .unwrap_or_else(|| panic!("no extra.{k} in {:?}", r.summary.extra))
+    small_dcsim(file, sets)
 }
 
 fn complete(r: &RunResult) {
@@ -60,18 +38,7 @@ fn complete(r: &RunResult) {
 /// Conservation: DATAs sent by hosts = delivered + dropped + in flight; control packets
 /// created = delivered + dropped + in flight; Eq. 3 held at every check.
 fn invariants(r: &RunResult) {
-    assert_eq!(
-        x(r, "data_sent"),
-        x(r, "data_delivered") + x(r, "data_dropped") + x(r, "data_in_flight_end"),
-        "DATA conservation: {:?}",
-        r.summary.extra
-    );
-    assert_eq!(
-        x(r, "ctrl_created"),
-        x(r, "ctrl_delivered") + x(r, "ctrl_dropped") + x(r, "ctrl_in_flight_end"),
-        "control conservation: {:?}",
-        r.summary.extra
-    );
+    packets_conserved(r);
     // At least one check per SIM sent (its transmission), and SIMs were sent.
     assert!(x(r, "sims_sent") > 0.0);
     assert!(x(r, "dcsim_invariant_checks") >= x(r, "sims_sent"));

@@ -15,42 +15,18 @@
 //! The mechanism (a short flow overtakes a long one at a shared port) is a unit test next
 //! to the driver (`transport::pfabric::tests`): it needs flows no workload generates.
 
+mod fabric;
+
+use fabric::{packets_conserved, run, small_dcsim as scenario, x};
 use sim_harness::overrides::{load, Source};
 use sim_harness::workload::FlowSpec;
-use sim_harness::{simulate, RunControl, RunResult, Scenario};
+use sim_harness::{RunResult, Scenario};
 use std::path::PathBuf;
-
-fn scenario(file: &str, sets: &[&str]) -> Scenario {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../scenarios")
-        .join(file);
-    let mut all: Vec<String> = [
-        "topology.radix=4",
-        "workload.collective_sizes=[2, 4, 8, 16]",
-        "output.queue_sample_us=0",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    all.extend(sets.iter().map(|s| s.to_string()));
-    load(Source::File(&path), &all).expect("scenario loads")
-}
 
 fn pfabric(file: &str, sets: &[&str]) -> Scenario {
     let mut all = vec!["transport.cc=pfabric"];
     all.extend_from_slice(sets);
     scenario(file, &all)
-}
-
-fn run(s: &Scenario) -> RunResult {
-    simulate(s, &RunControl::default()).expect("run")
-}
-
-fn x(r: &RunResult, k: &str) -> f64 {
-    *r.summary
-        .extra
-        .get(k)
-        .unwrap_or_else(|| panic!("no extra.{k} in {:?}", r.summary.extra))
 }
 
 fn complete(r: &RunResult) {
@@ -65,18 +41,7 @@ fn complete(r: &RunResult) {
 /// = delivered + dropped + in flight; the drops are the pFabric ports' (arrivals dropped +
 /// buffered packets evicted).
 fn conserved(r: &RunResult) {
-    assert_eq!(
-        x(r, "data_sent"),
-        x(r, "data_delivered") + x(r, "data_dropped") + x(r, "data_in_flight_end"),
-        "DATA conservation: {:?}",
-        r.summary.extra
-    );
-    assert_eq!(
-        x(r, "ctrl_created"),
-        x(r, "ctrl_delivered") + x(r, "ctrl_dropped") + x(r, "ctrl_in_flight_end"),
-        "control conservation: {:?}",
-        r.summary.extra
-    );
+    packets_conserved(r);
     assert_eq!(
         r.summary.drops as f64,
         x(r, "pfabric_port_drops") + x(r, "pfabric_evictions"),

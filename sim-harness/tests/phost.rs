@@ -4,10 +4,11 @@
 //! validation, and DCSIM's ordering against pHost on a small all-to-all-v (DCSIM section
 //! 4.2, Fig. 7). Each run takes well under a few seconds in the dev profile.
 
-use sim_harness::overrides::{load, Source};
+mod fabric;
+
+use fabric::{packets_conserved, small_dcsim, x};
 use sim_harness::scenario::{CcKind, LbKind, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult, Scenario};
-use std::path::PathBuf;
 
 /// An 8-host 2-tier fat tree (radix 4) at 100 Gb/s, 4 KiB MTU, 1 MiB buffers, under pHost.
 fn small(kind: WorkloadKind, message: u64) -> Scenario {
@@ -38,28 +39,10 @@ fn run(s: &Scenario) -> RunResult {
     r
 }
 
-fn x(r: &RunResult, k: &str) -> f64 {
-    *r.summary
-        .extra
-        .get(k)
-        .unwrap_or_else(|| panic!("no extra.{k} in {:?}", r.summary.extra))
-}
-
 /// DATA and control packets are conserved; every payload byte arrived; the DATA sent on
 /// tokens and free tokens add up.
 fn conserved(r: &RunResult, bytes: u64) {
-    assert_eq!(
-        x(r, "data_sent"),
-        x(r, "data_delivered") + x(r, "data_dropped") + x(r, "data_in_flight_end"),
-        "DATA conservation: {:?}",
-        r.summary.extra
-    );
-    assert_eq!(
-        x(r, "ctrl_created"),
-        x(r, "ctrl_delivered") + x(r, "ctrl_dropped") + x(r, "ctrl_in_flight_end"),
-        "control conservation: {:?}",
-        r.summary.extra
-    );
+    packets_conserved(r);
     assert_eq!(
         x(r, "phost_free_data") + x(r, "phost_token_data"),
         x(r, "data_sent")
@@ -180,17 +163,7 @@ fn validation_names_the_field() {
 }
 
 fn a2av(sets: &[&str]) -> Scenario {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/dcsim_a2av.toml");
-    let mut all: Vec<String> = [
-        "topology.radix=4",
-        "workload.collective_sizes=[2, 4, 8, 16]",
-        "output.queue_sample_us=0",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    all.extend(sets.iter().map(|s| s.to_string()));
-    load(Source::File(&path), &all).expect("scenario loads")
+    small_dcsim("dcsim_a2av.toml", sets)
 }
 
 /// DCSIM section 4.2, Fig. 7 on a small instance (16 hosts, five all-to-all-v

@@ -1,0 +1,56 @@
+//! Helpers shared by the fabric tests of the DCSIM family (`dcsim_fabric`, and the baselines
+//! `pfabric`, `phost`, `dcpim`): the shipped DCSIM scenarios shrunk to a k = 4 fat tree, a run,
+//! a summary key, and packet conservation. Each test file uses a subset.
+#![allow(dead_code)]
+
+use sim_harness::overrides::{load, Source};
+use sim_harness::{simulate, RunControl, RunResult, Scenario};
+use std::path::PathBuf;
+
+/// `scenarios/<file>` on a k = 4 fat tree (16 hosts) with collectives of 2 to 16 hosts and no
+/// queue samples, then `sets` (`field=value`, as `--set`).
+pub fn small_dcsim(file: &str, sets: &[&str]) -> Scenario {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios")
+        .join(file);
+    let mut all: Vec<String> = [
+        "topology.radix=4",
+        "workload.collective_sizes=[2, 4, 8, 16]",
+        "output.queue_sample_us=0",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    all.extend(sets.iter().map(|s| s.to_string()));
+    load(Source::File(&path), &all).expect("scenario loads")
+}
+
+/// Run `s` to the end.
+pub fn run(s: &Scenario) -> RunResult {
+    simulate(s, &RunControl::default()).expect("run")
+}
+
+/// `summary.json`'s `extra.<k>` (the test fails naming the key when it is absent).
+pub fn x(r: &RunResult, k: &str) -> f64 {
+    *r.summary
+        .extra
+        .get(k)
+        .unwrap_or_else(|| panic!("no extra.{k} in {:?}", r.summary.extra))
+}
+
+/// DATAs sent = delivered + dropped + in flight at the end; control packets created =
+/// delivered + dropped + in flight.
+pub fn packets_conserved(r: &RunResult) {
+    assert_eq!(
+        x(r, "data_sent"),
+        x(r, "data_delivered") + x(r, "data_dropped") + x(r, "data_in_flight_end"),
+        "DATA conservation: {:?}",
+        r.summary.extra
+    );
+    assert_eq!(
+        x(r, "ctrl_created"),
+        x(r, "ctrl_delivered") + x(r, "ctrl_dropped") + x(r, "ctrl_in_flight_end"),
+        "control conservation: {:?}",
+        r.summary.extra
+    );
+}
