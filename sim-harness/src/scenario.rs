@@ -315,6 +315,10 @@ pub struct Transport {
     pub rto_us: f64,
     /// Initial congestion window: bytes or BDP multiples ("1bdp").
     pub init_cwnd: Size,
+    /// TCP slow start from `init_cwnd` until the first ECN cut or loss (`cc = "dctcp"`
+    /// only; REPS 4.1's senders start at one BDP without it). Written out only when on.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub slow_start: bool,
     /// Header bytes: added to each DATA packet's payload on the wire; the size of ACKs,
     /// NACKs and trimmed packets.
     pub header_bytes: u32,
@@ -363,6 +367,7 @@ impl Default for Transport {
             evs_bits: 16,
             rto_us: 70.0,
             init_cwnd: Size::Bdp(1.0),
+            slow_start: false,
             header_bytes: 64,
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
@@ -389,6 +394,7 @@ struct TransportToml {
     evs_bits: u32,
     rto_us: f64,
     init_cwnd: Size,
+    slow_start: bool,
     header_bytes: u32,
     reps: RepsSection,
     dcsim: DcsimSection,
@@ -422,6 +428,7 @@ impl Default for TransportToml {
             evs_bits: t.evs_bits,
             rto_us: t.rto_us,
             init_cwnd: t.init_cwnd,
+            slow_start: t.slow_start,
             header_bytes: t.header_bytes,
             reps: t.reps,
             dcsim: t.dcsim,
@@ -536,6 +543,7 @@ impl From<TransportToml> for Transport {
             evs_bits: t.evs_bits,
             rto_us: t.rto_us,
             init_cwnd: t.init_cwnd,
+            slow_start: t.slow_start,
             header_bytes: t.header_bytes,
             reps,
             dcsim: d,

@@ -12,7 +12,7 @@
 //! [`MAX_HOSTS`] hosts and [`MAX_FLOWS`] flows per run.
 
 use crate::error::{Error, Result};
-use crate::scenario::{Scenario, Size, TopologyKind, Transport, WorkloadKind};
+use crate::scenario::{CcKind, Scenario, Size, TopologyKind, Transport, WorkloadKind};
 use crate::units;
 
 /// Largest switch radix accepted.
@@ -388,6 +388,17 @@ fn check_transport(t: &Transport) -> Result<()> {
         ));
     }
     units::check_size("transport.init_cwnd", t.init_cwnd)?;
+    // Slow start lives in the DCTCP sender; a Zeropod scenario carries it for its buffered
+    // baseline (`--set transport.cc=dctcp`), as it carries the baseline's ECN thresholds.
+    if t.slow_start && !matches!(t.cc, CcKind::Dctcp | CcKind::Zeropod) {
+        return Err(Error::field(
+            "transport.slow_start",
+            format!(
+                "only cc = \"dctcp\" has slow start (cc = {:?} does not)",
+                t.cc
+            ),
+        ));
+    }
     if !(1..=MAX_HEADER_BYTES).contains(&t.header_bytes) {
         return Err(Error::field(
             "transport.header_bytes",

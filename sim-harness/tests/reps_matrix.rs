@@ -181,6 +181,7 @@ fn after_a_loss_dctcp_ignores_marks_that_mprdma_cuts_on() {
         rto: 70_000,
         g_shift: 4,
         alpha_init: 0,
+        slow_start: false,
     };
     let mut dctcp = DctcpSender::<32>::new(cfg, 64 * u64::from(MTU), 0).unwrap();
     let mut mprdma = MprdmaDctcpSender::<32>::new(cfg, 64 * u64::from(MTU), 0).unwrap();

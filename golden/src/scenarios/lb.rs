@@ -517,6 +517,7 @@ fn mprdma_dctcp_scripted() -> Trace {
         rto: 10_000,
         g_shift: 4,
         alpha_init: 0,
+        slow_start: false,
     };
     let mut rec = Recorder::new(
         "MprdmaDctcpSender",

@@ -157,6 +157,7 @@ fn dctcp_sack_scripted() -> Trace {
         rto: RTO,
         g_shift: 4,
         alpha_init: nic::transport::dctcp::ALPHA_ONE,
+        slow_start: false,
     };
     let mut rec = Recorder::new(
         "DctcpSender<1>+SackReceiver<1>",

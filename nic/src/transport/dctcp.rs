@@ -67,6 +67,11 @@ pub struct DctcpConfig {
     pub g_shift: u8,
     /// Initial alpha, Q0.16 (htsim's DCTCP, the REPS paper's simulator: 0; Linux: 1.0).
     pub alpha_init: u32,
+    /// TCP slow start (RFC 5681 3.1, with DCTCP's infinite initial ssthresh): from
+    /// `init_cwnd` the window grows by the bytes each ACK newly acknowledges (doubling per
+    /// RTT) until the first ECN cut or the first loss, then by the additive rule. `false`
+    /// (REPS section 4.1, whose senders start at one BDP) = additive increase from the start.
+    pub slow_start: bool,
 }
 
 impl DctcpConfig {
@@ -141,7 +146,8 @@ pub struct SenderRegs {
     pub rtt_max: u32,
     /// Largest RTT sample in the previous window, cycles.
     pub rtt_max_prev: u32,
-    /// Bit 0: window cut allowed in this window; bit 1: RTO timer armed.
+    /// Bit 0: window cut allowed in this window; bit 1: RTO timer armed; bit 2: in slow
+    /// start.
     pub flags: u32,
     /// RTO deadline, cycles (valid when armed).
     pub timer_at: u64,
@@ -149,6 +155,8 @@ pub struct SenderRegs {
 
 const CUT_ARMED: u32 = 1;
 const TIMER_ARMED: u32 = 2;
+/// Bit 2 of `flags`: in slow start (`DctcpConfig::slow_start`, until the first cut or loss).
+const SLOW_START: u32 = 4;
 
 /// A packet the sender wants on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +248,11 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
                 cwnd: cfg.init_cwnd,
                 alpha: cfg.alpha_init,
                 epoch_end: (cfg.init_cwnd as u64).div_ceil(cfg.mtu as u64).min(total) as Psn,
-                flags: CUT_ARMED,
+                flags: if cfg.slow_start {
+                    CUT_ARMED | SLOW_START
+                } else {
+                    CUT_ARMED
+                },
                 ..SenderRegs::default()
             },
             acked: [0; WORDS],
@@ -511,8 +523,10 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
             if r.flags & CUT_ARMED != 0 {
                 let cut = (r.cwnd as u64 * r.alpha as u64) >> 17;
                 r.cwnd = (r.cwnd - cut as u32).max(self.cfg.min_cwnd);
-                r.flags &= !CUT_ARMED;
+                r.flags &= !(CUT_ARMED | SLOW_START);
             }
+        } else if r.flags & SLOW_START != 0 {
+            r.cwnd = (r.cwnd as u64 + bytes as u64).min(self.cfg.max_cwnd as u64) as u32;
         } else {
             let inc = (self.cfg.mtu as u64 * bytes as u64) / r.cwnd as u64;
             r.cwnd = (r.cwnd as u64 + inc).min(self.cfg.max_cwnd as u64) as u32;
@@ -536,6 +550,7 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         self.regs.n_lost += 1;
         self.regs.inflight -= self.payload(psn);
         self.regs.lost_cursor = self.regs.lost_cursor.min(psn);
+        self.regs.flags &= !SLOW_START;
         self.regs.cwnd = self
             .regs
             .cwnd
@@ -659,6 +674,7 @@ mod tests {
             rto: 10_000,
             g_shift: 4,
             alpha_init: 0,
+            slow_start: false,
         };
         let mut s = DctcpSender::<8>::new(cfg, 10_500, 0).unwrap();
         assert_eq!(s.unsent(), 11);
@@ -707,6 +723,7 @@ mod tests {
             rto: 100,
             g_shift: 4,
             alpha_init: 0,
+            slow_start: false,
         }
     }
 
@@ -716,6 +733,40 @@ mod tests {
             cum_ack: cum,
             ecn,
             ev: 0,
+        }
+    }
+
+    /// Slow start (RFC 5681 3.1): each unmarked ACK grows the window by the bytes it
+    /// acknowledges, so one window of ACKs doubles it; the first ECN cut ends slow start and
+    /// the additive rule (one MTU per window) takes over. Off, the same ACKs add one MTU.
+    #[test]
+    fn slow_start_doubles_per_window_until_the_first_cut() {
+        for on in [false, true] {
+            let c = DctcpConfig {
+                slow_start: on,
+                alpha_init: ALPHA_ONE,
+                ..cfg()
+            };
+            let mut s = DctcpSender::<1>::new(c, 64 * MTU as u64, 0).unwrap();
+            let first: Vec<_> = core::iter::from_fn(|| s.next_packet()).collect();
+            assert_eq!(first.len(), 4);
+            for p in &first {
+                s.on_ack(&ack(p.psn, p.psn + 1, false));
+            }
+            let want = if on { 8 * MTU } else { 5 * MTU };
+            assert!(
+                s.cwnd().abs_diff(want) < MTU,
+                "slow_start {on}: cwnd {}",
+                s.cwnd()
+            );
+            // A marked ACK: the DCTCP cut (alpha = 1 halves), then additive increase only.
+            let p = s.next_packet().unwrap();
+            s.on_ack(&ack(p.psn, p.psn + 1, true));
+            let cut = s.cwnd();
+            assert!(cut < want, "slow_start {on}: no cut ({cut})");
+            let p = s.next_packet().unwrap();
+            s.on_ack(&ack(p.psn, p.psn + 1, false));
+            assert!(s.cwnd() - cut <= MTU / 2, "slow_start {on}: after the cut");
         }
     }
 
@@ -760,6 +811,7 @@ mod tests {
             DctcpConfig {
                 init_cwnd: 12 * MTU,
                 alpha_init: ALPHA_ONE,
+                slow_start: false,
                 ..cfg()
             },
             100 * MTU as u64,
@@ -790,6 +842,7 @@ mod tests {
             DctcpConfig {
                 init_cwnd: 20 * MTU,
                 alpha_init: ALPHA_ONE,
+                slow_start: false,
                 ..cfg()
             },
             100 * MTU as u64,
@@ -812,6 +865,7 @@ mod tests {
     fn alpha_decays_without_marks() {
         let c = DctcpConfig {
             alpha_init: ALPHA_ONE,
+            slow_start: false,
             ..cfg()
         };
         let mut s = DctcpSender::<4>::new(c, 1000 * MTU as u64, 0).unwrap();

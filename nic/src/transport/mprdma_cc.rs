@@ -132,6 +132,7 @@ mod tests {
             rto: 100,
             g_shift: 4,
             alpha_init: 0,
+            slow_start: false,
         }
     }
 

@@ -67,6 +67,7 @@ impl Sim {
             rto: rto_cycles,
             g_shift: 4,
             alpha_init: 0,
+            slow_start: s.transport.slow_start,
         };
         cfg.check().map_err(|e| {
             let field = match e.field {
