@@ -530,8 +530,8 @@ where
 }
 
 /// Bits of one request / grant register: traffic u2, src u16, dst u16, agg u8, core u8,
-/// volume u16, key (class u4 + cells u16 + random u16).
-pub const GRANT_BITS: u32 = 2 + 16 + 16 + 8 + 8 + 16 + 36;
+/// volume u16, key (cells u16 + mice bit + random u16, `alloc::request::urgency_key`).
+pub const GRANT_BITS: u32 = 2 + 16 + 16 + 8 + 8 + 16 + 33;
 
 impl<const M: usize, const N: usize, const P: usize, const C: usize, const Q: usize, R> StateBudget
     for IterativeScheduler<M, N, P, C, Q, R>

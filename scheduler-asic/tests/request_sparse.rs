@@ -9,7 +9,7 @@ use heapless::Vec as HVec;
 use proptest::prelude::*;
 use rtl_models::zeropod_cell::{MiceEntry, RtsArrival, RtsRepr, TrafficKind};
 use rtl_models::{Lfsr32, RandomSource};
-use scheduler_asic::alloc::request::{request, MAX_REQUESTS_PER_SENDER};
+use scheduler_asic::alloc::request::{is_mice_key, request, urgency_key, MAX_REQUESTS_PER_SENDER};
 use scheduler_asic::matrices::TrafficMatrices;
 use scheduler_asic::ports::PortStates;
 use scheduler_asic::scheduler::{Matched, SchedulerConfig};
@@ -19,10 +19,6 @@ const M: usize = 4;
 const N: usize = 16;
 const P: usize = 8;
 const C: usize = 7;
-
-fn key(class: u8, volume: u16) -> u64 {
-    ((class as u64) << 32) | ((volume as u64) << 16)
-}
 
 fn keep_best(best: &mut HVec<(u64, Grant), MAX_REQUESTS_PER_SENDER>, r: usize, k: u64, g: Grant) {
     if best.len() == r && best.last().is_some_and(|l| l.0 <= k) {
@@ -76,10 +72,7 @@ fn dense(
             if v == 0 || d == s || matched.host_recv(d) {
                 continue;
             }
-            let (class, vol) = match mx.mice_class(s, d) {
-                Some(c) => (c, 0),
-                None => (8, v),
-            };
+            let k = urgency_key(mx.mice_class(s, d), v);
             let g = Grant {
                 traffic: TrafficKind::E2E,
                 src: s as u16,
@@ -87,17 +80,14 @@ fn dense(
                 volume: v.min(slots),
                 ..Grant::default()
             };
-            keep_best(&mut best, r, key(class, vol), g);
+            keep_best(&mut best, r, k, g);
         }
         for p in 0..(cfg.pods as usize).min(P) {
             let v = mx.e2p()[s][p];
             if v == 0 || p == pod {
                 continue;
             }
-            let (class, vol) = match mx.mice_class(s, N + p) {
-                Some(c) => (c, 0),
-                None => (8, v),
-            };
+            let k = urgency_key(mx.mice_class(s, N + p), v);
             let g = Grant {
                 traffic: TrafficKind::E2P,
                 src: s as u16,
@@ -105,7 +95,7 @@ fn dense(
                 volume: v.min(slots),
                 ..Grant::default()
             };
-            keep_best(&mut best, r, key(class, vol), g);
+            keep_best(&mut best, r, k, g);
         }
         let ts = s / M;
         for &(k, mut g) in best.iter() {
@@ -123,7 +113,7 @@ fn dense(
                     out.push(g);
                 }
             } else {
-                let mice = (k >> 32) < 8;
+                let mice = is_mice_key(k);
                 let mut free = 0u64;
                 for c in 0..cores.min(C) {
                     let a = c % M;
@@ -167,7 +157,7 @@ fn dense(
                 volume: v.min(slots),
                 key: 0,
             };
-            keep_best(&mut best, r, key(8, v), g);
+            keep_best(&mut best, r, urgency_key(None, v), g);
         }
         for &(k, mut g) in best.iter() {
             if ports.agg_down[g.agg as usize] >> (g.dst as usize / M) & 1 == 0 {

@@ -154,10 +154,13 @@ fn permutation_is_fully_matched_and_latency_is_the_pipeline() {
     assert_eq!(s.run_round(7).unwrap().len(), 0);
 }
 
+/// §IV-B1: pairs are ranked on one scale, the mice flow size when the RTS gives one, else
+/// the aggregated size. At the sender, host 0's 2-cell mouse beats its 30-cell elephant; at
+/// receiver 9, host 1's single cell (no mice entry) beats host 0's 2-cell mouse, which in
+/// turn beats host 2's 8 cells (no entry) in the next round.
 #[test]
 fn top_k_mice_go_first_at_sender_and_receiver() {
     let mut s = Box::new(K8Scheduler::new(k8_cfg(5)).unwrap());
-    // Host 0 has an elephant for host 5 and a mouse for host 9: the mouse wins the sender.
     s.on_rts(&host_rts(0, 32 + 5, 30));
     let mut r = host_rts(0, 32 + 9, 2);
     r.n_mice = 1;
@@ -166,13 +169,32 @@ fn top_k_mice_go_first_at_sender_and_receiver() {
         size: u3::new(1),
     };
     s.on_rts(&r);
-    // Host 1 has 1 cell for host 9 but no mice info; host 0's mouse wins the receiver.
     s.on_rts(&host_rts(1, 32 + 9, 1));
+    s.on_rts(&host_rts(2, 32 + 9, 8));
     let s1 = s.run_round(0).unwrap().to_vec();
     let to9: Vec<_> = s1.iter().filter(|g| g.dst == 9).collect();
     assert_eq!(to9.len(), 1);
-    assert_eq!(to9[0].src, 0);
-    assert!(!s1.iter().any(|g| g.src == 0 && g.dst == 5));
+    assert_eq!(
+        to9[0].src, 1,
+        "the 1-cell pair is smallest on one scale: {s1:?}"
+    );
+    let s2 = s.run_round(1).unwrap().to_vec();
+    let to9: Vec<_> = s2.iter().filter(|g| g.dst == 9).collect();
+    assert_eq!(to9.len(), 1);
+    assert_eq!(
+        to9[0].src, 0,
+        "host 0's 2-cell mouse before host 2's 8 cells: {s2:?}"
+    );
+    assert!(!s2.iter().any(|g| g.src == 0 && g.dst == 5));
+
+    // Sender side alone: the mouse wins host 0's single grant.
+    let mut s = Box::new(K8Scheduler::new(k8_cfg(5)).unwrap());
+    s.on_rts(&host_rts(0, 32 + 5, 30));
+    s.on_rts(&r);
+    let s1 = s.run_round(0).unwrap().to_vec();
+    let from0: Vec<_> = s1.iter().filter(|g| g.src == 0).collect();
+    assert_eq!(from0.len(), 1);
+    assert_eq!(from0[0].dst, 9);
 }
 
 #[test]

@@ -6,8 +6,13 @@
 //!
 //! Each unmatched sender requests for its `requests_per_sender` most urgent demands (the width
 //! of the request port; Algorithm 1 lets every demand request, this is the hardware bound).
-//! Urgency key: the top-k mice size class from the last RTS (§IV-B1), else 8; then the
-//! aggregated cells (0 for mice); then 16 random bits from the scheduler's LFSR.
+//! Urgency key, one scale (§IV-B1: "if mice flow size is given, the scheduler will consider
+//! the mice flow size instead of the aggregated data size"): the pair's size in cells, which
+//! is the mice flow size from the last RTS's top-k entry (its size class `c` read as `2^c`
+//! cells, at most the aggregated cells) when the sender reported one, else the aggregated
+//! cells; then a bit that puts the mice pair first on a tie; then 16 random bits from the
+//! scheduler's LFSR. (Session 5's key ranked every pair with a mice entry ahead of every pair
+//! without one, whatever their sizes: a departure from the paper's single scale.)
 
 use heapless::Vec;
 use rtl_models::zeropod_cell::TrafficKind;
@@ -21,9 +26,23 @@ use crate::scheduler::{Matched, SchedulerConfig};
 /// Most requests one sender may issue per iteration.
 pub const MAX_REQUESTS_PER_SENDER: usize = 16;
 
-/// The demand-selection key: smaller is more urgent.
-fn key(class: u8, volume: u16) -> u64 {
-    ((class as u64) << 32) | ((volume as u64) << 16)
+/// Bit of an urgency key that is set when the pair has no top-k mice entry.
+pub const NOT_MICE: u64 = 1 << 16;
+
+/// The demand-selection key without its random low 16 bits (smaller is more urgent): the
+/// size in cells on one scale, the mice flow size (size class `c` of the pair's top-k mice
+/// entry, read as `2^c` cells and capped by the aggregated cells) if the sender reported one,
+/// else the aggregated cells (§IV-B1); a pair with a mice entry goes first on a tie.
+pub fn urgency_key(mice_class: Option<u8>, aggregated: u16) -> u64 {
+    match mice_class {
+        Some(c) => ((1u64 << c.min(15)).min(aggregated as u64)) << 17,
+        None => ((aggregated as u64) << 17) | NOT_MICE,
+    }
+}
+
+/// Whether a request's key came from a top-k mice entry (the exclusive mice Core, §IV-B2).
+pub const fn is_mice_key(key: u64) -> bool {
+    key & NOT_MICE == 0
 }
 
 /// Keep the `r` smallest (key, demand) pairs.
@@ -86,10 +105,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
         skip[s / 64] |= 1 << (s % 64);
         for_each_bit(mx.e2e_bits(s), &skip, words, |d| {
             let v = mx.e2e()[s][d];
-            let (class, vol) = match mx.mice_class(s, d) {
-                Some(c) => (c, 0),
-                None => (8, v),
-            };
+            let k = urgency_key(mx.mice_class(s, d), v);
             let g = Grant {
                 traffic: TrafficKind::E2E,
                 src: s as u16,
@@ -97,7 +113,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 volume: v.min(slots),
                 ..Grant::default()
             };
-            keep_best(&mut best, r, key(class, vol), g);
+            keep_best(&mut best, r, k, g);
         });
         let pods = (cfg.pods as usize).min(P);
         let mut pm = mx.e2p_bits(s) & !(1u32 << (pod % 32));
@@ -108,10 +124,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 break;
             }
             let v = mx.e2p()[s][p];
-            let (class, vol) = match mx.mice_class(s, N + p) {
-                Some(c) => (c, 0),
-                None => (8, v),
-            };
+            let k = urgency_key(mx.mice_class(s, N + p), v);
             let g = Grant {
                 traffic: TrafficKind::E2P,
                 src: s as u16,
@@ -119,7 +132,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 volume: v.min(slots),
                 ..Grant::default()
             };
-            keep_best(&mut best, r, key(class, vol), g);
+            keep_best(&mut best, r, k, g);
         }
         let ts = s / M;
         for &(k, mut g) in best.iter() {
@@ -141,7 +154,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 }
                 _ => {
                     // E2P: a Core without backpressure towards the pod, with idle links.
-                    let mice = (k >> 32) < 8;
+                    let mice = is_mice_key(k);
                     let mut free = 0u64;
                     for c in 0..cores.min(C).min(64) {
                         let a = c % M;
@@ -186,7 +199,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 volume: v.min(slots),
                 key: 0,
             };
-            keep_best(&mut best, r, key(8, v), g);
+            keep_best(&mut best, r, urgency_key(None, v), g);
         });
         for &(k, mut g) in best.iter() {
             let td = g.dst as usize / M;
@@ -195,5 +208,26 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 out(g);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// §IV-B1 ranks source-destination pairs on one scale: a pair's mice flow size when its
+    /// RTS reported one, else its aggregated size. A 3-cell pair without a mice entry goes
+    /// ahead of a pair whose mice flow is 128 cells; a mice entry smaller than the aggregate
+    /// goes ahead of it; a mice pair wins a tie; the key never exceeds the aggregate.
+    #[test]
+    fn one_scale_for_mice_and_aggregated_sizes() {
+        assert!(urgency_key(None, 3) < urgency_key(Some(7), 400));
+        assert!(urgency_key(Some(2), 400) < urgency_key(None, 5));
+        assert!(urgency_key(Some(3), 8) < urgency_key(None, 8));
+        assert_eq!(urgency_key(Some(7), 10), urgency_key(Some(5), 10));
+        assert!(is_mice_key(urgency_key(Some(0), 1) | 0xffff));
+        assert!(!is_mice_key(urgency_key(None, 1)));
+        // Ordered by size first, whatever the mice bit and the random bits.
+        assert!(urgency_key(Some(7), 200) | 0xffff < urgency_key(None, 129));
     }
 }
