@@ -483,7 +483,10 @@ fn timed_exit_thaws_on_send_without_an_ack() {
             assert_eq!(rng.draws - draws, 16);
             assert!(evs.iter().all(|&e| !dead(e)), "{evs:x?}");
         } else {
-            assert!(r.is_freezing(), "Algorithm 1 as printed: stuck until an ACK");
+            assert!(
+                r.is_freezing(),
+                "Algorithm 1 as printed: stuck until an ACK"
+            );
             assert_eq!(r.stats().thaws, 0);
             assert_eq!(rng.draws, draws, "no draw while frozen");
             assert!(evs.iter().all(|&e| dead(e)), "{evs:x?}");

@@ -318,6 +318,14 @@ pub struct Transport {
     /// Header bytes: added to each DATA packet's payload on the wire; the size of ACKs,
     /// NACKs and trimmed packets.
     pub header_bytes: u32,
+    /// A flow opens with the congestion window the last completed flow of its (src, dst)
+    /// pair ended with (its initial window when there is none): the flows of a pair are
+    /// messages of one connection, as the REPS artifact's `-connections_mapping` runs every
+    /// load balancer (`UecSrc::startFlow` loads `CONNECTION_INFO_MAP[src_dst].cwnd`, which
+    /// `checkFinished` stored). DCTCP-family transports (`cc = "dctcp"` or `"mprdma"`) only.
+    /// Written out only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub per_connection_cwnd: bool,
     /// `[transport.reps]`: the REPS load balancer (`lb = "reps"`).
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
@@ -349,7 +357,7 @@ pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::phost::PhostSection;
 
 pub use crate::transport::dcpim::DcpimSection;
-pub use crate::transport::reps::RepsSection;
+pub use crate::transport::reps::{FreezeExit, RepsSection};
 pub use crate::transport::uno::UnoSection;
 pub use crate::transport::zeropod::ZeropodSection;
 
@@ -364,6 +372,7 @@ impl Default for Transport {
             rto_us: 70.0,
             init_cwnd: Size::Bdp(1.0),
             header_bytes: 64,
+            per_connection_cwnd: false,
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
             uno: UnoSection::default(),
@@ -390,6 +399,7 @@ struct TransportToml {
     rto_us: f64,
     init_cwnd: Size,
     header_bytes: u32,
+    per_connection_cwnd: bool,
     reps: RepsSection,
     dcsim: DcsimSection,
     uno: UnoSection,
@@ -423,6 +433,7 @@ impl Default for TransportToml {
             rto_us: t.rto_us,
             init_cwnd: t.init_cwnd,
             header_bytes: t.header_bytes,
+            per_connection_cwnd: t.per_connection_cwnd,
             reps: t.reps,
             dcsim: t.dcsim,
             uno: t.uno,
@@ -537,6 +548,7 @@ impl From<TransportToml> for Transport {
             rto_us: t.rto_us,
             init_cwnd: t.init_cwnd,
             header_bytes: t.header_bytes,
+            per_connection_cwnd: t.per_connection_cwnd,
             reps,
             dcsim: d,
             uno: t.uno,
@@ -632,6 +644,12 @@ pub struct Workload {
     /// `extra.utilization_window` is measured, us (0 = from t = 0). Left out when 0.
     #[serde(skip_serializing_if = "is_off")]
     pub infinite_warmup_us: f64,
+    /// `websearch` only: each host draws its receiver once and sends every flow to it, as
+    /// the REPS artifact's web-search traces ("For each node we select randomly the
+    /// receiver", REPS 4.2; its `.cm` files repeat one `src->dst` per node), instead of a new
+    /// random receiver per flow. Left out when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub fixed_receiver: bool,
 }
 
 fn is_false(v: &bool) -> bool {
@@ -701,6 +719,7 @@ impl Default for Workload {
             background_ecmp: 0.0,
             infinite: false,
             infinite_warmup_us: 0.0,
+            fixed_receiver: false,
         }
     }
 }
