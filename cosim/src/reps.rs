@@ -114,6 +114,7 @@ pub(crate) fn build(cfg: &DcfabRepsConfig) -> Result<RepsBlock, Error> {
         freezing_timeout_cycles: cfg.freezing_timeout_cycles,
         freezing: flag(cfg.freezing, "freezing")?,
         reuse: cfg.reuse,
+        timed_exit: false,
     };
     let reps = Reps::new(c).map_err(|e| Error::config(e.field, e.problem))?;
     Ok(RepsBlock {

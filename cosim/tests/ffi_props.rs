@@ -339,6 +339,7 @@ fn new_block(
                         freezing_timeout_cycles: c.freezing_timeout_cycles,
                         freezing: c.freezing == 1,
                         reuse: c.reuse,
+                        timed_exit: false,
                     })
                     .ok()
                 })

@@ -444,3 +444,86 @@ fn idle_cycles_change_nothing() {
     r.advance(1 << 40);
     assert_eq!(r, before);
 }
+
+/// Section 3.2's timed exit (`RepsConfig::timed_exit`): a connection frozen with every
+/// cached EV on a dead path receives no ACK, so Algorithm 1's exit (L15, in `ONACK` only)
+/// never runs and it keeps reusing the dead EVs; with the timed exit the first send after
+/// `exitFreezingMode` thaws it (L16-17 without an ACK) and it explores again.
+#[test]
+fn timed_exit_thaws_on_send_without_an_ack() {
+    for timed in [false, true] {
+        let mut r = Reps::new(RepsConfig {
+            timed_exit: timed,
+            ..cfg()
+        })
+        .unwrap();
+        let mut rng = SeqRng::default();
+        // Eight EVs cached (all on paths that die next), used up, then a failure.
+        let dead = |e: u16| (0x0D00..0x0D08).contains(&e);
+        for k in 0..8u16 {
+            r.observe_ack(10 + u64::from(k), 0x0D00 + k, false);
+        }
+        for _ in 0..8 {
+            send(&mut r, &mut rng);
+        }
+        r.on_failure_detection(100);
+        assert!(r.is_freezing());
+        // Before exitFreezingMode (100 + 1000) nothing changes either way: frozen reuse.
+        let ev = r.on_send(1_100, &mut rng);
+        assert!(dead(ev), "frozen reuse, got {ev:#x}");
+        assert!(r.is_freezing());
+        // After it, with no ACK in between.
+        let draws = rng.draws;
+        let evs: Vec<u16> = (0..16).map(|k| r.on_send(1_101 + k, &mut rng)).collect();
+        if timed {
+            assert!(!r.is_freezing(), "timed exit thaws on send");
+            assert_eq!(r.stats().thaws, 1);
+            // Thawed with exploreCounter = NUM_PKTS_CWND and no valid EV: every packet is
+            // a random draw (A2 L17 or L20), none of them a dead cached EV.
+            assert_eq!(rng.draws - draws, 16);
+            assert!(evs.iter().all(|&e| !dead(e)), "{evs:x?}");
+        } else {
+            assert!(
+                r.is_freezing(),
+                "Algorithm 1 as printed: stuck until an ACK"
+            );
+            assert_eq!(r.stats().thaws, 0);
+            assert_eq!(rng.draws, draws, "no draw while frozen");
+            assert!(evs.iter().all(|&e| dead(e)), "{evs:x?}");
+        }
+    }
+}
+
+/// The timed exit is also checked on a failure detection: a detection after
+/// `exitFreezingMode` first thaws (exploreCounter = NUM_PKTS_CWND), so A1 L22 does not
+/// re-freeze until that exploration has been spent ("re-enter the mode shortly afterward").
+#[test]
+fn timed_exit_is_checked_on_failure_detection() {
+    let mut r = Reps::new(RepsConfig {
+        timed_exit: true,
+        ..cfg()
+    })
+    .unwrap();
+    let mut rng = SeqRng::default();
+    r.observe_ack(10, 0x0D01, false);
+    r.on_failure_detection(100);
+    assert!(r.is_freezing());
+    // A detection before the exit time changes nothing (already freezing).
+    r.on_failure_detection(500);
+    assert!(r.is_freezing());
+    assert_eq!(r.exit_freezing_mode(), 1_100);
+    // After it: thawed, explore counter loaded, the detection ignored (A1 L22 false).
+    r.on_failure_detection(1_200);
+    assert!(!r.is_freezing());
+    assert_eq!(r.explore_counter(), 20);
+    assert_eq!(r.stats().freezes, 1);
+    // Once the 20 exploring packets are out, the next detection freezes again.
+    for k in 0..20 {
+        r.on_send(1_300 + k, &mut rng);
+    }
+    assert_eq!(r.explore_counter(), 0);
+    r.on_failure_detection(1_400);
+    assert!(r.is_freezing());
+    assert_eq!(r.stats().freezes, 2);
+    assert_eq!(r.exit_freezing_mode(), 2_400);
+}

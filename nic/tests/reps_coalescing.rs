@@ -34,6 +34,7 @@ struct Run {
 fn run(v: Variant) -> Run {
     let cfg = RepsConfig {
         reuse: if v == Variant::Reuse { N as u32 } else { 1 },
+        timed_exit: false,
         ..RepsConfig::DEFAULT
     };
     let mut r = Reps::new(cfg).unwrap();
@@ -155,6 +156,7 @@ fn carry_keeps_order_and_counts_only_unmarked() {
 fn reuse_lifetime_is_reset_when_the_slot_is_rewritten() {
     let mut r = Reps::new(RepsConfig {
         reuse: 3,
+        timed_exit: false,
         ..RepsConfig::DEFAULT
     })
     .unwrap();

@@ -58,6 +58,7 @@ fn config(ev_bits: u8) -> impl Strategy<Value = RepsConfig> {
             freezing_timeout_cycles,
             freezing,
             reuse,
+            timed_exit: false,
         },
     )
 }
@@ -191,6 +192,56 @@ proptest! {
                 }
                 _ => prop_assert_eq!(drawn, 0),
             }
+        }
+    }
+
+    /// Section 3.2's timed exit (`timed_exit`): after any send or failure detection through
+    /// the `LoadBalancer` hooks the connection is never still frozen past
+    /// `exitFreezingMode`; without it those hooks are exactly Algorithm 2 / `ONFAILUREDETECTION`
+    /// (same outputs and state as the direct calls).
+    #[test]
+    fn timed_exit_never_sends_frozen_past_the_exit_time(
+        cfg in config(16), t0 in start(), seed in any::<u32>(),
+        ops in prop::collection::vec(op(), 0..300)) {
+        use nic::lb::LoadBalancer;
+        use nic::reps::{cycles_after, nic_time};
+        let mut timed = Reps::new(RepsConfig { timed_exit: true, ..cfg }).unwrap();
+        let mut plain = Reps::new(cfg).unwrap();
+        let mut direct = Reps::new(cfg).unwrap();
+        let (mut r1, mut r2, mut r3) = (counting(seed), counting(seed), counting(seed));
+        let mut now = t0;
+        for o in &ops {
+            now += 1;
+            match o {
+                Op::Send => {
+                    timed.on_send(now, &mut r1);
+                    prop_assert_eq!(plain.on_send(now, &mut r2), direct.choose_ev(&mut r3).ev);
+                }
+                Op::Fail => {
+                    timed.on_failure_detection(now);
+                    plain.on_failure_detection(now);
+                    direct.observe_failure(now);
+                }
+                Op::Ack(ev, ecn) => {
+                    timed.on_ack(now, *ev, *ecn);
+                    plain.on_ack(now, *ev, *ecn);
+                    direct.observe_ack(now, *ev, *ecn);
+                }
+                Op::Wait(d) => now += *d as u64,
+                Op::Carry(c) => {
+                    timed.on_coalesced_ack(now, c);
+                    plain.on_coalesced_ack(now, c);
+                    direct.on_coalesced_ack(now, c);
+                }
+            }
+            if matches!(o, Op::Send | Op::Fail) {
+                prop_assert!(
+                    !(timed.is_freezing()
+                        && cycles_after(nic_time(now), timed.exit_freezing_mode())),
+                    "frozen past exitFreezingMode after {:?}", o
+                );
+            }
+            prop_assert_eq!(plain.word(), direct.word());
         }
     }
 

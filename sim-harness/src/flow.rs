@@ -56,6 +56,7 @@ pub fn reps_config(s: &Scenario, bdp_bytes: u64) -> RepsConfig {
             .us_to_cycles(s.transport.reps.freezing_timeout_us)
             .clamp(0.0, u32::MAX as f64) as u32,
         freezing: s.transport.reps.freezing,
+        timed_exit: s.transport.reps.freeze_exit == crate::transport::reps::FreezeExit::Timed,
         reuse: 1,
     }
 }
@@ -122,6 +123,14 @@ impl Cc {
         match self {
             Cc::Dctcp(s) => s.next_packet(),
             Cc::Mprdma(s) => s.next_packet(),
+        }
+    }
+
+    /// Congestion window, bytes.
+    pub fn cwnd(&self) -> u32 {
+        match self {
+            Cc::Dctcp(s) => s.cwnd(),
+            Cc::Mprdma(s) => s.inner().cwnd(),
         }
     }
 
@@ -431,6 +440,36 @@ impl FlowRx {
     }
 }
 
+/// No connection: the flow keeps its own state (`FlowRt::conn`, `FlowRt::conn_lb`).
+pub const NO_CONN: u32 = u32::MAX;
+
+/// Per-connection state shared by the flows (messages) of one (src, dst) pair, as the REPS
+/// artifact's `-connections_mapping` keeps it (`CONNECTION_INFO_MAP`):
+/// `transport.reps.per_connection` (one REPS word per pair) and
+/// `transport.per_connection_cwnd` (the window a pair's next flow opens with). Empty in a run
+/// without them.
+#[derive(Debug, Clone, Default)]
+pub struct Conns {
+    /// The shared load balancer (REPS) of each connection, by [`FlowRt::conn_lb`].
+    pub lb: Vec<Lb>,
+    /// The congestion window, bytes, the last completed flow of each connection ended
+    /// with (0 = none completed yet), by [`FlowRt::conn`].
+    pub cwnd: Vec<u32>,
+}
+
+impl Conns {
+    /// The load balancer flow state `own` / `shared` (its [`FlowRt::conn_lb`]) uses: its own,
+    /// or its connection's.
+    #[inline]
+    pub fn lb<'a>(lbs: &'a mut [Lb], own: &'a mut Lb, shared: u32) -> &'a mut Lb {
+        if shared == NO_CONN {
+            own
+        } else {
+            &mut lbs[shared as usize]
+        }
+    }
+}
+
 /// A flow as the engine keeps it.
 #[derive(Debug, Clone)]
 pub struct FlowRt {
@@ -461,6 +500,13 @@ pub struct FlowRt {
     pub detector: FailureDetector,
     /// The flow's base RTT and BDP ([`FlowRt::base`]).
     pub base: FlowBase,
+    /// Its connection (the (src, dst) pair) in [`Conns::cwnd`] under
+    /// `transport.per_connection_cwnd`, else [`NO_CONN`].
+    pub conn: u32,
+    /// Its connection's shared REPS word in [`Conns::lb`] under
+    /// `transport.reps.per_connection` (REPS flows only), else [`NO_CONN`]: `lb` is then
+    /// unused.
+    pub conn_lb: u32,
 }
 
 /// A flow's own base RTT and BDP, what its transport sizes itself by (initial window, RTO,
@@ -510,13 +556,16 @@ impl FlowRt {
     /// detector, with `ONFAILUREDETECTION` called on the load balancer for a failure. The
     /// loss signal is `Timeout`, or `UntrimmedLoss` when the network trims (a loss that
     /// produced no trimmed header).
-    pub fn on_timeout(&mut self, now: Cycles) -> LossVerdict {
+    /// `lbs` are the run's shared connection words ([`Conns::lb`]; the flow's own `lb`
+    /// unless it has one).
+    pub fn on_timeout(&mut self, now: Cycles, lbs: &mut [Lb]) -> LossVerdict {
         let signal = if self.detector.config().trimming {
             LossSignal::UntrimmedLoss
         } else {
             LossSignal::Timeout
         };
-        let v = self.detector.on_loss(now, signal, &mut self.lb);
+        let lb = Conns::lb(lbs, &mut self.lb, self.conn_lb);
+        let v = self.detector.on_loss(now, signal, lb);
         if v == LossVerdict::Failure {
             self.failure_detections += 1;
         }

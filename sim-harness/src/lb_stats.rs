@@ -152,10 +152,14 @@ impl SelectionTable {
 /// `reps_frozen` (EVs chosen by each branch of Algorithm 2), `reps_acks_cached`,
 /// `reps_acks_marked` (Algorithm 1), `reps_freezes`, `reps_thaws` (freezing mode entries
 /// and exits) and `reps_failures_ignored` (failure detections that did not freeze).
-pub fn reps_extra(flows: &[FlowRt]) -> Vec<(String, f64)> {
+///
+/// `conn_lbs` are the shared words of `transport.reps.per_connection` (counted once each; a
+/// flow that uses one leaves its own `lb` untouched, all zeros).
+pub fn reps_extra(flows: &[FlowRt], conn_lbs: &[crate::flow::Lb]) -> Vec<(String, f64)> {
     let mut sum = RepsStats::default();
     let mut any = false;
-    for st in flows.iter().filter_map(|f| f.lb.reps_stats()) {
+    let own = flows.iter().map(|f| &f.lb);
+    for st in own.chain(conn_lbs).filter_map(|l| l.reps_stats()) {
         any = true;
         sum.explored += st.explored;
         sum.random += st.random;

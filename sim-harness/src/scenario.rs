@@ -322,6 +322,14 @@ pub struct Transport {
     /// Header bytes: added to each DATA packet's payload on the wire; the size of ACKs,
     /// NACKs and trimmed packets.
     pub header_bytes: u32,
+    /// A flow opens with the congestion window the last completed flow of its (src, dst)
+    /// pair ended with (its initial window when there is none): the flows of a pair are
+    /// messages of one connection, as the REPS artifact's `-connections_mapping` runs every
+    /// load balancer (`UecSrc::startFlow` loads `CONNECTION_INFO_MAP[src_dst].cwnd`, which
+    /// `checkFinished` stored). DCTCP-family transports (`cc = "dctcp"` or `"mprdma"`) only.
+    /// Written out only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub per_connection_cwnd: bool,
     /// `[transport.reps]`: the REPS load balancer (`lb = "reps"`).
     pub reps: RepsSection,
     /// `[transport.dcsim]`: the DCSIM transport (`cc = "dcsim"`).
@@ -353,7 +361,7 @@ pub use crate::dcsim::section::{DcsimSection, DcsimVariantKind};
 pub use crate::transport::phost::PhostSection;
 
 pub use crate::transport::dcpim::DcpimSection;
-pub use crate::transport::reps::RepsSection;
+pub use crate::transport::reps::{FreezeExit, RepsSection};
 pub use crate::transport::uno::UnoSection;
 pub use crate::transport::zeropod::ZeropodSection;
 
@@ -369,6 +377,7 @@ impl Default for Transport {
             init_cwnd: Size::Bdp(1.0),
             slow_start: false,
             header_bytes: 64,
+            per_connection_cwnd: false,
             reps: RepsSection::default(),
             dcsim: DcsimSection::default(),
             uno: UnoSection::default(),
@@ -396,6 +405,7 @@ struct TransportToml {
     init_cwnd: Size,
     slow_start: bool,
     header_bytes: u32,
+    per_connection_cwnd: bool,
     reps: RepsSection,
     dcsim: DcsimSection,
     uno: UnoSection,
@@ -430,6 +440,7 @@ impl Default for TransportToml {
             init_cwnd: t.init_cwnd,
             slow_start: t.slow_start,
             header_bytes: t.header_bytes,
+            per_connection_cwnd: t.per_connection_cwnd,
             reps: t.reps,
             dcsim: t.dcsim,
             uno: t.uno,
@@ -545,6 +556,7 @@ impl From<TransportToml> for Transport {
             init_cwnd: t.init_cwnd,
             slow_start: t.slow_start,
             header_bytes: t.header_bytes,
+            per_connection_cwnd: t.per_connection_cwnd,
             reps,
             dcsim: d,
             uno: t.uno,
@@ -640,6 +652,12 @@ pub struct Workload {
     /// `extra.utilization_window` is measured, us (0 = from t = 0). Left out when 0.
     #[serde(skip_serializing_if = "is_off")]
     pub infinite_warmup_us: f64,
+    /// `websearch` only: each host draws its receiver once and sends every flow to it, as
+    /// the REPS artifact's web-search traces ("For each node we select randomly the
+    /// receiver", REPS 4.2; its `.cm` files repeat one `src->dst` per node), instead of a new
+    /// random receiver per flow. Left out when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub fixed_receiver: bool,
 }
 
 fn is_false(v: &bool) -> bool {
@@ -709,6 +727,7 @@ impl Default for Workload {
             background_ecmp: 0.0,
             infinite: false,
             infinite_warmup_us: 0.0,
+            fixed_receiver: false,
         }
     }
 }

@@ -425,6 +425,38 @@ fn check_transport(t: &Transport) -> Result<()> {
     Ok(())
 }
 
+/// `transport.reps.per_connection` and `transport.per_connection_cwnd` (flows of a (src, dst)
+/// pair as messages of one connection) are modelled in the DCTCP-family driver only, and
+/// not under wormhole's skipping (its partitions shift flow clocks one by one).
+fn check_per_connection(s: &Scenario) -> Result<()> {
+    let t = &s.transport;
+    for (on, field) in [
+        (t.reps.per_connection, "transport.reps.per_connection"),
+        (t.per_connection_cwnd, "transport.per_connection_cwnd"),
+    ] {
+        if !on {
+            continue;
+        }
+        if !matches!(t.cc, CcKind::Dctcp | CcKind::Mprdma) {
+            return Err(Error::field(
+                field,
+                format!(
+                    "per-connection state is modelled for cc = \"dctcp\" or \"mprdma\" only, \
+                     not {:?} (set it to false)",
+                    t.cc
+                ),
+            ));
+        }
+        if s.skip.enabled {
+            return Err(Error::field(
+                field,
+                "per-connection state does not run under skip.enabled (set one of them off)",
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
     let w = &s.workload;
     finite("workload.load", w.load)?;
@@ -487,6 +519,13 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
             "only a plain all_to_all limits its parallel connections (set it to 0)",
         ));
     }
+    if w.fixed_receiver && w.kind != WorkloadKind::Websearch {
+        return Err(Error::field(
+            "workload.fixed_receiver",
+            "only websearch draws a receiver per host (set it to false)",
+        ));
+    }
+    check_per_connection(s)?;
     if w.self_clocked {
         if w.kind != WorkloadKind::AllToAll || w.parallel == 0 {
             return Err(Error::field(
@@ -990,6 +1029,24 @@ mod tests {
                         gbps: None,
                         ..Default::default()
                     })
+                }),
+            ),
+            (
+                "workload.fixed_receiver",
+                Box::new(|s| s.workload.fixed_receiver = true),
+            ),
+            (
+                "transport.reps.per_connection",
+                Box::new(|s| {
+                    s.transport.reps.per_connection = true;
+                    s.transport.cc = crate::scenario::CcKind::Uno;
+                }),
+            ),
+            (
+                "transport.per_connection_cwnd",
+                Box::new(|s| {
+                    s.transport.per_connection_cwnd = true;
+                    s.transport.cc = crate::scenario::CcKind::Dcsim;
                 }),
             ),
             ("skip.theta", Box::new(|s| s.skip.theta = 0.0)),

@@ -204,6 +204,7 @@ const REPS_CFG: RepsConfig = RepsConfig {
     freezing_timeout_cycles: 500,
     freezing: true,
     reuse: 1,
+    timed_exit: false,
 };
 
 /// One cycle of `tb_reps.sv` on two connections, with direct Rust calls.

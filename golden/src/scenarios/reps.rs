@@ -134,6 +134,7 @@ fn reps_scripted() -> Trace {
         freezing_timeout_cycles: 2_000,
         freezing: true,
         reuse: 1,
+        timed_exit: false,
     };
     let rec = Recorder::new(
         "Reps",

@@ -46,6 +46,16 @@ pub struct RepsConfig {
     /// its validity bit clears. 1 is standard REPS (Algorithm 2 as printed); with a
     /// coalescing ratio `n:1` the paper's variant uses `reuse = n`. 1..=255.
     pub reuse: u32,
+    /// Leave freezing mode by the clock as well as on an ACK: section 3.2's "we simply exit
+    /// freezing mode after a fixed amount of time". Algorithm 1 checks `now() >
+    /// exitFreezingMode` only in `ONACK` (L15), so a connection whose every cached EV maps to
+    /// a dead path (no ACK ever returns) stays frozen for good; with `timed_exit` the same
+    /// check (L15-17) also runs when a DATA packet is sent and on a failure detection
+    /// ([`crate::reps::RepsEngine::thaw_if_due`]). No extra state: it reuses
+    /// `exitFreezingMode`. Default false (Algorithm 1 as printed); absent in a serialized
+    /// configuration = false.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub timed_exit: bool,
 }
 
 impl RepsConfig {
@@ -56,6 +66,7 @@ impl RepsConfig {
         freezing_timeout_cycles: 100_000,
         freezing: true,
         reuse: 1,
+        timed_exit: false,
     };
 
     /// Check every field; `ev_field_bits` is the EV width of the storage layout
@@ -186,6 +197,7 @@ mod tests {
             freezing_timeout_cycles: MAX_FREEZING_TIMEOUT_CYCLES,
             freezing: false,
             reuse: 255,
+            timed_exit: true,
         };
         assert_eq!(ok.validate(5), Ok(()));
     }

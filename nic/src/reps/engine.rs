@@ -283,6 +283,27 @@ impl<S: RepsState<N>, const N: usize> RepsEngine<S, N> {
         }
     }
 
+    /// Section 3.2's timed exit from freezing mode ("we simply exit freezing mode after a
+    /// fixed amount of time"): A1 L15-17 (`if isFreezingMode and now() > exitFreezingMode:
+    /// isFreezingMode = false; exploreCounter = NUM_PKTS_CWND`) run without an ACK. Algorithm 1
+    /// runs them only in `ONACK`; with [`RepsConfig::timed_exit`] the [`LoadBalancer`] hooks
+    /// also call this before each send and each failure detection. Returns whether freezing
+    /// mode ended (counted in [`RepsStats::thaws`]).
+    pub fn thaw_if_due(&mut self, now: Cycles) -> bool {
+        // A1 L15 (32-bit wrap-around compare of NIC cycle timestamps).
+        if self.state.is_freezing_mode()
+            && cycles_after(nic_time(now), self.state.exit_freezing_mode())
+        {
+            // A1 L16-17.
+            self.state.set_is_freezing_mode(false);
+            self.state.set_explore_counter(self.cfg.num_pkts_cwnd as u8);
+            self.stats.thaws += 1;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Algorithm 1 `ONFAILUREDETECTION()` (section 3.2): enter freezing mode. Returns
     /// whether it did. Ignored when `cfg.freezing` is off (Appendix C.4).
     pub fn observe_failure(&mut self, now: Cycles) -> bool {
@@ -449,8 +470,14 @@ impl<S: RepsState<N>, const N: usize> Clocked for RepsEngine<S, N> {
     fn advance(&mut self, _cycles: Cycles) {}
 }
 
+/// With [`RepsConfig::timed_exit`] the send and failure hooks first check section 3.2's
+/// timed exit ([`RepsEngine::thaw_if_due`]); without it they are Algorithms 1 and 2 as
+/// printed.
 impl<S: RepsState<N>, const N: usize> LoadBalancer for RepsEngine<S, N> {
-    fn on_send<R: RandomSource>(&mut self, _now: Cycles, rng: &mut R) -> Ev {
+    fn on_send<R: RandomSource>(&mut self, now: Cycles, rng: &mut R) -> Ev {
+        if self.cfg.timed_exit {
+            self.thaw_if_due(now);
+        }
         self.choose_ev(rng).ev
     }
 
@@ -459,6 +486,9 @@ impl<S: RepsState<N>, const N: usize> LoadBalancer for RepsEngine<S, N> {
     }
 
     fn on_failure_detection(&mut self, now: Cycles) {
+        if self.cfg.timed_exit {
+            self.thaw_if_due(now);
+        }
         self.observe_failure(now);
     }
 }

@@ -247,9 +247,13 @@ impl Sim {
                     failure_detections: 0,
                     detector,
                     base,
+                    conn: flow::NO_CONN,
+                    conn_lb: flow::NO_CONN,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let mut flows = flows;
+        let conns = connections(s, &mut flows);
 
         let mut failures = Vec::with_capacity(s.failures.len());
         // A link (its cable, both directions), a switch (every cable of it) or a random set
@@ -317,6 +321,7 @@ impl Sim {
             rates: None,
             wh: None,
             chain: None,
+            conns,
         };
         // (`llm` flows have no start time: their dependencies start them.)
         if let Some(f) = sim.flows.first().filter(|f| f.spec.start_ps != NEVER) {
@@ -355,4 +360,37 @@ impl Sim {
         sim.wormhole_setup(s)?;
         Ok(sim)
     }
+}
+
+/// The connections of a run with `transport.reps.per_connection` or
+/// `transport.per_connection_cwnd`: one per (src, dst) pair, numbered in flow order. Sets each
+/// flow's [`FlowRt::conn`] (cwnd carried) and, for a REPS flow, [`FlowRt::conn_lb`] (the
+/// pair's shared REPS word, a fresh one per pair). Empty without the options.
+fn connections(s: &Scenario, flows: &mut [FlowRt]) -> flow::Conns {
+    let mut conns = flow::Conns::default();
+    let share_lb = s.transport.reps.per_connection;
+    let carry_cwnd = s.transport.per_connection_cwnd;
+    if !share_lb && !carry_cwnd {
+        return conns;
+    }
+    let mut pairs: std::collections::HashMap<(u32, u32), u32> = Default::default();
+    let mut lbs: std::collections::HashMap<(u32, u32), u32> = Default::default();
+    for f in flows.iter_mut() {
+        let key = (f.spec.src, f.spec.dst);
+        if carry_cwnd {
+            let n = pairs.len() as u32;
+            f.conn = *pairs.entry(key).or_insert(n);
+            if f.conn == n {
+                conns.cwnd.push(0);
+            }
+        }
+        if share_lb && matches!(f.lb, Lb::Reps(_)) {
+            let n = conns.lb.len() as u32;
+            f.conn_lb = *lbs.entry(key).or_insert(n);
+            if f.conn_lb == n {
+                conns.lb.push(f.lb.clone());
+            }
+        }
+    }
+    conns
 }

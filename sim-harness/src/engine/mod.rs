@@ -259,6 +259,9 @@ pub struct Sim {
     pub(crate) wh: Option<Box<skip::Wormhole>>,
     /// Self-clocked flow starts (`workload.self_clocked`; [`chain`]); `None` without.
     pub(crate) chain: Option<Box<chain::Chain>>,
+    /// Per-connection state (`transport.reps.per_connection`,
+    /// `transport.per_connection_cwnd`); empty without.
+    pub(crate) conns: crate::flow::Conns,
 }
 
 /// What a run derives from its scenario and fabric before anything else: the longest path's

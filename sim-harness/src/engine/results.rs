@@ -112,7 +112,7 @@ impl Sim {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        extra.extend(crate::lb_stats::reps_extra(&self.flows));
+        extra.extend(crate::lb_stats::reps_extra(&self.flows, &self.conns.lb));
         let wall = self.wall_s;
         let per_s = |x: u64| if wall > 0.0 { x as f64 / wall } else { 0.0 };
         let mut r = RunResult {

@@ -48,6 +48,9 @@ pub(crate) struct Parts<'a> {
     pub cm: Option<&'a mut CollMetrics>,
     /// Header bytes of a packet (`transport.header_bytes`).
     pub hdr_bytes: u32,
+    /// Per-connection state (`transport.reps.per_connection`,
+    /// `transport.per_connection_cwnd`; empty without).
+    pub conns: &'a mut crate::flow::Conns,
 }
 
 impl<'a> Cx<'a> {
@@ -97,6 +100,7 @@ impl<'a> Cx<'a> {
             transport,
             cm,
             hdr_bytes,
+            conns,
             ..
         } = &mut *self.sim;
         Parts {
@@ -106,6 +110,7 @@ impl<'a> Cx<'a> {
             transport,
             cm: cm.as_deref_mut(),
             hdr_bytes: *hdr_bytes,
+            conns,
         }
     }
 
@@ -121,6 +126,7 @@ impl<'a> Cx<'a> {
             cm,
             hdr_bytes,
             ports,
+            conns,
             ..
         } = &mut *self.sim;
         (
@@ -131,6 +137,7 @@ impl<'a> Cx<'a> {
                 transport,
                 cm: cm.as_deref_mut(),
                 hdr_bytes: *hdr_bytes,
+                conns,
             },
             &mut ports[h as usize].kind,
         )

@@ -6,7 +6,7 @@
 use super::ctx::Cx;
 use crate::engine::Cause;
 use crate::event::{Kind, NEVER};
-use crate::flow::{Cc, FlowRx, MprdmaSender, Sender};
+use crate::flow::{Cc, Conns, FlowRx, MprdmaSender, Sender, NO_CONN};
 use crate::packet::{Packet, PktKind};
 use nic::lb::LoadBalancer;
 use nic::reps::LossVerdict;
@@ -79,14 +79,14 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             );
         }
         PktKind::Nack => {
-            let now = cx.now();
             cx.counters().ctrl_delivered += 1;
-            let flow = cx.flow(f);
-            let now_c = flow.clock.cycle_at(now);
+            let p = cx.parts();
+            let flow = &mut p.flows[f as usize];
+            let now_c = flow.clock.cycle_at(p.now);
             if let Some(cc) = &mut flow.cc {
                 cc.sync(now_c);
                 cc.on_nack(pk.psn);
-                flow.lb.on_nack(now_c, pk.ev);
+                Conns::lb(&mut p.conns.lb, &mut flow.lb, flow.conn_lb).on_nack(now_c, pk.ev);
                 after_sender_change(cx, f);
             }
         }
@@ -98,19 +98,23 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
 
 /// ACK `a` reached flow `f`'s sender.
 fn sender_ack(cx: &mut Cx, f: u32, a: Ack) {
-    let now = cx.now();
-    let flow = cx.flow(f);
-    let now_c = flow.clock.cycle_at(now);
+    let p = cx.parts();
+    let flow = &mut p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(p.now);
     let Some(cc) = &mut flow.cc else { return };
     cc.sync(now_c);
     if let Some(rtt) = cc.rtt_sample(&a) {
         flow.detector.on_rtt_sample(now_c, rtt);
     }
     let newly = cc.on_ack(&a);
-    flow.lb.on_ack_psn(now_c, a.ev, a.ecn, a.psn);
+    Conns::lb(&mut p.conns.lb, &mut flow.lb, flow.conn_lb).on_ack_psn(now_c, a.ev, a.ecn, a.psn);
     let done = cc.is_done();
     if done {
         flow.stats = cc.stats();
+        // `transport.per_connection_cwnd`: the connection's next flow opens with this window.
+        if flow.conn != NO_CONN {
+            p.conns.cwnd[flow.conn as usize] = cc.cwnd();
+        }
         flow.cc = None;
     }
     if newly > 0 {
@@ -133,7 +137,7 @@ fn after_sender_change(cx: &mut Cx, f: u32) {
     if cc.take_timeout().is_some() {
         p.c.timeouts += 1;
         // REPS Appendix A (the nic FailureDetector): freeze REPS on a failure.
-        if flow.on_timeout(now_c) == LossVerdict::Failure {
+        if flow.on_timeout(now_c, &mut p.conns.lb) == LossVerdict::Failure {
             p.c.failure_detections += 1;
         }
     }
@@ -184,7 +188,8 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
             after_sender_change(cx, f);
             continue;
         };
-        let ev = flow.lb.on_send(now_c, &mut flow.rng);
+        let ev =
+            Conns::lb(&mut p.conns.lb, &mut flow.lb, flow.conn_lb).on_send(now_c, &mut flow.rng);
         if cc.can_send_within(max_ooo) {
             p.transport.ready(h).push_back(f);
         } else {
@@ -235,13 +240,20 @@ pub(crate) fn timer(cx: &mut Cx, f: u32) {
 /// Flow `f` starts now: its DCTCP sender, or MPRDMA's variant of it
 /// (`transport.cc = "mprdma"`).
 pub(crate) fn open(cx: &mut Cx, f: u32, mprdma: bool) {
-    let now = cx.now();
     let mut cfg = cx.cfg();
-    let flow = cx.flow(f);
-    let now_c = flow.clock.cycle_at(now);
+    let p = cx.parts();
+    let flow = &mut p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(p.now);
     // The flow's own initial window and RTO (`FlowBase`: the run's values inside a
     // datacenter, larger across two).
     cfg.init_cwnd = flow.base.init_cwnd;
+    // `transport.per_connection_cwnd`: the window the connection's last flow ended with.
+    if flow.conn != NO_CONN {
+        let w = p.conns.cwnd[flow.conn as usize];
+        if w > 0 {
+            cfg.init_cwnd = w;
+        }
+    }
     cfg.rto = flow.base.rto_cycles;
     const CHECKED: &str = "configuration and message size checked at build";
     flow.cc = Some(if mprdma {

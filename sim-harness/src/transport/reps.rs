@@ -14,6 +14,31 @@ pub fn rtt_multiple_q8(m: f64) -> u32 {
     ((m * 256.0).round() as u32).clamp(1, 65535)
 }
 
+/// `transport.reps.freeze_exit`: when a REPS connection leaves freezing mode (section 3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreezeExit {
+    /// Algorithm 1 as printed: the exit time is checked only when an unmarked ACK arrives
+    /// (L15), so a connection whose cached EVs all map to dead paths never leaves (with 50 %
+    /// of the switch cables down, 1 to 6 of 128 flows never finish; docs/reps_matrix.md).
+    OnAck,
+    /// Section 3.2's text, "we simply exit freezing mode after a fixed amount of time": the
+    /// same check also runs before each DATA send and on each failure detection
+    /// (`nic::reps::RepsConfig::timed_exit`). The default since session 6: every flow of
+    /// the 50 % case completes, and the other REPS failure scenarios move only within their
+    /// seed-to-seed spread (docs/reps_matrix.md, "Leaving freezing mode").
+    #[default]
+    Timed,
+}
+
+fn is_default_exit(v: &FreezeExit) -> bool {
+    *v == FreezeExit::default()
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
+}
+
 /// `[transport.reps]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -36,6 +61,19 @@ pub struct RepsSection {
     /// default) = one RTO, the interval in which the lost packet's own RTT samples would
     /// have arrived.
     pub failure_window_us: f64,
+    /// When freezing mode ends ([`FreezeExit`]): `"timed"` (section 3.2's text, the
+    /// default) or `"on_ack"` (Algorithm 1 line 15 as printed). Written out only when not the
+    /// default.
+    #[serde(skip_serializing_if = "is_default_exit")]
+    pub freeze_exit: FreezeExit,
+    /// One REPS word per connection instead of per flow: the flows (messages) of one
+    /// (src, dst) pair share one REPS state, its cached EVs included, as the REPS artifact's
+    /// `-connections_mapping` does (`UecSrc::startFlow` takes the pair's
+    /// `CONNECTION_INFO_MAP` buffer, a pointer every later flow of the pair shares). Needs a
+    /// DCTCP-family transport (`cc = "dctcp"` or `"mprdma"`); flows of other load balancers
+    /// are not affected. Written out only when on.
+    #[serde(skip_serializing_if = "is_false")]
+    pub per_connection: bool,
 }
 
 impl Default for RepsSection {
@@ -45,6 +83,8 @@ impl Default for RepsSection {
             freezing_timeout_us: 100.0,
             failure_rtt_multiple: 2.0,
             failure_window_us: 0.0,
+            freeze_exit: FreezeExit::Timed,
+            per_connection: false,
         }
     }
 }

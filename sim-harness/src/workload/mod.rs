@@ -210,6 +210,22 @@ pub fn generate(
             // would push it past u64 ps (validation refuses it first, see
             // `crate::estimate::check`; this is the loop's own guard).
             let limit_s = crate::units::MAX_TIME_US * 1e-6;
+            // `workload.fixed_receiver`: each host's one receiver, drawn up front (only then:
+            // without it the draws are those of before the option existed).
+            let receivers: Vec<u32> = if w.fixed_receiver {
+                (0..hosts)
+                    .map(|src| {
+                        let d = rng.gen_range(0..hosts - 1);
+                        if d >= src {
+                            d + 1
+                        } else {
+                            d
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             for _ in 0..w.flows {
                 let u: f64 = rng.gen();
                 t += -(1.0 - u).ln() / lambda;
@@ -224,10 +240,16 @@ pub fn generate(
                     ));
                 }
                 let src = rng.gen_range(0..hosts);
-                let mut dst = rng.gen_range(0..hosts - 1);
-                if dst >= src {
-                    dst += 1;
-                }
+                let dst = if w.fixed_receiver {
+                    receivers[src as usize]
+                } else {
+                    let d = rng.gen_range(0..hosts - 1);
+                    if d >= src {
+                        d + 1
+                    } else {
+                        d
+                    }
+                };
                 v.push(FlowSpec {
                     src,
                     dst,
@@ -343,6 +365,27 @@ mod tests {
         assert!((mean / want - 1.0).abs() < 0.03, "mean {mean} vs {want}");
         let frac = below_80k as f64 / n as f64;
         assert!((frac - 0.53).abs() < 0.01, "P(size <= 80KB) = {frac}");
+    }
+
+    /// `workload.fixed_receiver`: every flow of a host goes to the one receiver it drew;
+    /// without it a host's flows go to many receivers.
+    #[test]
+    fn websearch_fixed_receiver_keeps_one_receiver_per_host() {
+        let mut s = Scenario::default();
+        s.workload.kind = WorkloadKind::Websearch;
+        s.workload.flows = 2_000;
+        let receivers = |s: &Scenario| {
+            let f = generate(s, 16, 1, 100.0, &mut ChaCha8Rng::seed_from_u64(3)).unwrap();
+            assert!(f.iter().all(|x| x.src != x.dst && x.dst < 16));
+            let mut per_src = vec![std::collections::BTreeSet::new(); 16];
+            for x in &f {
+                per_src[x.src as usize].insert(x.dst);
+            }
+            per_src.iter().map(|d| d.len()).max().unwrap()
+        };
+        assert!(receivers(&s) > 10, "a new receiver per flow");
+        s.workload.fixed_receiver = true;
+        assert_eq!(receivers(&s), 1, "one receiver per host");
     }
 
     #[test]
