@@ -326,7 +326,7 @@ impl Calendar {
         (t >> BUCKET_SHIFT) as usize & (N_BUCKETS - 1)
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry) {
         let t = entry_time(e);
         if t < self.base + BUCKET_PS {
@@ -578,18 +578,32 @@ impl EventQueue {
         Self::default()
     }
 
-    /// Schedule `comp` at `time`.
-    #[inline]
+    /// Schedule `comp` at `time`. Inlined into every caller (a call and its register
+    /// saves cost as much as the wheel push itself); the paused path is out of line.
+    #[inline(always)]
     pub fn push(&mut self, time: Time, comp: Comp) {
         let e = entry(time, self.seq, comp);
         self.seq += 1;
-        if !self.paused.is_empty() && self.paused_any.contains(comp) {
-            if let Some(p) = self.paused.iter_mut().find(|p| p.set.contains(comp)) {
-                p.stash.push(e);
-                return;
-            }
+        if !self.paused.is_empty() && self.stash(e) {
+            return;
         }
         self.heap.push(e);
+    }
+
+    /// Hold `e` back if its component is in a paused partition; true if held.
+    #[inline(never)]
+    fn stash(&mut self, e: Entry) -> bool {
+        let comp = entry_comp(e);
+        if !self.paused_any.contains(comp) {
+            return false;
+        }
+        match self.paused.iter_mut().find(|p| p.set.contains(comp)) {
+            Some(p) => {
+                p.stash.push(e);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Take the earliest event (of the partitions not paused).
