@@ -851,22 +851,34 @@ mod tests {
         /// The queue pops exactly the order of a binary heap keyed by `(time, seq)` (time,
         /// then scheduling order), for pushes at or after the last popped time interleaved
         /// with pops through both `pop` and `peek_time` + `pop_peeked` (the run loop's).
+        /// Each step pushes a burst: each event either at its own delay or at the step's
+        /// base delay plus a jitter of up to two buckets, so that buckets fill with dozens
+        /// of events at random offsets (the bucket sort's counting pass).
         #[test]
         fn pop_order_matches_a_binary_heap(
             steps in prop::collection::vec(
-                (prop::collection::vec((delay(), 0u32..1000), 0..6), 0usize..5, any::<bool>()),
-                1..400,
+                (
+                    delay(),
+                    prop::collection::vec(
+                        (any::<bool>(), delay(), 0..2 * BUCKET_PS, 0u32..1000),
+                        0..40,
+                    ),
+                    0usize..30,
+                    any::<bool>(),
+                ),
+                1..100,
             )
         ) {
             let mut q = EventQueue::new();
             let mut reference = BinaryHeap::new();
             let mut seq = 0u64;
             let mut now: Time = 0;
-            for (pushes, pops, peeked) in steps {
-                for (d, i) in pushes {
+            for (base, pushes, pops, peeked) in steps {
+                for (burst, d, jitter, i) in pushes {
+                    let t = if burst { now + base + jitter } else { now + d };
                     let c = Comp::new(Kind::Deliver, i);
-                    q.push(now + d, c);
-                    reference.push(Reverse((now + d, seq, c.index())));
+                    q.push(t, c);
+                    reference.push(Reverse((t, seq, c.index())));
                     seq += 1;
                 }
                 for _ in 0..pops {
