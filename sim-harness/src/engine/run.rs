@@ -44,7 +44,7 @@ impl Sim {
                 }
                 break;
             }
-            let (t, c) = self.q.pop().expect("peeked");
+            let (t, c) = self.q.pop_peeked();
             self.prefetch_ahead();
             self.now = t;
             // Wormhole's own events are bookkeeping, not simulated events.
