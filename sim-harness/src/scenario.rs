@@ -108,6 +108,12 @@ pub struct Topology {
     /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
     /// queue (default), the physical one (phantom only observed), or both.
     pub phantom_mark_on: PhantomMarkOn,
+    /// Capacity of every phantom queue (bytes or BDP multiples of the run's reference BDP);
+    /// its RED thresholds are `ecn_kmin` / `ecn_kmax` of it. Unset: each port's own buffer.
+    /// Uno (1, 2.3, 4.1.3) sizes phantom queues to "match the high BDPs of the inter-DC
+    /// connections regardless of the physical queue capacity". Written out only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phantom_size: Option<Size>,
     /// `[topology.two_dc]`: the inter-DC part of `kind = "two_dc"` (written out only when it
     /// differs from its defaults).
     #[serde(skip_serializing_if = "TwoDcSection::is_default")]
@@ -221,6 +227,7 @@ impl Default for Topology {
             phantom_drain: 0.9,
             phantom_ports: SwitchPortRole::FAT_TREE.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
+            phantom_size: None,
             two_dc: TwoDcSection::default(),
             ecn_mark: EcnMark::Departure,
         }

@@ -843,9 +843,33 @@ fn check_built(s: &Scenario) -> Result<()> {
     if s.transport.cc == crate::scenario::CcKind::Pfabric {
         crate::transport::pfabric::buffer_pkts(s, d.buffer_bytes, d.bdp_bytes)?;
     }
-    check_phantom(s, &fabric, d.buffer_bytes)?;
-    if d.dc_buffer_bytes != d.buffer_bytes {
-        check_phantom(s, &fabric, d.dc_buffer_bytes)?;
+    match s.topology.phantom_size {
+        Some(z) => {
+            let cap = z.bytes(d.bdp_bytes);
+            let pkt = u64::from(s.transport.mtu + s.transport.header_bytes);
+            if cap < pkt {
+                return Err(Error::field(
+                    "topology.phantom_size",
+                    format!("{cap} bytes is less than one packet ({pkt} bytes)"),
+                ));
+            }
+            if cap > rtl_models::phantom::MAX_CAP_BYTES {
+                return Err(Error::field(
+                    "topology.phantom_size",
+                    format!(
+                        "{cap} bytes is more than a phantom queue holds ({} bytes)",
+                        rtl_models::phantom::MAX_CAP_BYTES
+                    ),
+                ));
+            }
+            check_phantom(s, &fabric, cap)?;
+        }
+        None => {
+            check_phantom(s, &fabric, d.buffer_bytes)?;
+            if d.dc_buffer_bytes != d.buffer_bytes {
+                check_phantom(s, &fabric, d.dc_buffer_bytes)?;
+            }
+        }
     }
     Ok(())
 }
@@ -1176,6 +1200,20 @@ mod tests {
                 Box::new(|s| {
                     s.topology.kind = TopologyKind::TwoDc;
                     s.topology.two_dc.dc_buffer = Some(crate::scenario::Size::Bytes(100));
+                }),
+            ),
+            (
+                "topology.phantom_size",
+                Box::new(|s| {
+                    s.topology.phantom_queue = true;
+                    s.topology.phantom_size = Some(crate::scenario::Size::Bytes(100));
+                }),
+            ),
+            (
+                "topology.phantom_size",
+                Box::new(|s| {
+                    s.topology.phantom_queue = true;
+                    s.topology.phantom_size = Some(crate::scenario::Size::Bytes(1 << 33));
                 }),
             ),
             (

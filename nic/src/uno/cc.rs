@@ -31,8 +31,9 @@
 //! (default 1/16, DCTCP's `g`); "delay == 0" (line 9) is "no ECN-marked ACK of the epoch saw
 //! a relative delay `rtt - base_rtt` above `delay_thresh`"; an epoch whose successor stamp
 //! would still be behind the terminating packet's send time restarts one period after it
-//! (no burst of back-to-back epochs after an idle gap); QA's RTT is the flow's base RTT and
-//! its first window starts at the first ACK, like the epochs; `cwnd` stays within
+//! (no burst of back-to-back epochs after an idle gap); QA's RTT (window and hold) is the
+//! RTT the ACK that opens the window measured, at least the base RTT (4.1.2: "once every
+//! RTT"), and its first window starts at the first ACK, like the epochs; `cwnd` stays within
 //! `[mtu, max_cwnd]`; a timeout halves `cwnd`, a NACK counts as a marked packet with delay.
 
 // modular-bitfield 0.11 expands the word's fields into parenthesised types.
@@ -387,7 +388,7 @@ impl UnoCc {
             // activation time (T_epoch) [...] initialized to the time of the ACK arrival".
             self.st.started = true;
             self.st.t_epoch = Self::stamp(now);
-            self.st.qa_end = Self::stamp(now + self.cfg.base_rtt);
+            self.st.qa_end = Self::stamp(now + self.qa_rtt(rtt));
         }
         // Epoch counters.
         self.st.epoch_acked = self.st.epoch_acked.saturating_add(1);
@@ -415,9 +416,17 @@ impl UnoCc {
             out.gentle = gentle;
         }
         if now >= self.st.qa_end.value() {
-            out.qa = self.on_qa();
+            out.qa = self.on_qa(rtt);
         }
         out
+    }
+
+    /// The length of a QA window and of the hold after a QA: "once every RTT" (4.1.2), the
+    /// RTT this ACK measured, at least the base RTT. A window-limited flow acks about one
+    /// cwnd per measured RTT however long its queues are; over a base RTT it would ack only
+    /// `cwnd * base_rtt / rtt` and QA would fire on any queue longer than the base RTT.
+    fn qa_rtt(&self, rtt: Cycles) -> Cycles {
+        rtt.max(self.cfg.base_rtt)
     }
 
     /// Alg. 1 ONEPOCH (lines 7-16). Returns (MD applied, gentle).
@@ -459,11 +468,11 @@ impl UnoCc {
     }
 
     /// Alg. 1 ONQA (lines 18-22), at the end of a QA window. Returns whether QA fired.
-    fn on_qa(&mut self) -> bool {
+    fn on_qa(&mut self, rtt: Cycles) -> bool {
         let acked = self.st.qa_acked as u64;
         let cwnd = self.cwnd();
         let fired = (acked << 15) < cwnd * self.cfg.beta_q15 as u64;
-        let rtt = self.cfg.base_rtt;
+        let rtt = self.qa_rtt(rtt);
         if fired {
             self.set_cwnd_q8((acked as u128) << 8);
             // 4.1.2: "after triggering QA, UnoCC skips one RTT without triggering any QAs

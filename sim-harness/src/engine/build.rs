@@ -78,6 +78,15 @@ impl Sim {
             cfg_err(field, e)
         })?;
 
+        // `topology.phantom_size`: one capacity (and RED thresholds on it) for every phantom
+        // queue; unset, each phantom queue holds its port's buffer.
+        let phantom_cap = t.phantom_size.map(|z| z.bytes(bdp_bytes));
+        let phantom_red = phantom_cap.map_or(red, |c| {
+            RedConfig::linear(
+                (c as f64 * t.ecn_kmin) as u64,
+                (c as f64 * t.ecn_kmax) as u64,
+            )
+        });
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let switches: Vec<(Route, u64)> = fabric
             .switches
@@ -100,11 +109,15 @@ impl Sim {
                             .switch_role()
                             .is_some_and(|r| t.phantom_ports.contains(&r)) =>
                 {
+                    let (cap, pred) = match phantom_cap {
+                        Some(c) => (c, phantom_red),
+                        None => (buffer_bytes, red),
+                    };
                     let phantom = crate::port::phantom_config(
                         p.gbps,
                         t.phantom_drain,
-                        buffer_bytes,
-                        red,
+                        cap,
+                        pred,
                         t.phantom_mark_on,
                     )
                     .expect("checked by validate");

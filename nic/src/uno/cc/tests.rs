@@ -201,6 +201,34 @@ fn no_quick_adapt_when_acks_keep_up() {
     assert!(cc.cwnd() > BDP_INTRA);
 }
 
+/// 4.1.2: QA looks at the ACKed bytes "once every RTT". A window-limited intra-DC flow
+/// whose RTT is 4x its base RTT (a standing queue, no loss) acks one full window per measured
+/// RTT: QA must not fire. Over a base-RTT window it would ack only a quarter of its window,
+/// below beta = 0.5, and QA would cut the window to that quarter (the pre-session-6 rule).
+#[test]
+fn no_quick_adapt_when_a_queued_window_keeps_acking() {
+    let rtt = 4 * INTRA_RTT;
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    let w = cc.cwnd();
+    // One window (43 x 4096 B) spread over each measured RTT, for 5 RTTs.
+    let mut qa = 0;
+    for k in 0..5 * 43u64 {
+        let o = cc.on_ack(rtt + k * rtt / 43, MTU, false, rtt);
+        qa += o.qa as u32;
+    }
+    assert_eq!(qa, 0, "no QA while a full window is acked per RTT");
+    assert!(cc.cwnd() >= w);
+    // The same ACK stream with the flow's RTT samples at the base RTT (the old QA window):
+    // a quarter of the window per window, so QA fires.
+    let mut cc = UnoCc::new(intra(), 0).unwrap();
+    let mut fired = false;
+    for k in 0..5 * 43u64 {
+        fired |= cc.on_ack(rtt + k * rtt / 43, MTU, false, INTRA_RTT).qa;
+    }
+    assert!(fired);
+    assert!(cc.cwnd() < w / 2, "{}", cc.cwnd());
+}
+
 #[test]
 fn pacing_and_can_send() {
     let mut cc = UnoCc::new(intra(), 0).unwrap();
