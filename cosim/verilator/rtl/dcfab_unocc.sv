@@ -94,11 +94,14 @@ module dcfab_unocc #(
       st = started; ed = ep_delay; te = t_epoch; qe = qa_end; hu = hold_until;
       ns = next_send; qa = qa_acked;
       if (ack_valid) begin
-        logic [63:0] t_pkt, delay;
+        logic [63:0] t_pkt, delay, qa_rtt;
+        // 4.1.2 "once every RTT": QA's window and hold last the RTT this ACK measured,
+        // at least the base RTT (nic::uno::UnoCc::qa_rtt).
+        qa_rtt = (ack_rtt > BASE_RTT) ? ack_rtt : BASE_RTT;
         if (!st) begin
           st = 1'b1;
           te = stamp(now);
-          qe = stamp(now + BASE_RTT);
+          qe = stamp(now + qa_rtt);
         end
         ea = sat16_inc(ea);
         if (ack_ecn) begin
@@ -151,10 +154,10 @@ module dcfab_unocc #(
           cw = {24'b0, c} >> 8;
           if (({32'b0, qa} << 15) < cw * {32'b0, BETA_Q15}) begin
             c  = clamp_cwnd({96'b0, qa} << 8);
-            hu = stamp(now + BASE_RTT);
-            qe = stamp(now + 2 * BASE_RTT);
+            hu = stamp(now + qa_rtt);
+            qe = stamp(now + 2 * qa_rtt);
           end else begin
-            qe = stamp(now + BASE_RTT);
+            qe = stamp(now + qa_rtt);
           end
           qa = 32'd0;
         end
