@@ -131,6 +131,7 @@ impl Sim {
                 delay_ps,
                 peer: p.peer,
                 down: 0,
+                data_frozen: false,
                 gbps: p.gbps,
                 kind,
                 ctrl_q: VecDeque::new(),
@@ -315,6 +316,7 @@ impl Sim {
             fabric,
             rates: None,
             wh: None,
+            wh_holding: false,
             chain: None,
         };
         // (`llm` flows have no start time: their dependencies start them.)
