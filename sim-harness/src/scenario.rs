@@ -862,6 +862,26 @@ pub struct Skip {
     /// Rate-sampling interval, us (each sample: the bytes a flow sent in one interval).
     #[serde(skip_serializing_if = "is_default_sample_us")]
     pub sample_us: f64,
+    /// Which ports make flows one partition (Wormhole Definition 1).
+    #[serde(skip_serializing_if = "is_default_partition_by")]
+    pub partition_by: PartitionBy,
+}
+
+/// [`Skip::partition_by`]: the ports through which flows join one partition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartitionBy {
+    /// The output ports of each flow's DATA direction (its path, Algorithm 1 / 2); ports its
+    /// ACKs share with another partition keep serving their control lane while it is skipped.
+    DataPorts,
+    /// Every port a flow's DATA or ACKs use: partitions merge through ACK-only ports too
+    /// (the default: within the 1 % error budget on every shipped LLM scenario).
+    #[default]
+    AllPorts,
+}
+
+fn is_default_partition_by(x: &PartitionBy) -> bool {
+    *x == PartitionBy::default()
 }
 
 /// Default [`Skip::sample_us`].
@@ -878,6 +898,7 @@ impl Default for Skip {
             theta: 0.05,
             samples: 2000,
             sample_us: DEFAULT_SAMPLE_US,
+            partition_by: PartitionBy::default(),
         }
     }
 }

@@ -145,6 +145,7 @@ impl Sim {
                 delay_ps,
                 peer: p.peer,
                 down: 0,
+                data_frozen: false,
                 gbps: p.gbps,
                 kind,
                 ctrl_q: VecDeque::new(),
@@ -333,6 +334,7 @@ impl Sim {
             fabric,
             rates: None,
             wh: None,
+            wh_holding: false,
             chain: None,
             conns,
         };

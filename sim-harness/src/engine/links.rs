@@ -57,6 +57,9 @@ impl Sim {
             let peer = port.peer;
             match peer {
                 Node::Switch(s) => self.switch_arrive(s, pk),
+                // While a Wormhole partition is skipped, a packet of one of its flows is held
+                // until it resumes (engine/skip.rs, `skip.partition_by = "data_ports"`).
+                Node::Host(h) if self.wh_holding => self.arrive_or_hold(h, pk),
                 Node::Host(h) => self.transport_arrive(h, pk),
             }
         }

@@ -154,6 +154,9 @@ pub(crate) struct PortRt {
     pub(crate) sel_slot: u32,
     /// Failures holding the link down (up when 0).
     pub(crate) down: u16,
+    /// The DATA lane is held (a port of a skipped Wormhole partition that keeps serving
+    /// other partitions' control packets, `engine/skip.rs`).
+    pub(crate) data_frozen: bool,
     // lines 3..
     /// The port driver ([`crate::port`]).
     pub(crate) kind: PortDriver,
@@ -257,6 +260,9 @@ pub struct Sim {
     pub(crate) rates: Option<Box<sampling::RateSampler>>,
     /// Wormhole (`skip.enabled`, `llm` workloads): partitions, skipping, the LLM DAG.
     pub(crate) wh: Option<Box<skip::Wormhole>>,
+    /// Some Wormhole partition is skipped: packets reaching a host may be held
+    /// ([`Sim::wh_hold`]).
+    pub(crate) wh_holding: bool,
     /// Self-clocked flow starts (`workload.self_clocked`; [`chain`]); `None` without.
     pub(crate) chain: Option<Box<chain::Chain>>,
     /// Per-connection state (`transport.reps.per_connection`,

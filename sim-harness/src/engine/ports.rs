@@ -18,6 +18,8 @@ impl Sim {
         };
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
+        } else if port.data_frozen {
+            None
         } else if let Some(h) = host {
             self.transport_pull(h)
         } else {
@@ -30,6 +32,7 @@ impl Sim {
         let Some(pk) = pkt else { return };
         self.transmit(p, pk);
         let port = &mut self.ports[p as usize];
+        // (A port whose DATA lane is held may schedule one `TxDone` that finds nothing.)
         let more = !port.ctrl_q.is_empty()
             || match port.kind {
                 PortDriver::Host(h) => self.transport.has_ready(h),

@@ -4,10 +4,25 @@
 //! dependency-driven flow starts. Active only when `skip.enabled` or `workload.kind = "llm"`
 //! ([`Sim::wh`] is `Some`); otherwise the run loop is the plain one.
 //!
-//! * **Partitions** (Def. 1, Appendix E, [`Partitions`]): a flow's ports are every output
-//!   port its DATA and its ACKs / NACKs can use ([`Sim::flow_ports`]: the ECMP path both
-//!   ways, or with per-packet spraying every up port a tree route offers). Flows join at
-//!   their start (merge) and leave at their completion (split).
+//! * **Partitions** (Def. 1, Appendix E, [`Partitions`]): a flow's path is every output
+//!   port its DATA can use ([`Sim::flow_ports`]: the ECMP path, or with per-packet spraying
+//!   every up port a tree route offers) and, with `skip.partition_by = "all_ports"` (the
+//!   default), every port its ACKs / NACKs use on the way back; with `"data_ports"` those
+//!   ACK ports are indexed but do not merge partitions. Flows join at their start (merge)
+//!   and leave at their completion (split).
+//! * **ACK ports shared with other partitions** (`data_ports` only): when a partition is
+//!   skipped, its ports that carry another partition's ACKs are *not* paused: they keep
+//!   serving their control lane in real time with their DATA lane held
+//!   ([`PortRt::data_frozen`]; its occupancy stays, 6.2), and its own ACK-only ports run
+//!   on. A packet of a skipped flow that reaches its host across such a port at `t` is held
+//!   and delivered at `t + delta` when the partition resumes (as if its whole path had been
+//!   shifted), so no skipped sender or receiver changes during the skip. The approximation:
+//!   while skipped, the partition's ACKs are missing from the ports it shares with others;
+//!   each such port serializes at its line rate less that ACK load (one header per DATA
+//!   packet at the flows' estimated rates, [`Sim::add_phantom`]) instead. A flow that
+//!   starts with its ACKs on a paused port of a skipped partition resumes it (skip-back).
+//!   Measured (`benches/README.md`, session 6b): 85x fewer events on paper-size GPT-13B /
+//!   128 but 1.35 % mean FCT error (the pipeline flows' timing moves), so not the default.
 //! * **Steady state** (5.1, Eq. 6/7): every `skip.sample_us` each active flow's sending rate
 //!   (payload bytes of the DATA packets it sent in the interval) goes to its
 //!   [`SteadyDetector`] (`skip.theta`, `skip.samples`). Any change of a partition (a flow
@@ -62,6 +77,8 @@ const TICK: u32 = 0;
 const WAKE: u32 = 1;
 /// [`Kind::Wormhole`] index of the start of DAG task 0 (`TASK0 + 2 t`; its end `+ 1`).
 const TASK0: u32 = 2;
+/// [`Kind::Wormhole`] index of the delivery of held packet slot 0 (`HELD0 + slot`).
+const HELD0: u32 = 1 << 27;
 
 /// Bytes of each flow kept for packet-level simulation after a skip, in BDPs of the run:
 /// the tail (last window in flight, its ACKs) is simulated, not estimated.
@@ -99,6 +116,14 @@ struct Frozen {
     flows: Vec<SteadyFlow>,
     ports: Vec<u32>,
     flow_ids: Vec<u32>,
+    /// Ports left running with their DATA lane held (they carry other partitions' ACKs).
+    live: Vec<u32>,
+    /// The ACK load the partition's flows would put on ports of other partitions (port,
+    /// bit/s), taken off those ports' line rate while it is skipped.
+    phantom: Vec<(u32, u64)>,
+    /// Packets of the partition's flows that reached their host while it was skipped:
+    /// (arrival time, host, packet), delivered again `delta` later when it resumes.
+    held: Vec<(Time, u32, Packet)>,
     /// A memo hit's transient: it ends at `.0` with the stored bytes `.1` per flow (in
     /// `flows` order); the plan's steady part (at `flows`' rates, from what is left after the
     /// transient) follows it. `None`: a steady skip only.
@@ -154,7 +179,16 @@ pub(crate) struct Wormhole {
     mtu: u64,
     reserve_bytes: u64,
     capacity_bps: u64,
+    /// `skip.partition_by = "all_ports"`: ACK ports merge partitions too.
+    all_ports: bool,
     parts: Partitions,
+    /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
+    hdr: u64,
+    /// Per port, the skipped partitions' ACK load it stands in for (bit/s).
+    phantom: BTreeMap<u32, u64>,
+    /// Held packets waiting for their delivery event (`HELD0 + slot`), and free slots.
+    redeliver: Vec<Option<(u32, Packet)>>,
+    free_slots: Vec<u32>,
     /// Ports of each started flow (empty until it starts).
     ports: Vec<Vec<u32>>,
     active: BTreeMap<u32, Sampler>,
@@ -234,7 +268,12 @@ impl Sim {
             mtu,
             reserve_bytes: (RESERVE_BDPS * self.bdp_bytes).max(mtu),
             capacity_bps: (self.fabric.host_gbps * 1e9).round() as u64,
+            all_ports: s.skip.partition_by == crate::scenario::PartitionBy::AllPorts,
+            hdr: u64::from(s.transport.header_bytes),
+            phantom: BTreeMap::new(),
             parts: Partitions::new(),
+            redeliver: Vec::new(),
+            free_slots: Vec::new(),
             ports: vec![Vec::new(); self.flows.len()],
             active: BTreeMap::new(),
             frozen: BTreeMap::new(),
@@ -306,6 +345,7 @@ impl Sim {
         match i {
             TICK => self.wh_tick(),
             WAKE => self.wh_wake(),
+            _ if i >= HELD0 => self.redeliver(i - HELD0),
             _ => {
                 let t = (i - TASK0) / 2;
                 if (i - TASK0).is_multiple_of(2) {
@@ -371,18 +411,27 @@ impl Sim {
         }
     }
 
-    /// Every output port flow `f`'s packets can use: its DATA path and its ACK path (the
-    /// flow's ECMP entropy both ways, or every up port under per-packet spraying).
-    pub(crate) fn flow_ports(&self, f: u32) -> Vec<u32> {
+    /// The output ports flow `f`'s packets can use (the flow's ECMP entropy both ways, or
+    /// every up port under per-packet spraying): (its partition path, its other ACK ports).
+    /// With `partition_by = "data_ports"` the DATA path and the ACK path; with `"all_ports"`
+    /// both in the path.
+    pub(crate) fn flow_ports(&self, f: u32) -> (Vec<u32>, Vec<u32>) {
         let flow = &self.flows[f as usize];
         let ev = match &flow.lb {
             Lb::Ecmp(e) => Some(e.ev()),
             _ => None,
         };
-        let mut out = std::collections::BTreeSet::new();
-        self.walk(flow.spec.src, flow.spec.dst, ev, &mut out);
-        self.walk(flow.spec.dst, flow.spec.src, ev, &mut out);
-        out.into_iter().collect()
+        let all = self.wh.as_ref().is_some_and(|w| w.all_ports);
+        let mut data = std::collections::BTreeSet::new();
+        let mut acks = std::collections::BTreeSet::new();
+        self.walk(flow.spec.src, flow.spec.dst, ev, &mut data);
+        self.walk(
+            flow.spec.dst,
+            flow.spec.src,
+            ev,
+            if all { &mut data } else { &mut acks },
+        );
+        (data.into_iter().collect(), acks.into_iter().collect())
     }
 
     fn walk(&self, src: u32, dst: u32, ev: Option<u16>, out: &mut std::collections::BTreeSet<u32>) {
@@ -430,20 +479,30 @@ impl Sim {
     /// touches (skip-back), join the partitions, reset detectors, look the new unsteady
     /// period up in the memo.
     pub(super) fn wh_flow_start(&mut self, f: u32) {
-        let ports = self.flow_ports(f);
+        let (ports, acks) = self.flow_ports(f);
         let Some(w) = self.wh.as_mut() else { return };
         let mut touched: Vec<PartitionId> = ports
             .iter()
             .filter_map(|&p| w.parts.partition_of_port(p))
             .filter(|id| w.frozen.contains_key(id))
             .collect();
+        // Its ACKs need the paused ports of a skipped partition: resume it too.
+        touched.extend(
+            w.frozen
+                .iter()
+                .filter(|(_, fr)| acks.iter().any(|p| fr.ports.binary_search(p).is_ok()))
+                .map(|(&id, _)| id),
+        );
         touched.sort_unstable();
         touched.dedup();
         for id in touched {
             self.thaw(id);
         }
         let w = self.wh.as_mut().expect("checked");
-        let change = w.parts.start_flow(f, &ports).expect("a flow starts once");
+        let change = w
+            .parts
+            .start_flow_acks(f, &ports, &acks)
+            .expect("a flow starts once");
         w.ports[f as usize] = ports;
         w.started += 1;
         w.active.insert(
@@ -686,14 +745,49 @@ impl Sim {
         flows: Vec<SteadyFlow>,
         transient: Option<(Time, Vec<u64>)>,
     ) {
-        let w = self.wh.as_mut().expect("wormhole on");
+        let w = self.wh.as_ref().expect("wormhole on");
+        // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
+        // pause. A port whose driver serves its own queues cannot hold its DATA lane alone.
+        let all_ports = w.all_ports;
+        let live = w.parts.foreign_ack_ports(id);
         let ports: Vec<u32> = w
             .parts
             .ports(id)
-            .map(|p| p.into_iter().collect())
+            .map(|p| {
+                p.into_iter()
+                    .filter(|p| live.binary_search(p).is_err())
+                    .collect()
+            })
             .unwrap_or_default();
+        if live.iter().any(|&p| {
+            let k = &self.ports[p as usize].kind;
+            k.self_scheduled() || matches!(k, PortDriver::Pfabric(_))
+        }) {
+            return;
+        }
+        // The ACKs the skipped flows would send across other partitions' ports (one header
+        // per DATA packet): that much of those ports' line rate stays taken.
+        let mut phantom: BTreeMap<u32, u64> = BTreeMap::new();
+        for f in &flows {
+            let bps = (u128::from(f.rate_bps) * u128::from(w.hdr) / u128::from(w.mtu)) as u64;
+            let ack = w.parts.ack_path(f.flow).unwrap_or_default();
+            for p in ack.iter().filter(|p| ports.binary_search(p).is_err()) {
+                if live.binary_search(p).is_err() {
+                    *phantom.entry(*p).or_default() += bps;
+                }
+            }
+        }
+        let phantom: Vec<(u32, u64)> = phantom.into_iter().collect();
         let flow_ids: Vec<u32> = flows.iter().map(|f| f.flow).collect();
+        for &p in &live {
+            self.ports[p as usize].data_frozen = true;
+        }
+        self.add_phantom(&phantom, true);
+        // Under `all_ports` every port of the partition's flows is paused: none of their
+        // packets can reach a host until it resumes, so deliveries need no check.
+        self.wh_holding = !all_ports;
         self.q.pause(id, shift::partition_set(&ports, &flow_ids));
+        let w = self.wh.as_mut().expect("wormhole on");
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
         w.st.skips += 1;
         if transient.is_some() {
@@ -712,6 +806,9 @@ impl Sim {
                 flows,
                 ports,
                 flow_ids,
+                live,
+                phantom,
+                held: Vec::new(),
                 transient,
             },
         );
@@ -796,9 +893,97 @@ impl Sim {
         self.shift_state(&fr.ports, &fr.flow_ids, delta);
         self.q.resume(id, delta);
         self.last_progress = now;
+        for &p in &fr.live {
+            self.ports[p as usize].data_frozen = false;
+            self.kick(p);
+        }
+        self.add_phantom(&fr.phantom, false);
         let w = self.wh.as_mut().expect("wormhole on");
         w.st.skipped_packets += skipped;
+        for (t, h, pk) in fr.held {
+            let slot = match w.free_slots.pop() {
+                Some(s) => {
+                    w.redeliver[s as usize] = Some((h, pk));
+                    s
+                }
+                None => {
+                    w.redeliver.push(Some((h, pk)));
+                    (w.redeliver.len() - 1) as u32
+                }
+            };
+            self.q.push(
+                t.saturating_add(delta),
+                Comp::new(Kind::Wormhole, HELD0 + slot),
+            );
+        }
+        self.wh_holding = !w.all_ports && !w.frozen.is_empty();
         self.reset_partition(id);
+    }
+
+    /// Add (or take back) a skipped partition's ACK load on ports of other partitions: each
+    /// port serializes at its line rate less the ACK load it stands in for.
+    fn add_phantom(&mut self, load: &[(u32, u64)], add: bool) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        for &(p, bps) in load {
+            let total = w.phantom.entry(p).or_default();
+            if add {
+                *total += bps;
+            } else {
+                *total -= bps;
+            }
+            let total = *total;
+            if total == 0 {
+                w.phantom.remove(&p);
+            }
+            let port = &mut self.ports[p as usize];
+            let gbps = (port.gbps - total as f64 / 1e9).max(port.gbps / 2.0);
+            port.ser_q32 = ser_q32(if total == 0 { port.gbps } else { gbps });
+        }
+    }
+
+    /// Packet `pk` reaches host `h` while some partition is skipped: held if its flow's
+    /// is, delivered otherwise.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn arrive_or_hold(&mut self, h: u32, pk: Packet) {
+        if !self.wh_hold(h, &pk) {
+            self.transport_arrive(h, pk);
+        }
+    }
+
+    /// Packet `pk` of an active flow reaches its host now: if the flow's partition is
+    /// skipped, hold it (delivered when the partition resumes, [`Sim::thaw`]) and say so.
+    fn wh_hold(&mut self, h: u32, pk: &Packet) -> bool {
+        let now = self.now;
+        let Some(w) = self.wh.as_mut() else {
+            return false;
+        };
+        if !w.active.get(&pk.flow).is_some_and(|s| s.frozen) {
+            return false;
+        }
+        let Some(fr) = w
+            .parts
+            .partition_of_flow(pk.flow)
+            .and_then(|id| w.frozen.get_mut(&id))
+        else {
+            return false;
+        };
+        fr.held.push((now, h, *pk));
+        true
+    }
+
+    /// The delivery of held packet `slot` (its partition resumed): to its host, or held
+    /// again if the partition is skipped once more.
+    fn redeliver(&mut self, slot: u32) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some((h, pk)) = w.redeliver[slot as usize].take() else {
+            return;
+        };
+        w.free_slots.push(slot);
+        if self.wh_holding && self.wh_hold(h, &pk) {
+            return;
+        }
+        self.transport_arrive(h, pk);
     }
 
     /// The conflict graph of partition `id` now (flows in id order, weighted by the rate

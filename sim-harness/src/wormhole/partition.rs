@@ -4,6 +4,14 @@
 //! *Flows sharing the same port (or link), along with the ports and links through which these
 //! flows traverse, construct a network partition.* A port here is the engine's output port id
 //! (one direction of a link): two flows interfere exactly when they queue at the same port.
+//! What a flow "traverses" is its path (Algorithm 1 `flow.links`, Algorithm 2 `newflow.path`):
+//! the output ports of its DATA direction. The ports its ACKs use on the way back are kept in a
+//! second index ([`Partitions::start_flow_acks`]) that never merges partitions: the engine asks
+//! it which of a partition's ports carry another partition's ACKs
+//! ([`Partitions::foreign_ack_ports`]) and keeps those serving their control lane while the
+//! partition is skipped (`engine/skip.rs`, `skip.partition_by = "data_ports"`). Giving the
+//! ACK ports as part of the path (the `"all_ports"` rule, the default) merges through them
+//! instead.
 //!
 //! [`Partitions`] keeps the partitions incrementally, as Algorithm 2 does:
 //!
@@ -101,6 +109,10 @@ pub struct PartitionStats {
 pub struct Partitions {
     flow_ports: BTreeMap<FlowId, Vec<PortId>>,
     port_flows: BTreeMap<PortId, BTreeSet<FlowId>>,
+    /// ACK-direction ports of each active flow (no part in membership).
+    flow_acks: BTreeMap<FlowId, Vec<PortId>>,
+    /// Port -> active flows whose ACKs use it.
+    ack_flows: BTreeMap<PortId, BTreeSet<FlowId>>,
     flow_part: BTreeMap<FlowId, PartitionId>,
     parts: BTreeMap<PartitionId, BTreeSet<FlowId>>,
     next_id: PartitionId,
@@ -116,9 +128,28 @@ impl Partitions {
     /// Algorithm 2 `on_new_flow_enter`: `flow` becomes active on the ports of `path`
     /// (duplicates ignored; an empty path gives a partition of one flow and no port).
     pub fn start_flow(&mut self, flow: FlowId, path: &[PortId]) -> Result<Change, PartitionError> {
+        self.start_flow_acks(flow, path, &[])
+    }
+
+    /// [`Partitions::start_flow`] for a flow whose ACKs use the ports `acks` on the way back:
+    /// membership (merges) by `path` only; `acks` are indexed for
+    /// [`Partitions::foreign_ack_ports`].
+    pub fn start_flow_acks(
+        &mut self,
+        flow: FlowId,
+        path: &[PortId],
+        acks: &[PortId],
+    ) -> Result<Change, PartitionError> {
         if self.flow_part.contains_key(&flow) {
             return Err(PartitionError::AlreadyActive(flow));
         }
+        let mut acks = acks.to_vec();
+        acks.sort_unstable();
+        acks.dedup();
+        for &p in &acks {
+            self.ack_flows.entry(p).or_default().insert(flow);
+        }
+        self.flow_acks.insert(flow, acks);
         let mut ports = path.to_vec();
         ports.sort_unstable();
         ports.dedup();
@@ -184,6 +215,16 @@ impl Partitions {
             set.remove(&flow);
             if set.is_empty() {
                 self.port_flows.remove(p);
+            }
+        }
+        for p in self.flow_acks.remove(&flow).unwrap_or_default() {
+            let set = self
+                .ack_flows
+                .get_mut(&p)
+                .expect("ACK port of an active flow");
+            set.remove(&flow);
+            if set.is_empty() {
+                self.ack_flows.remove(&p);
             }
         }
         let part = self
@@ -302,6 +343,42 @@ impl Partitions {
                 .flat_map(|f| self.flow_ports[f].iter().copied())
                 .collect(),
         )
+    }
+
+    /// The ports of partition `id` that carry ACKs of an active flow of another partition
+    /// (ascending): skipping `id` must keep their control lane served.
+    pub fn foreign_ack_ports(&self, id: PartitionId) -> Vec<PortId> {
+        let Some(ports) = self.ports(id) else {
+            return Vec::new();
+        };
+        ports
+            .into_iter()
+            .filter(|p| {
+                self.ack_flows
+                    .get(p)
+                    .is_some_and(|fs| fs.iter().any(|f| self.flow_part[f] != id))
+            })
+            .collect()
+    }
+
+    /// The ACK ports of partition `id`'s flows that are not ports of `id` (ascending): its
+    /// ACKs cross them, other partitions' packets may too.
+    pub fn ack_only_ports(&self, id: PartitionId) -> Vec<PortId> {
+        let Some(flows) = self.parts.get(&id) else {
+            return Vec::new();
+        };
+        let own = self.ports(id).unwrap_or_default();
+        let acks: BTreeSet<PortId> = flows
+            .iter()
+            .flat_map(|f| self.flow_acks[f].iter().copied())
+            .filter(|p| !own.contains(p))
+            .collect();
+        acks.into_iter().collect()
+    }
+
+    /// The ACK ports of an active flow (sorted, deduplicated).
+    pub fn ack_path(&self, flow: FlowId) -> Option<&[PortId]> {
+        self.flow_acks.get(&flow).map(Vec::as_slice)
     }
 
     /// The ports of an active flow's path (sorted, deduplicated).
@@ -447,22 +524,61 @@ mod tests {
         );
     }
 
+    #[test]
+    fn ack_only_sharing_does_not_merge() {
+        let mut p = Partitions::new();
+        // Flow 1: DATA on 1 -> 2, ACKs back on 20 -> 10. Flow 2: DATA on 10 (flow 1's ACK
+        // port), ACKs on 30.
+        assert_eq!(
+            p.start_flow_acks(1, &[1, 2], &[20, 10]),
+            Ok(Change::Created(0))
+        );
+        assert_eq!(p.start_flow_acks(2, &[10], &[30]), Ok(Change::Created(1)));
+        assert_eq!(p.len(), 2);
+        // Port 10 is partition 1's and carries partition 0's ACKs.
+        assert_eq!(p.foreign_ack_ports(1), vec![10]);
+        assert_eq!(p.foreign_ack_ports(0), Vec::<PortId>::new());
+        assert_eq!(p.ack_only_ports(0), vec![10, 20]);
+        assert_eq!(p.ack_only_ports(1), vec![30]);
+        // A flow with DATA on 2 and 10 merges them (a shared DATA port each).
+        assert!(matches!(
+            p.start_flow_acks(3, &[2, 10], &[]),
+            Ok(Change::Merged { .. })
+        ));
+        assert_eq!(p.foreign_ack_ports(0), Vec::<PortId>::new());
+        // Flow 3 leaves: the split gives flow 2 a partition of its own again.
+        p.finish_flow(3).unwrap();
+        let b = p.partition_of_flow(2).unwrap();
+        assert_ne!(Some(b), p.partition_of_flow(1));
+        assert_eq!(p.foreign_ack_ports(b), vec![10]);
+        p.finish_flow(1).unwrap();
+        assert_eq!(p.foreign_ack_ports(b), Vec::<PortId>::new());
+        assert_eq!(p.ack_path(2), Some(&[30][..]));
+    }
+
     proptest! {
         /// After any sequence of starts and finishes, the incremental partitions equal a
-        /// from-scratch BFS over the active flows, and every index agrees with them.
+        /// from-scratch BFS over the active flows' DATA paths (ACK paths never merge), every
+        /// index agrees with them, and the foreign-ACK ports of each partition are the ones a
+        /// brute-force scan of every other active flow's ACK path finds.
         #[test]
         fn incremental_equals_from_scratch(
             ops in prop::collection::vec(
-                (any::<bool>(), 0u32..24, prop::collection::vec(0u32..40, 0..5)),
+                (
+                    any::<bool>(),
+                    0u32..24,
+                    prop::collection::vec(0u32..40, 0..5),
+                    prop::collection::vec(0u32..40, 0..5),
+                ),
                 1..120,
             )
         ) {
             let mut p = Partitions::new();
-            let mut active: BTreeMap<FlowId, Vec<PortId>> = BTreeMap::new();
-            for (start, flow, path) in ops {
+            let mut active: BTreeMap<FlowId, (Vec<PortId>, Vec<PortId>)> = BTreeMap::new();
+            for (start, flow, path, acks) in ops {
                 if start && !active.contains_key(&flow) {
-                    p.start_flow(flow, &path).unwrap();
-                    active.insert(flow, path);
+                    p.start_flow_acks(flow, &path, &acks).unwrap();
+                    active.insert(flow, (path, acks));
                 } else if !start && active.contains_key(&flow) {
                     p.finish_flow(flow).unwrap();
                     active.remove(&flow);
@@ -471,14 +587,33 @@ mod tests {
                 } else {
                     prop_assert_eq!(p.finish_flow(flow), Err(PartitionError::NotActive(flow)));
                 }
-                let list: Vec<_> = active.iter().map(|(f, ps)| (*f, ps.clone())).collect();
-                prop_assert_eq!(p.as_sets(), from_scratch(&list));
-                for (f, ps) in &active {
+                let list: Vec<_> = active.iter().map(|(f, (ps, _))| (*f, ps.clone())).collect();
+                let sets = from_scratch(&list);
+                prop_assert_eq!(p.as_sets(), sets.clone());
+                for (f, (ps, _)) in &active {
                     let id = p.partition_of_flow(*f).unwrap();
                     prop_assert!(p.flows(id).unwrap().contains(f));
                     for port in ps {
                         prop_assert_eq!(p.partition_of_port(*port), Some(id));
                     }
+                }
+                for set in &sets {
+                    let id = p.partition_of_flow(*set.first().unwrap()).unwrap();
+                    let own: BTreeSet<PortId> =
+                        set.iter().flat_map(|f| active[f].0.iter().copied()).collect();
+                    let foreign: BTreeSet<PortId> = active
+                        .iter()
+                        .filter(|(f, _)| !set.contains(f))
+                        .flat_map(|(_, (_, a))| a.iter().copied())
+                        .filter(|q| own.contains(q))
+                        .collect();
+                    prop_assert_eq!(p.foreign_ack_ports(id), foreign.into_iter().collect::<Vec<_>>());
+                    let ack_only: BTreeSet<PortId> = set
+                        .iter()
+                        .flat_map(|f| active[f].1.iter().copied())
+                        .filter(|q| !own.contains(q))
+                        .collect();
+                    prop_assert_eq!(p.ack_only_ports(id), ack_only.into_iter().collect::<Vec<_>>());
                 }
             }
         }
