@@ -620,6 +620,13 @@ pub struct Workload {
     /// connection when one of its open ones completes (`crate::workload::ai`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub self_clocked: bool,
+    /// `all_to_all` (without `parallel`) only: host `i` sends its flows in the order
+    /// `i + 1, i + 2, ...` (mod n), the shifted schedule of an all-to-all collective, instead
+    /// of `0, 1, 2, ...` for every host; a sender that serves its flows in order (DCSIM's
+    /// round-robin, section 2.4 (1)) then sends to n - 1 different hosts at a time instead of
+    /// all hosts to the same one. Left out of the resolved `scenario.toml` when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub shifted: bool,
     /// Background ECMP traffic (REPS 4.3.2): this fraction of the flows (drawn per flow
     /// from the seed) use ECMP whatever `transport.lb` is; 0 = none.
     pub background_ecmp: f64,
@@ -698,6 +705,7 @@ impl Default for Workload {
             two_dc: TwoDcWorkload::default(),
             parallel: 0,
             self_clocked: false,
+            shifted: false,
             background_ecmp: 0.0,
             infinite: false,
             infinite_warmup_us: 0.0,

@@ -476,6 +476,13 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
             "only a plain all_to_all limits its parallel connections (set it to 0)",
         ));
     }
+    if w.shifted && (w.kind != WorkloadKind::AllToAll || w.parallel > 0 || w.collectives > 0) {
+        return Err(Error::field(
+            "workload.shifted",
+            "only a plain all_to_all (parallel = 0, collectives = 0) has a shifted order (set it \
+             to false)",
+        ));
+    }
     if w.self_clocked {
         if w.kind != WorkloadKind::AllToAll || w.parallel == 0 {
             return Err(Error::field(

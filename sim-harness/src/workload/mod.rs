@@ -188,6 +188,13 @@ pub fn generate(
         WorkloadKind::AllToAll => {
             let mut v = Vec::with_capacity(hosts as usize * (hosts as usize - 1));
             for src in 0..hosts {
+                // `workload.shifted`: i + 1, i + 2, ... (the collective's shifted schedule).
+                if w.shifted {
+                    for d in 1..hosts {
+                        v.push(at0(src, (src + d) % hosts));
+                    }
+                    continue;
+                }
                 for dst in 0..hosts {
                     if src != dst {
                         v.push(at0(src, dst));
