@@ -476,11 +476,13 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
             "only a plain all_to_all limits its parallel connections (set it to 0)",
         ));
     }
-    if w.shifted && (w.kind != WorkloadKind::AllToAll || w.parallel > 0 || w.collectives > 0) {
+    if !w.order.is_in_step()
+        && (w.kind != WorkloadKind::AllToAll || w.parallel > 0 || w.collectives > 0)
+    {
         return Err(Error::field(
-            "workload.shifted",
-            "only a plain all_to_all (parallel = 0, collectives = 0) has a shifted order (set it \
-             to false)",
+            "workload.order",
+            "only a plain all_to_all (parallel = 0, collectives = 0) orders its flows; set it \
+             to \"in_step\" (or leave it out)",
         ));
     }
     if w.self_clocked {
