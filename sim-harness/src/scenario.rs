@@ -575,6 +575,28 @@ impl From<TransportToml> for Transport {
     }
 }
 
+/// The order of each host's flows in an `all_to_all` (`workload.order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum A2aOrder {
+    /// Every host to `0, 1, 2, ...` (skipping itself): all hosts step through the
+    /// destinations together.
+    #[default]
+    InStep,
+    /// Host `i` to `i + 1, i + 2, ...` (mod n): the shifted schedule of an all-to-all
+    /// collective, n - 1 different destinations at each step.
+    Shifted,
+    /// Each host's destinations in its own random order (drawn from the seed).
+    Random,
+}
+
+impl A2aOrder {
+    /// The default (left out of a written `scenario.toml`).
+    pub fn is_in_step(&self) -> bool {
+        *self == A2aOrder::InStep
+    }
+}
+
 /// Traffic patterns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -647,6 +669,12 @@ pub struct Workload {
     /// connection when one of its open ones completes (`crate::workload::ai`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub self_clocked: bool,
+    /// `all_to_all` (without `parallel` or `collectives`) only: the order of each host's
+    /// flows, which a sender serving its flows in order (DCSIM's round-robin, section 2.4
+    /// (1); SRPT's ties in pFabric and pHost) follows. Left out of the resolved
+    /// `scenario.toml` when `in_step`.
+    #[serde(skip_serializing_if = "A2aOrder::is_in_step")]
+    pub order: A2aOrder,
     /// Background ECMP traffic (REPS 4.3.2): this fraction of the flows (drawn per flow
     /// from the seed) use ECMP whatever `transport.lb` is; 0 = none.
     pub background_ecmp: f64,
@@ -731,6 +759,7 @@ impl Default for Workload {
             two_dc: TwoDcWorkload::default(),
             parallel: 0,
             self_clocked: false,
+            order: A2aOrder::InStep,
             background_ecmp: 0.0,
             infinite: false,
             infinite_warmup_us: 0.0,

@@ -526,6 +526,15 @@ fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         ));
     }
     check_per_connection(s)?;
+    if !w.order.is_in_step()
+        && (w.kind != WorkloadKind::AllToAll || w.parallel > 0 || w.collectives > 0)
+    {
+        return Err(Error::field(
+            "workload.order",
+            "only a plain all_to_all (parallel = 0, collectives = 0) orders its flows; set it \
+             to \"in_step\" (or leave it out)",
+        ));
+    }
     if w.self_clocked {
         if w.kind != WorkloadKind::AllToAll || w.parallel == 0 {
             return Err(Error::field(

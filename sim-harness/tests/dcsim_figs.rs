@@ -3,6 +3,17 @@
 //!
 //! * infinite flows (`workload.infinite`, section 4.1 / Fig. 4): on a permutation the
 //!   fabric is kept near full, no flow ever completes and the run ends at `stop.max_time_us`;
+//! * Fig. 5(a)'s exception and its cause: on a permutation of 0.5-BDP flows dcPIM (sent
+//!   without matching) completes before DCSIM, whose CCT is at least RTT_max (Eq. 4's fixed
+//!   SIM-to-DATA delay) plus the flow's transmission; at 1 BDP dcPIM matches first and DCSIM
+//!   completes before it;
+//! * Fig. 7's "pHost achieves the lowest queueing delay [...] at the cost of a higher CCT"
+//!   holds when pHost sends no free first BDP (`transport.phost.free_bdp = 0`), not with
+//!   pHost's free BDP (then it queues most of the four);
+//! * `workload.order`: an all-to-all whose hosts all send to 0, 1, 2, ... in step makes
+//!   DCSIM's round-robin SIMs an incast that dies at the spines; in the shifted order
+//!   (host i to i + 1, i + 2, ...) or a random order per host DCSIM keeps its SIM loss low
+//!   and the fabric busy;
 //! * Fig. 13's direction: fractional DCSIM's CCT is not above sync's by more than a little,
 //!   and no variant at fraction >= 0.85 loses a DATA;
 //! * `scenarios/dcsim_figs/run.sh` runs a real (tiny) sweep, skips a cc the binary refuses,
@@ -45,6 +56,7 @@ fn infinite_permutation_fills_the_fabric_and_never_ends() {
             &[
                 &format!("transport.cc={cc}"),
                 "workload.kind=permutation",
+                "workload.order=in_step",
                 "stop.max_time_us=100",
                 "workload.infinite_warmup_us=40",
             ],
@@ -76,6 +88,112 @@ fn infinite_permutation_fills_the_fabric_and_never_ends() {
     }
 }
 
+/// Fig. 5(a) (DCSIM 4.2): "DCSIM completes faster than dcPIM [...] except for an half-BDP
+/// size in the permutation traffic. [...] Under 1 BDP, dcPIM does not activate its full
+/// algorithm for small flows [...]. Above 1 BDP, the dcPIM algorithm is activated, worsening
+/// the CCT." On the 16-host permutation: at 0.5 BDP dcPIM's CCT is below DCSIM's and below
+/// RTT_max, DCSIM's is at least RTT_max plus the flow's serialization (its first DATA leaves
+/// RTT_max after its SIM, Eq. 4); at 1 BDP DCSIM's CCT is below dcPIM's (which waits for an
+/// epoch's matching).
+#[test]
+fn permutation_half_bdp_is_dcpims_and_one_bdp_is_dcsims() {
+    let cct = |cc: &str, size: &str| {
+        let s = scenario(
+            "fig5_permutation.toml",
+            &[
+                "topology.radix=4",
+                &format!("transport.cc={cc}"),
+                &format!("workload.message={size}"),
+            ],
+        );
+        let r = run(&s);
+        assert_eq!(r.summary.flows_completed, 16, "{cc} {size}");
+        assert_eq!(x(&r, "data_loss_rate"), 0.0, "{cc} {size}");
+        (x(&r, "mean_cct_ps"), r)
+    };
+    let (dcsim_half, r) = cct("dcsim", "0.5bdp");
+    let rtt_max = x(&r, "rtt_max_ps");
+    // 44 DATAs of 9064 B at 800 Gb/s: 4.0 us on the sender's link.
+    let ser_ps = 44.0 * 9064.0 * 8.0 / 800.0 * 1000.0;
+    assert!(
+        dcsim_half >= rtt_max + ser_ps,
+        "DCSIM 0.5 BDP: CCT {dcsim_half} ps < RTT_max {rtt_max} + serialization {ser_ps}"
+    );
+    let (dcpim_half, _) = cct("dcpim", "0.5bdp");
+    assert!(
+        dcpim_half < rtt_max && dcpim_half < 0.5 * dcsim_half,
+        "0.5 BDP: dcPIM {dcpim_half} ps against DCSIM {dcsim_half} (RTT_max {rtt_max})"
+    );
+    let (dcsim_one, _) = cct("dcsim", "1bdp");
+    let (dcpim_one, _) = cct("dcpim", "1bdp");
+    assert!(
+        dcsim_one < 0.8 * dcpim_one,
+        "1 BDP: DCSIM {dcsim_one} ps not below dcPIM {dcpim_one}"
+    );
+}
+
+/// Fig. 7 (DCSIM 4.2): "pHost achieves the lowest queueing delay due to its conservative
+/// schedule, which comes at the cost of a higher CCT." Five all-to-all-v collectives of
+/// 1-BDP flows on 16 hosts: with `free_bdp = 0` (every DATA on a token) pHost's mean
+/// queueing delay is below DCSIM's, dcPIM's and pFabric's and its CCT above DCSIM's; with
+/// pHost's free first BDP (its paper, the default) every flow of the five collectives
+/// bursts its first BDP at t = 0 and pHost queues more than DCSIM.
+#[test]
+fn five_a2av_phost_queues_least_only_without_free_tokens() {
+    let go = |sets: &[&str]| {
+        let mut all = vec!["workload.message=1bdp"];
+        all.extend_from_slice(sets);
+        let r = run(&scenario("fig7_five_a2av.toml", &all));
+        (x(&r, "mean_queueing_delay_ps"), x(&r, "mean_cct_ps"))
+    };
+    let (q_dcsim, c_dcsim) = go(&["transport.cc=dcsim"]);
+    let (q_ph0, c_ph0) = go(&["transport.cc=phost", "transport.phost.free_bdp=0"]);
+    let (q_ph1, _) = go(&["transport.cc=phost"]);
+    let (q_pim, _) = go(&["transport.cc=dcpim"]);
+    let (q_pf, _) = go(&["transport.cc=pfabric"]);
+    assert!(
+        q_ph0 < q_dcsim && q_ph0 < q_pim && q_ph0 < q_pf,
+        "queueing (ps): pHost free_bdp=0 {q_ph0}, DCSIM {q_dcsim}, dcPIM {q_pim}, pFabric {q_pf}"
+    );
+    assert!(c_ph0 > c_dcsim, "CCT: pHost {c_ph0} ps, DCSIM {c_dcsim}");
+    assert!(
+        q_ph1 > 2.0 * q_dcsim,
+        "pHost with its free BDP {q_ph1} ps against DCSIM {q_dcsim}"
+    );
+}
+
+/// Fig. 4's all-to-all on a 54-host tree (k = 6, whose spines a cross-pod incast reaches):
+/// with every host sending to 0, 1, 2, ... in step, DCSIM's round-robin sends the SIMs of
+/// all hosts to one destination at a time and over a fifth of them die; in the shifted
+/// order or each host's own random order (`workload.order`) under 5% die and the
+/// utilization over the window is at least 0.15 higher. None loses a DATA.
+#[test]
+fn shifted_all_to_all_keeps_dcsims_sims_alive() {
+    let go = |order: &str| {
+        let r = run(&scenario(
+            "fig4_infinite_a2a.toml",
+            &[
+                "topology.radix=6",
+                "stop.max_time_us=35",
+                "workload.infinite_warmup_us=25",
+                &format!("workload.order={order}"),
+            ],
+        ));
+        assert_eq!(x(&r, "data_loss_rate"), 0.0, "order = {order}");
+        (x(&r, "utilization_window"), x(&r, "sim_loss_rate"))
+    };
+    let (u_step, l_step) = go("in_step");
+    assert!(l_step > 0.2, "in step: SIM loss {l_step}");
+    for order in ["shifted", "random"] {
+        let (u, l) = go(order);
+        assert!(l < 0.05, "{order}: SIM loss {l}");
+        assert!(
+            u > u_step + 0.15,
+            "utilization: {order} {u}, in step {u_step}"
+        );
+    }
+}
+
 /// A finite workload has no window (summary.json unchanged), and an infinite one without a
 /// time limit or with an empty window is refused naming the field.
 #[test]
@@ -92,6 +210,7 @@ fn infinite_needs_a_time_limit_and_only_infinite_has_a_window() {
             "workload.infinite_warmup_us",
         ),
         (&["workload.kind=all_to_all_v"][..], "workload.infinite"),
+        (&["workload.kind=permutation"][..], "workload.order"),
     ] {
         let mut all = vec!["output.queue_sample_us=0".to_string()];
         all.extend(sets.iter().map(|s| s.to_string()));

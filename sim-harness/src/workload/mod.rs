@@ -30,7 +30,8 @@ pub mod llm;
 pub mod uno;
 
 use crate::error::{Error, Result};
-use crate::scenario::{Scenario, WorkloadKind};
+use crate::scenario::{A2aOrder, Scenario, WorkloadKind};
+use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -188,11 +189,14 @@ pub fn generate(
         WorkloadKind::AllToAll => {
             let mut v = Vec::with_capacity(hosts as usize * (hosts as usize - 1));
             for src in 0..hosts {
-                for dst in 0..hosts {
-                    if src != dst {
-                        v.push(at0(src, dst));
-                    }
+                // `workload.order`: the order of the host's flows.
+                let mut dsts: Vec<u32> = (1..hosts).map(|d| (src + d) % hosts).collect();
+                match w.order {
+                    A2aOrder::InStep => dsts.sort_unstable(),
+                    A2aOrder::Shifted => {}
+                    A2aOrder::Random => dsts.shuffle(rng),
                 }
+                v.extend(dsts.into_iter().map(|dst| at0(src, dst)));
             }
             v
         }
@@ -307,6 +311,47 @@ mod tests {
                 "each host receives exactly once"
             );
         }
+    }
+
+    /// `workload.order`: every order gives each host one flow to every other host, in
+    /// step (0, 1, 2, ...), shifted (i + 1, i + 2, ...) or in a random order of its own.
+    #[test]
+    fn all_to_all_orders() {
+        let gen = |order: A2aOrder| {
+            let mut s = Scenario::default();
+            s.workload.kind = WorkloadKind::AllToAll;
+            s.workload.message = Size::Bytes(1000);
+            s.workload.order = order;
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            generate(&s, 8, 1, 400.0, &mut rng).unwrap()
+        };
+        let dsts = |f: &[FlowSpec], src: u32| -> Vec<u32> {
+            f.iter().filter(|x| x.src == src).map(|x| x.dst).collect()
+        };
+        let (step, shift, rand) = (
+            gen(A2aOrder::InStep),
+            gen(A2aOrder::Shifted),
+            gen(A2aOrder::Random),
+        );
+        for f in [&step, &shift, &rand] {
+            assert_eq!(f.len(), 56);
+            for src in 0..8 {
+                let mut d = dsts(f, src);
+                assert!(!d.contains(&src));
+                d.sort_unstable();
+                d.dedup();
+                assert_eq!(d.len(), 7, "one flow to every other host");
+            }
+        }
+        assert_eq!(dsts(&step, 3), [0, 1, 2, 4, 5, 6, 7]);
+        assert_eq!(dsts(&shift, 3), [4, 5, 6, 7, 0, 1, 2]);
+        let firsts: Vec<u32> = (0..8).map(|h| dsts(&rand, h)[0]).collect();
+        assert!(
+            (0..8).any(|h| dsts(&rand, h) != dsts(&step, h))
+                && firsts.windows(2).any(|w| w[0] != w[1]),
+            "random: {firsts:?}"
+        );
+        assert_eq!(rand, gen(A2aOrder::Random), "drawn from the seed");
     }
 
     #[test]
