@@ -492,8 +492,6 @@ fn results(
         (r.stats.core_peak_cells * DATA_CELL_LEN as u64) as f64,
     );
     put("zeropod_slots", slots as f64);
-    put("zeropod_cells_per_s", per_s(cells_sent));
-    put("zeropod_slots_per_s", per_s(slots));
     put("goodput_fraction", goodput);
     put("goodput_gbps_per_host", goodput * gbps);
     put("mice_flows_completed", mice.len() as f64);
