@@ -181,15 +181,20 @@ fn uno_failures_ec_and_unolb_beat_spraying() {
 }
 
 /// Uno Fig. 4: 8 long inter-DC flows into one receiver and small RPCs to it from its own
-/// datacenter; with phantom queues the receiver's downlink queue stays lower and the RPCs
-/// finish sooner (mean and p99) than with marking on the physical queue (the paper: 2x and
-/// 8x; here, at k = 4 with a 216 us inter-DC RTT, about 10 %: see README).
+/// datacenter, once the long flows are steady; phantom queues sized to the inter-DC BDP as
+/// `scenarios/uno_phantom.toml` sizes them (Uno 1, 2.3, 4.1.3; RED at 25% / 75% of it, 5.1)
+/// speed the RPCs up (mean and p99) against RED on the physical 1 MiB queue (the paper: 2x and
+/// 8x; here, at k = 4 with a 216 us inter-DC RTT, about 1.8x / 1.5x: see README).
 #[test]
 fn uno_phantom_queues_speed_up_rpcs_beside_an_inter_dc_incast() {
     let mut s = two_dc("uno_phantom.toml");
+    assert_eq!(s.topology.phantom_size, Some(Size::Bytes(25_000_000)));
+    // The inter-DC BDP at this test's 216 us RTT: 216 us x 100 Gb/s.
+    s.topology.phantom_size = Some(Size::Bytes(2_700_000));
     s.workload.message = Size::Bytes(16 << 20);
     s.workload.two_dc.rpc_flows = 400;
-    s.workload.two_dc.rpc_start_us = 2000.0;
+    s.workload.two_dc.rpc_gap_us = 10.0;
+    s.workload.two_dc.rpc_start_us = 4000.0;
     let mut rpc = Vec::new();
     for pq in [true, false] {
         s.topology.phantom_queue = pq;
@@ -203,9 +208,9 @@ fn uno_phantom_queues_speed_up_rpcs_beside_an_inter_dc_incast() {
     }
     let ((pm, pp), (m, p)) = (rpc[0], rpc[1]);
     assert!(
-        pm < 0.95 * m && pp < 0.95 * p,
-        "RPC FCT with phantom queues (mean {pm} ps, p99 {pp} ps) below physical marking \
-         ({m} ps, {p} ps)"
+        pm * 1.4 < m && pp * 1.2 < p,
+        "RPC FCT with phantom queues (mean {pm} ps, p99 {pp} ps) at least 1.4x / 1.2x below \
+         physical marking ({m} ps, {p} ps)"
     );
 }
 
