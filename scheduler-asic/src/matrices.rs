@@ -1,7 +1,7 @@
 //! The scheduler's traffic matrices (Zeropod §IV-A1): "Each scheduler maintains three traffic
 //! matrices ... The RTS cells inform the scheduler of newly arrived data ... When an SCHD is
 //! given, the matrices are also updated to subtract the granted data size." Plus the top-k
-//! mice information of each host's and each Core's last RTS (§IV-B1, §III-C) and each Core's backpressure flags
+//! mice information of each host's last RTS (§IV-B1) and each Core's backpressure flags
 //! (§IV-A2).
 //!
 //! Units: cells (saturating `u16`). `N` hosts per pod, `P` pods, `C` Cores.
@@ -57,11 +57,6 @@ pub struct TrafficMatrices<const N: usize, const P: usize, const C: usize> {
     pub mice: [[MiceEntry; TOP_K]; N],
     /// Used mice entries per host.
     pub n_mice: [u8; N],
-    /// Top-k mice entries of each Core's last RTS (destination = host index in this pod):
-    /// Cores "behave like endhosts" (§III-C), so their C2E pairs rank as E2E pairs do.
-    pub core_mice: [[MiceEntry; TOP_K]; C],
-    /// Used mice entries per Core.
-    pub n_core_mice: [u8; C],
     /// `backpressure[c]` bit p: Core c must not relay to pod p.
     pub backpressure: [u32; C],
     /// RTS entries dropped because they named no valid destination.
@@ -99,21 +94,14 @@ impl<const N: usize, const P: usize, const C: usize> TrafficMatrices<N, P, C> {
                 size: u3::new(0),
             }; TOP_K]; N],
             n_mice: [0; N],
-            core_mice: [[MiceEntry {
-                dst: u9::new(0),
-                size: u3::new(0),
-            }; TOP_K]; C],
-            n_core_mice: [0; C],
             backpressure: [0; C],
             bad_rts: 0,
         }
     }
 
-    /// SRAM bits: three matrices of u16 and one valid bit per entry, per host and per Core
-    /// 16 x 12-bit mice entries and a u5 count, one active bit per host, 32 backpressure bits
-    /// per Core.
-    pub const BITS: u32 =
-        (17 * (N * N + N * P + C * N) + (N + C) * (12 * TOP_K + 5) + N + 32 * C) as u32;
+    /// SRAM bits: three matrices of u16 and one valid bit per entry, 16 x 12-bit mice entries
+    /// + u5 count per host, one active bit per host, 32 backpressure bits per Core.
+    pub const BITS: u32 = (17 * (N * N + N * P + C * N) + N * (12 * TOP_K + 5) + N + 32 * C) as u32;
 
     /// The E2E matrix: `e2e()[s][d]` cells host s has for host d.
     pub fn e2e(&self) -> &[[u16; N]; N] {
@@ -226,8 +214,6 @@ impl<const N: usize, const P: usize, const C: usize> TrafficMatrices<N, P, C> {
                     self.bad_rts += 1;
                 }
             }
-            self.core_mice[c] = rts.mice;
-            self.n_core_mice[c] = (rts.n_mice as usize).min(TOP_K) as u8;
             return;
         }
         let s = rts.src as usize;
@@ -258,16 +244,6 @@ impl<const N: usize, const P: usize, const C: usize> TrafficMatrices<N, P, C> {
         self.mice[s][..k]
             .iter()
             .filter(|m| m.dst.value() as usize == slot)
-            .map(|m| m.size.value())
-            .min()
-    }
-
-    /// The mice size class Core `c` reported for host `d` of this pod, if any.
-    pub fn core_mice_class(&self, c: usize, d: usize) -> Option<u8> {
-        let k = self.n_core_mice[c] as usize;
-        self.core_mice[c][..k]
-            .iter()
-            .filter(|m| m.dst.value() as usize == d)
             .map(|m| m.size.value())
             .min()
     }

@@ -40,7 +40,6 @@ proptest! {
     ) {
         let mut a = CorePort::<4, 8>::new(CorePortConfig {
             core: 1, pod: 0, backpressure_cells: 4, buffer_cells: 16, epoch_slots: 4, clock_offset: 3,
-            mice_cells: 200,
         }).unwrap();
         for &(d, t) in &enq { a.enqueue(d, t); }
         let s = rtl_models::zeropod_cell::SchdRepr {

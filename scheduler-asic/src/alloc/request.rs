@@ -11,8 +11,7 @@
 //! is the mice flow size from the last RTS's top-k entry (its size class `c` read as `2^c`
 //! cells, at most the aggregated cells) when the sender reported one, else the aggregated
 //! cells; then a bit that puts the mice pair first on a tie; then 16 random bits from the
-//! scheduler's LFSR. C2E pairs rank the same way, with the mice entries of the Core's RTS
-//! (§III-C: Cores "behave like endhosts"; see `switch::zeropod::CorePort::rts`). (Session 5's key ranked every pair with a mice entry ahead of every pair
+//! scheduler's LFSR. (Session 5's key ranked every pair with a mice entry ahead of every pair
 //! without one, whatever their sizes: a departure from the paper's single scale.)
 
 use heapless::Vec;
@@ -200,7 +199,7 @@ pub fn request<const M: usize, const N: usize, const P: usize, const C: usize>(
                 volume: v.min(slots),
                 key: 0,
             };
-            keep_best(&mut best, r, urgency_key(mx.core_mice_class(c, d), v), g);
+            keep_best(&mut best, r, urgency_key(None, v), g);
         });
         for &(k, mut g) in best.iter() {
             let td = g.dst as usize / M;

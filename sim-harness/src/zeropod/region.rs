@@ -324,7 +324,6 @@ impl Region {
                 buffer_cells: rc.core_port_cells,
                 epoch_slots: n,
                 clock_offset: 0,
-                ..CorePortConfig::default()
             })
             .map_err(cfg_err)?;
             cores.push(Box::new(core));
@@ -582,12 +581,11 @@ impl Region {
         }
         for c in self.cores.iter_mut() {
             for (p, pod) in self.pods.iter_mut().enumerate() {
-                if let Some(mut r) = c.rts(p) {
+                if let Some(r) = c.rts(p) {
                     pod.outstanding += r.arrivals[..r.n_arrivals as usize]
                         .iter()
                         .map(|a| a.cells as u64)
                         .sum::<u64>();
-                    r.n_mice = r.n_mice.min(self.top_k);
                     pod.sched.on_rts(&r);
                 }
             }
@@ -733,13 +731,8 @@ impl Region {
                     (self.slab.len() - 1) as u32
                 }
             };
-            // The cell's header carries its flow's remaining cells from it on, as the sending
-            // host's PIAS queue knows them (for the Core's top-k mice report, §III-C, §IV-B1).
-            let rem = self.flows[info.flow as usize]
-                .cells
-                .saturating_sub(info.seq);
             let core = &mut self.cores[c as usize];
-            if !core.enqueue_remaining(dst as u16, tag, rem.min(255) as u8) {
+            if !core.enqueue(dst as u16, tag) {
                 self.stats.core_drops += 1;
                 self.slab_free.push(tag);
             } else {

@@ -4,7 +4,6 @@
 //!  E2P cells from any pod --> enqueue(dst host) --> [ VOQ per endhost of pod p ] (cells)
 //!                                                        |  occupancy > threshold -> backpressure
 //!  every epoch: rts(core) --> pod p's scheduler: newly arrived cells per host + backpressure
-//!                              + top-k mice entries (per VOQ: cells to the end of its shortest flow)
 //!  SCHD (C2E) from pod p --> on_schd --> sends `volume` cells of VOQ[dst] from the granted
 //!                                        slot, one per slot of pod p's clock --> departure()
 //! ```
@@ -16,25 +15,12 @@
 //! port exceeds a predefined threshold, backpressure signals are tagged in RTS" (§IV-A2):
 //! [`CorePort::backpressure`] is the port's bit; the Core ORs its ports' bits into each RTS.
 //!
-//! Top-k mice (§IV-B1 for endhosts; §III-C: Cores "behave like endhosts with almost the same
-//! functionalities" and relay "utilizing a similar RTS-SCHD-based mechanism with endhosts"):
-//! an endhost's RTS names its top-k destinations with the shortest flows and their sizes. A
-//! Core port does the same for its per-endhost VOQs. It cannot see flows, only cells, so each
-//! E2P cell carries the remaining size of its flow from that cell on (`f.cells - seq`, which
-//! the sending host knows from its PIAS queue; capped at 255, kept with the buffered cell), and
-//! a VOQ's mice size is the fewest cells the port must send from the VOQ head to finish one
-//! flow: `min over queued cells i of (i + remaining_i)` (a FIFO: the cells ahead go first).
-//! VOQs at or below `mice_cells` are reported, smallest first, at most `TOP_K`, each as the
-//! destination's host index and its size class, as a NIC reports them.
-//!
 //! Units: cells; time in cell slots of the faced pod's clock. `N` hosts per pod, `V` cells
 //! per VOQ (a full VOQ or a full port buffer drops and counts).
 
 use heapless::Deque;
 use rtl_models::budget::bits_for;
-use rtl_models::zeropod_cell::{
-    MiceEntry, Route, RtsArrival, RtsRepr, SchdRepr, TrafficKind, RTS_ARRIVALS, TOP_K,
-};
+use rtl_models::zeropod_cell::{Route, RtsArrival, RtsRepr, SchdRepr, TrafficKind, RTS_ARRIVALS};
 use rtl_models::{Clocked, ConfigError, Cycles, StateBudget};
 
 /// Configuration.
@@ -52,8 +38,6 @@ pub struct CorePortConfig {
     pub epoch_slots: u16,
     /// Slot offset of the faced pod's clock (its epoch 0 starts at this port time).
     pub clock_offset: u64,
-    /// Mice threshold of the top-k report, cells (as the NIC's: 100 KB ~ 200 cells).
-    pub mice_cells: u32,
 }
 
 impl Default for CorePortConfig {
@@ -65,7 +49,6 @@ impl Default for CorePortConfig {
             buffer_cells: 4096,
             epoch_slots: 32,
             clock_offset: 0,
-            mice_cells: 200,
         }
     }
 }
@@ -112,8 +95,6 @@ pub struct CorePort<const N: usize, const V: usize> {
     cfg: CorePortConfig,
     now: u64,
     voq: [Deque<u32, V>; N],
-    /// Per queued cell (parallel to `voq`): its flow's remaining cells from it on (header).
-    rem: [Deque<u8, V>; N],
     arrived: [u16; N],
     occupancy: u32,
     grant: Option<ActiveGrant>,
@@ -146,7 +127,6 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
             cfg,
             now: 0,
             voq: core::array::from_fn(|_| Deque::new()),
-            rem: core::array::from_fn(|_| Deque::new()),
             arrived: [0; N],
             occupancy: 0,
             grant: None,
@@ -161,7 +141,6 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
             cfg,
             now: 0,
             voq: core::array::from_fn(|_| Deque::new()),
-            rem: core::array::from_fn(|_| Deque::new()),
             arrived: [0; N],
             occupancy: 0,
             grant: None,
@@ -197,23 +176,14 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
         self.occupancy > self.cfg.backpressure_cells
     }
 
-    /// Per-cycle input: an E2P cell for host `dst` (index in the faced pod) arrives, its
-    /// flow's remaining size unknown (never a mice entry).
+    /// Per-cycle input: an E2P cell for host `dst` (index in the faced pod) arrives.
     pub fn enqueue(&mut self, dst: u16, tag: u32) -> bool {
-        self.enqueue_remaining(dst, tag, u8::MAX)
-    }
-
-    /// Per-cycle input: an E2P cell for host `dst` arrives whose header says its flow has
-    /// `remaining` cells left from this one on (255 = 255 or more).
-    pub fn enqueue_remaining(&mut self, dst: u16, tag: u32, remaining: u8) -> bool {
         let d = dst as usize;
         if d >= N || self.occupancy >= self.cfg.buffer_cells || self.voq[d].push_back(tag).is_err()
         {
             self.stats.dropped += 1;
             return false;
         }
-        // Same capacity as `voq[d]`, which just took the cell.
-        let _ = self.rem[d].push_back(remaining);
         self.occupancy += 1;
         self.arrived[d] = self.arrived[d].saturating_add(1);
         self.stats.enqueued += 1;
@@ -243,32 +213,6 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
             self.arrived[h] = 0;
             r.n_arrivals += 1;
         }
-        // Top-k mice: each VOQ's cells to the end of its quickest flow, smallest first.
-        let mut size = [u32::MAX; N];
-        for (h, q) in self.rem.iter().enumerate() {
-            for (i, &rm) in q.iter().enumerate() {
-                // Cells further back cost at least their position: nothing shorter behind.
-                if i as u32 >= size[h].min(self.cfg.mice_cells + 1) {
-                    break;
-                }
-                size[h] = size[h].min(i as u32 + rm as u32);
-            }
-        }
-        let mut k = 0usize;
-        while k < TOP_K {
-            let best = (0..N)
-                .filter(|&h| size[h] <= self.cfg.mice_cells)
-                .min_by_key(|&h| (size[h], h));
-            let Some(h) = best else { break };
-            // h < N <= 512 hosts per pod and the class is below 8, so this cannot fail.
-            let Ok(m) = MiceEntry::new(h as u16, size_class(size[h])) else {
-                break;
-            };
-            r.mice[k] = m;
-            size[h] = u32::MAX;
-            k += 1;
-        }
-        r.n_mice = k as u8;
         r
     }
 
@@ -302,7 +246,6 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
                 g.left -= 1;
                 match self.voq[g.dst as usize].pop_front() {
                     Some(tag) => {
-                        self.rem[g.dst as usize].pop_front();
                         self.occupancy -= 1;
                         self.stats.sent += 1;
                         self.out = Some(CoreDeparture {
@@ -320,16 +263,6 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
         }
         self.now += 1;
     }
-}
-
-/// PIAS-style size class `ceil(log2(cells))`, capped at 7 (as the NIC's RTS).
-fn size_class(cells: u32) -> u8 {
-    let c = if cells <= 1 {
-        0
-    } else {
-        32 - (cells - 1).leading_zeros()
-    };
-    c.min(7) as u8
 }
 
 impl<const N: usize, const V: usize> Clocked for CorePort<N, V> {
@@ -389,49 +322,8 @@ mod tests {
             buffer_cells: 20,
             epoch_slots: 4,
             clock_offset: 2,
-            mice_cells: 6,
         })
         .unwrap()
-    }
-
-    /// A Core reports top-k mice as an endhost does (§III-C, §IV-B1): per VOQ the fewest cells
-    /// to the end of one flow, FIFO order counted; smallest first; none above `mice_cells`
-    /// or for cells of unknown size; sending a cell shortens the report.
-    #[test]
-    fn rts_reports_each_voq_shortest_flow_as_mice() {
-        let mut p = CorePort::<4, 16>::new(CorePortConfig {
-            mice_cells: 6,
-            buffer_cells: 64,
-            backpressure_cells: 60,
-            ..CorePortConfig::default()
-        })
-        .unwrap();
-        // Host 0: an elephant's cells (9 left), then a 1-cell flow behind them: 4 + 1 = 5.
-        for (t, rem) in [(0, 9), (1, 8), (2, 7), (3, 6), (4, 1)] {
-            assert!(p.enqueue_remaining(0, t, rem));
-        }
-        // Host 1: a 2-cell flow at the head: 2. Host 2: a 7-cell flow: above the threshold.
-        assert!(p.enqueue_remaining(1, 5, 2));
-        assert!(p.enqueue_remaining(1, 6, 1));
-        assert!(p.enqueue_remaining(2, 7, 7));
-        // Host 3: size unknown.
-        assert!(p.enqueue(3, 8));
-        let r = p.rts(0);
-        assert_eq!(r.n_mice, 2);
-        assert_eq!((r.mice[0].dst.value(), r.mice[0].size.value()), (1, 1));
-        assert_eq!((r.mice[1].dst.value(), r.mice[1].size.value()), (0, 3));
-        // Send 3 cells of host 0: the 1-cell flow is now 2 cells from the head.
-        p.on_schd(&SchdRepr {
-            to_core: true,
-            traffic: TrafficKind::C2E,
-            dst: 0,
-            volume: 3,
-            ..SchdRepr::default()
-        });
-        p.advance(3);
-        let r = p.rts(0);
-        assert_eq!((r.mice[0].dst.value(), r.mice[0].size.value()), (0, 1));
-        assert_eq!(r.mice[1].dst.value(), 1);
     }
 
     #[test]

@@ -58,15 +58,9 @@ impl<const P: usize, const N: usize, const V: usize> CoreSwitch<P, N, V> {
     /// An E2P cell for global host `dst` arrives; false (counted at the port) if dropped or
     /// `dst` names no pod of this Core.
     pub fn enqueue(&mut self, dst: u16, tag: u32) -> bool {
-        self.enqueue_remaining(dst, tag, u8::MAX)
-    }
-
-    /// As [`CoreSwitch::enqueue`], for a cell whose flow has `remaining` cells left from it
-    /// on (the top-k mice report, [`CorePort::rts`]).
-    pub fn enqueue_remaining(&mut self, dst: u16, tag: u32, remaining: u8) -> bool {
         let (p, h) = (dst as usize / N, (dst as usize % N) as u16);
         match self.ports.get_mut(p) {
-            Some(port) => port.enqueue_remaining(h, tag, remaining),
+            Some(port) => port.enqueue(h, tag),
             None => false,
         }
     }
