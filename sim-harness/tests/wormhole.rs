@@ -207,10 +207,8 @@ fn small_instance_error_below_one_percent_with_fewer_events() {
     assert_eq!(a.summary.events, c.summary.events);
 }
 
-/// GPT, 64 GPUs (TP8-DP4-PP2) on a rail-optimized radix-16 fat tree, messages scaled to
-/// 3 %: the iteration completes task by task with and without skipping, within 1 %.
-#[test]
-fn llm_gpt64_iteration_within_one_percent() {
+/// GPT, 64 GPUs (TP8-DP4-PP2) on a rail-optimized radix-16 fat tree, messages scaled to 3 %.
+fn gpt64_small() -> Scenario {
     let mut s = one_tor(64, 1);
     s.topology.radix = 16;
     s.workload.kind = WorkloadKind::Llm;
@@ -220,6 +218,14 @@ fn llm_gpt64_iteration_within_one_percent() {
         bytes_scale: 0.03,
         ..LlmWorkload::default()
     });
+    s
+}
+
+/// GPT, 64 GPUs (TP8-DP4-PP2) on a rail-optimized radix-16 fat tree, messages scaled to
+/// 3 %: the iteration completes task by task with and without skipping, within 1 %.
+#[test]
+fn llm_gpt64_iteration_within_one_percent() {
+    let s = gpt64_small();
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     for r in [&a, &b] {
         assert_eq!(key(r, "llm_tasks_done"), key(r, "llm_tasks"));
@@ -273,15 +279,7 @@ fn transports_without_fast_forward_are_refused_and_say_so() {
 /// steady-detection window (20 samples of 5 us at line rate) would need; still within 1 %.
 #[test]
 fn memo_hit_goes_straight_into_the_steady_skip() {
-    let mut s = one_tor(64, 1);
-    s.topology.radix = 16;
-    s.workload.kind = WorkloadKind::Llm;
-    s.workload.llm = Some(LlmWorkload {
-        family: LlmFamily::Gpt,
-        gpus: 64,
-        bytes_scale: 0.03,
-        ..LlmWorkload::default()
-    });
+    let s = gpt64_small();
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     assert!(key(&a, "wormhole_memo_hits") > 0.0);
     assert!(key(&a, "wormhole_memo_skips") > 0.0);
