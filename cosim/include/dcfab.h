@@ -267,6 +267,9 @@ typedef struct {
     uint64_t max_cwnd_bytes;
     // Line rate, bytes per cycle, Q32.32.
     uint64_t line_rate_q32;
+    // Rule flags: bit 0 `trend_ai`, bit 1 `gentle_fixed` (the authors' simulator's epoch
+    // rule; 0 = Algorithm 1 as printed). Other bits must be zero.
+    uint32_t flags;
 } DcfabUnoCcConfig;
 
 // Configuration of a Uno phantom-marking port.

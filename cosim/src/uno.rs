@@ -104,6 +104,9 @@ pub struct DcfabUnoCcConfig {
     pub max_cwnd_bytes: u64,
     /// Line rate, bytes per cycle, Q32.32.
     pub line_rate_q32: u64,
+    /// Rule flags: bit 0 `trend_ai`, bit 1 `gentle_fixed` (the authors' simulator's epoch
+    /// rule; 0 = Algorithm 1 as printed). Other bits must be zero.
+    pub flags: u32,
 }
 
 impl From<UnoCcConfig> for DcfabUnoCcConfig {
@@ -122,6 +125,7 @@ impl From<UnoCcConfig> for DcfabUnoCcConfig {
             init_cwnd_bytes: c.init_cwnd_bytes,
             max_cwnd_bytes: c.max_cwnd_bytes,
             line_rate_q32: c.line_rate.0,
+            flags: u32::from(c.trend_ai) | u32::from(c.gentle_fixed) << 1,
         }
     }
 }
@@ -129,6 +133,12 @@ impl From<UnoCcConfig> for DcfabUnoCcConfig {
 pub(crate) fn build_cc(c: &DcfabUnoCcConfig) -> Result<UnoCc, Error> {
     let ewma_shift =
         u8::try_from(c.ewma_shift).map_err(|_| Error::config("ewma_shift", "must be in 1..=15"))?;
+    if c.flags & !3 != 0 {
+        return Err(Error::config(
+            "flags",
+            "only bits 0 (trend_ai) and 1 (gentle_fixed) exist",
+        ));
+    }
     let cfg = UnoCcConfig {
         mtu_bytes: c.mtu_bytes,
         bdp_bytes: c.bdp_bytes,
@@ -143,6 +153,8 @@ pub(crate) fn build_cc(c: &DcfabUnoCcConfig) -> Result<UnoCc, Error> {
         init_cwnd_bytes: c.init_cwnd_bytes,
         max_cwnd_bytes: c.max_cwnd_bytes,
         line_rate: Rate(c.line_rate_q32),
+        trend_ai: c.flags & 1 != 0,
+        gentle_fixed: c.flags & 2 != 0,
     };
     UnoCc::new(cfg, 0).map_err(|e| Error::config(e.field, e.problem))
 }

@@ -239,6 +239,15 @@ fn bad_configs_name_the_field() {
     c.base_rtt = 0;
     assert!(unsafe { dcfab_unocc_new(&c) }.is_null());
     assert!(last().contains("base_rtt"), "{}", last());
+    c = DcfabUnoCcConfig::from(cfg());
+    c.flags = 4;
+    assert!(unsafe { dcfab_unocc_new(&c) }.is_null());
+    assert!(last().contains("flags"), "{}", last());
+    // The two rule flags round-trip through the C struct.
+    let mut r = cfg();
+    r.trend_ai = true;
+    r.gentle_fixed = true;
+    assert_eq!(DcfabUnoCcConfig::from(r).flags, 3);
     assert!(dcfab_uport_new_uno(20_000, 50 << 32, 100_000, 7, 1).is_null());
     assert!(last().contains("mark_on"), "{}", last());
     assert!(dcfab_uport_new_uno(20_000, 50 << 32, 0, 1, 1).is_null());

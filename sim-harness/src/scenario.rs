@@ -114,6 +114,14 @@ pub struct Topology {
     /// connections regardless of the physical queue capacity". Written out only when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phantom_size: Option<Size>,
+    /// RED/ECN `K_min` of the phantom queues as a fraction of their capacity; unset,
+    /// `ecn_kmin` (Uno 5.1: 25%; the authors' simulator runs its Uno figures with 2%).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phantom_kmin: Option<f64>,
+    /// RED/ECN `K_max` of the phantom queues; unset, `ecn_kmax` (Uno 5.1: 75%; the
+    /// authors' simulator: 60%).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phantom_kmax: Option<f64>,
     /// `[topology.two_dc]`: the inter-DC part of `kind = "two_dc"` (written out only when it
     /// differs from its defaults).
     #[serde(skip_serializing_if = "TwoDcSection::is_default")]
@@ -228,6 +236,8 @@ impl Default for Topology {
             phantom_ports: SwitchPortRole::FAT_TREE.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
             phantom_size: None,
+            phantom_kmin: None,
+            phantom_kmax: None,
             two_dc: TwoDcSection::default(),
             ecn_mark: EcnMark::Departure,
         }

@@ -363,6 +363,33 @@ fn check_topology(s: &Scenario) -> Result<u64> {
             ),
         ));
     }
+    for (field, v) in [
+        ("topology.phantom_kmin", t.phantom_kmin),
+        ("topology.phantom_kmax", t.phantom_kmax),
+    ] {
+        if let Some(v) = v {
+            finite(field, v)?;
+            if !(0.0..=1.0).contains(&v) {
+                return Err(Error::field(
+                    field,
+                    format!(
+                        "must be a fraction of the phantom capacity, 0 to 1, got {}",
+                        num(v)
+                    ),
+                ));
+            }
+        }
+    }
+    let (pk_min, pk_max) = (
+        t.phantom_kmin.unwrap_or(t.ecn_kmin),
+        t.phantom_kmax.unwrap_or(t.ecn_kmax),
+    );
+    if (t.phantom_kmin.is_some() || t.phantom_kmax.is_some()) && pk_min > pk_max {
+        return Err(Error::field(
+            "topology.phantom_kmin",
+            format!("{} is above the phantom K_max {}", num(pk_min), num(pk_max)),
+        ));
+    }
     Ok(hosts)
 }
 
@@ -1030,6 +1057,29 @@ mod tests {
                 Box::new(|s| s.transport.header_bytes = 0),
             ),
             ("topology.ecn_kmax", Box::new(|s| s.topology.ecn_kmax = 1.5)),
+            (
+                "topology.phantom_kmax",
+                Box::new(|s| s.topology.phantom_kmax = Some(1.5)),
+            ),
+            (
+                "topology.phantom_kmin",
+                Box::new(|s| {
+                    s.topology.phantom_kmin = Some(0.8);
+                    s.topology.phantom_kmax = Some(0.5);
+                }),
+            ),
+            (
+                "transport.uno.ewma_shift",
+                Box::new(|s| s.transport.uno.ewma_shift = 0),
+            ),
+            (
+                "transport.uno.max_cwnd",
+                Box::new(|s| s.transport.uno.max_cwnd = 0.0),
+            ),
+            (
+                "transport.uno.gentle_delay",
+                Box::new(|s| s.transport.uno.gentle_delay = Some(-1.0)),
+            ),
             (
                 "topology.ecn_kmin",
                 Box::new(|s| {

@@ -24,7 +24,12 @@ module dcfab_unocc #(
   parameter bit [63:0] DELAY_THRESH = 64'd0,
   parameter bit [63:0] INIT_CWND    = 64'd175000,
   parameter bit [63:0] MAX_CWND     = 64'd350000,
-  parameter bit [63:0] LINE_Q32     = 64'd53687091200  // 12.5 B/cycle
+  parameter bit [63:0] LINE_Q32     = 64'd53687091200, // 12.5 B/cycle
+  // The authors' simulator's epoch rule (nic::uno::UnoCcConfig::trend_ai / gentle_fixed):
+  // a marked epoch with E falling (E_old > 0, E <= 0.9) is an AI by alpha * epoch bytes /
+  // cwnd instead of an MD; MD_scale = GENTLE on a phantom-only epoch instead of *= GENTLE.
+  parameter bit        TREND_AI     = 1'b0,
+  parameter bit        GENTLE_FIXED = 1'b0
 ) (
   input  logic         clk,
   input  logic         rst_n,
@@ -122,20 +127,26 @@ module dcfab_unocc #(
         if (t_pkt >= {16'b0, te}) begin
           // ONEPOCH
           logic [31:0] acked, marked, frac;
-          int signed   e;
+          int signed   e, e_old;
           logic [63:0] nxt;
+          logic        draining;
           acked  = (ea == 16'd0) ? 32'd1 : {16'b0, ea};
           marked = {16'b0, em};
           frac   = ((marked < acked ? marked : acked) * ONE) / acked;
-          e      = $signed({16'b0, e16});
-          e      = e + (($signed(frac) - e) >>> EWMA_SHIFT);
+          e_old  = $signed({16'b0, e16});
+          e      = e_old + (($signed(frac) - e_old) >>> EWMA_SHIFT);
           if (e < 0) e = 0;
           if (e > $signed(ONE)) e = $signed(ONE);
           e16    = e[15:0];
-          if (marked != 32'd0 && now >= {16'b0, hu}) begin
+          draining = TREND_AI && e_old > 0 && e < e_old && e <= 29491;
+          if (marked != 32'd0 && now >= {16'b0, hu} && draining) begin
+            logic [127:0] inc;
+            inc = ({64'b0, ALPHA_Q8} * ({96'b0, acked} * {96'b0, MTU}) * 128'd256) / {88'b0, c};
+            c = clamp_cwnd({88'b0, c} + inc);
+          end else if (marked != 32'd0 && now >= {16'b0, hu}) begin
             logic [63:0] md_ecn, red;
             logic [127:0] prod;
-            if (!ed) ms = 16'(({16'b0, ms} * GENTLE_Q15) >> 15);
+            if (!ed) ms = GENTLE_FIXED ? GENTLE_Q15[15:0] : 16'(({16'b0, ms} * GENTLE_Q15) >> 15);
             else     ms = ONE[15:0];
             md_ecn = ({48'b0, e16} * {32'b0, MD_GAIN_Q15}) >> 15;
             red    = (md_ecn * {48'b0, ms}) >> 15;

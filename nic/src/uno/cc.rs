@@ -35,6 +35,12 @@
 //! RTT the ACK that opens the window measured, at least the base RTT (4.1.2: "once every
 //! RTT"), and its first window starts at the first ACK, like the epochs; `cwnd` stays within
 //! `[mtu, max_cwnd]`; a timeout halves `cwnd`, a NACK counts as a marked packet with delay.
+//!
+//! Two opt-in flags follow the authors' simulator instead of the printed algorithm
+//! (`lcp_type = "aimd_phantom"` in `sim/lcp.cpp` of spcl/Uno_SC25, which every Uno run of its
+//! artifact scripts selects): [`UnoCcConfig::trend_ai`] (a marked epoch whose `E` fell is an
+//! AI of `alpha * epoch_bytes / cwnd`, not an MD) and [`UnoCcConfig::gentle_fixed`]
+//! (`MD_scale = gentle` per phantom-only epoch, not compounding). Both off by default.
 
 // modular-bitfield 0.11 expands the word's fields into parenthesised types.
 #![allow(unused_parens)]
@@ -47,6 +53,8 @@ use rtl_models::{Clocked, ConfigError, Cycles, Rate, StateBudget};
 pub const Q15_ONE: u32 = 1 << 15;
 /// Largest 48-bit time stamp.
 const T_MAX: u64 = (1 << 48) - 1;
+/// `trend_ai`: above this `E` (0.9 in Q1.15) a marked epoch is an MD even if `E` fell.
+const E_TREND_MAX: i32 = 29491;
 /// Largest Q32.8 window.
 const CWND_Q8_MAX: u64 = (1 << 40) - 1;
 
@@ -80,6 +88,16 @@ pub struct UnoCcConfig {
     pub max_cwnd_bytes: u64,
     /// Line rate in bytes per cycle: the pacing ceiling.
     pub line_rate: Rate,
+    /// The authors' simulator's epoch rule (`aimd_phantom` in `sim/lcp.cpp` of
+    /// spcl/Uno_SC25, the code behind the paper's figures): a marked epoch whose `E` fell
+    /// below the previous epoch's (previous `E` above zero, new `E` at most 0.9) is an
+    /// additive increase by `alpha * epoch_bytes / cwnd` instead of an MD ("phantom queue
+    /// draining"; `epoch_bytes` = the epoch's ACKs x MTU). Off: Algorithm 1 as printed
+    /// (every marked epoch is an MD).
+    pub trend_ai: bool,
+    /// `MD_scale = gentle` on every phantom-only epoch (the authors' simulator: a fixed
+    /// 0.35) instead of Algorithm 1 line 10's `MD_scale *= gentle` (compounding).
+    pub gentle_fixed: bool,
 }
 
 impl UnoCcConfig {
@@ -109,6 +127,8 @@ impl UnoCcConfig {
             init_cwnd_bytes: bdp_bytes,
             max_cwnd_bytes: bdp_bytes.saturating_mul(2),
             line_rate,
+            trend_ai: false,
+            gentle_fixed: false,
         }
     }
 
@@ -434,16 +454,27 @@ impl UnoCc {
         let acked = self.st.epoch_acked.max(1) as u32;
         let marked = self.st.epoch_marked as u32;
         let frac_q15 = (marked.min(acked) * Q15_ONE / acked) as i32;
-        let e = self.st.ecn_ewma_q15 as i32;
-        let e = e + ((frac_q15 - e) >> self.cfg.ewma_shift);
-        self.st.ecn_ewma_q15 = e.clamp(0, Q15_ONE as i32) as u16;
+        let e_old = self.st.ecn_ewma_q15 as i32;
+        let e = (e_old + ((frac_q15 - e_old) >> self.cfg.ewma_shift)).clamp(0, Q15_ONE as i32);
+        self.st.ecn_ewma_q15 = e as u16;
         let mut md = false;
         let mut gentle = false;
-        if marked > 0 && self.now >= self.st.hold_until.value() {
+        // `trend_ai` (the authors' `aimd_phantom`): E falling (and neither zero before nor
+        // above 0.9 now) means the phantom queue drains: increase, no MD.
+        let draining = self.cfg.trend_ai && e_old > 0 && e < e_old && e <= E_TREND_MAX;
+        if marked > 0 && self.now >= self.st.hold_until.value() && draining {
+            let bytes = acked as u128 * self.cfg.mtu_bytes as u128;
+            let cwnd_q8 = self.st.cwnd_q8.value() as u128;
+            let inc_q8 = (self.cfg.alpha_q8 as u128 * bytes * 256) / cwnd_q8;
+            self.set_cwnd_q8(cwnd_q8 + inc_q8);
+        } else if marked > 0 && self.now >= self.st.hold_until.value() {
             if !self.st.epoch_delay {
                 // Line 10: congestion only in phantom queues: gentle reduction.
-                self.st.md_scale_q15 =
-                    ((self.st.md_scale_q15 as u32 * self.cfg.gentle_q15) >> 15) as u16;
+                self.st.md_scale_q15 = if self.cfg.gentle_fixed {
+                    self.cfg.gentle_q15 as u16
+                } else {
+                    ((self.st.md_scale_q15 as u32 * self.cfg.gentle_q15) >> 15) as u16
+                };
                 gentle = true;
             } else {
                 // Line 12.

@@ -80,13 +80,16 @@ impl Sim {
 
         // `topology.phantom_size`: one capacity (and RED thresholds on it) for every phantom
         // queue; unset, each phantom queue holds its port's buffer.
+        // `phantom_kmin` / `phantom_kmax` (unset: `ecn_kmin` / `ecn_kmax`) place them.
         let phantom_cap = t.phantom_size.map(|z| z.bytes(bdp_bytes));
-        let phantom_red = phantom_cap.map_or(red, |c| {
-            RedConfig::linear(
-                (c as f64 * t.ecn_kmin) as u64,
-                (c as f64 * t.ecn_kmax) as u64,
-            )
-        });
+        let (pk_min, pk_max) = (
+            t.phantom_kmin.unwrap_or(t.ecn_kmin),
+            t.phantom_kmax.unwrap_or(t.ecn_kmax),
+        );
+        let phantom_k = t.phantom_kmin.is_some() || t.phantom_kmax.is_some();
+        let phantom_red_of =
+            |c: u64| RedConfig::linear((c as f64 * pk_min) as u64, (c as f64 * pk_max) as u64);
+        let phantom_red = phantom_cap.map_or(red, phantom_red_of);
         let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
         let switches: Vec<(Route, u64)> = fabric
             .switches
@@ -111,6 +114,7 @@ impl Sim {
                 {
                     let (cap, pred) = match phantom_cap {
                         Some(c) => (c, phantom_red),
+                        None if phantom_k => (buffer_bytes, phantom_red_of(buffer_bytes)),
                         None => (buffer_bytes, red),
                     };
                     let phantom = crate::port::phantom_config(

@@ -93,6 +93,34 @@ pub struct UnoSection {
     pub block_timeout_us: f64,
     /// UnoLB subflows per flow (1, 2, 4, 8 or 16).
     pub subflows: u32,
+    /// The EWMA gain of `E` is `2^-ewma_shift` (1..=15; default 4 = 1/16, DCTCP's `g`; the
+    /// paper gives none, the authors' simulator runs 0.5, i.e. 1).
+    #[serde(skip_serializing_if = "is_four")]
+    pub ewma_shift: u32,
+    /// The authors' simulator's epoch rule (`aimd_phantom`, spcl/Uno_SC25 `sim/lcp.cpp`): a
+    /// marked epoch whose `E` fell is an additive increase, not an MD. Off: Algorithm 1.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trend_ai: bool,
+    /// `MD_scale = gentle` on each phantom-only epoch (the authors' simulator, with 0.35)
+    /// instead of Algorithm 1 line 10's compounding `MD_scale *= gentle`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub gentle_fixed: bool,
+    /// "No physical queue" (Alg. 1 line 9) below this relative delay, as a fraction of the
+    /// flow's base RTT (the authors' simulator: 0.055); unset, four MTU serialisation times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gentle_delay: Option<f64>,
+    /// Largest window in BDPs of the flow (default 2; the authors' simulator caps at 1).
+    /// The new fields are written out only when not their defaults.
+    #[serde(skip_serializing_if = "is_two")]
+    pub max_cwnd: f64,
+}
+
+fn is_four(v: &u32) -> bool {
+    *v == 4
+}
+
+fn is_two(v: &f64) -> bool {
+    *v == 2.0
 }
 
 impl Default for UnoSection {
@@ -109,6 +137,11 @@ impl Default for UnoSection {
             ec_intra: false,
             block_timeout_us: 200.0,
             subflows: 8,
+            ewma_shift: 4,
+            trend_ai: false,
+            gentle_fixed: false,
+            gentle_delay: None,
+            max_cwnd: 2.0,
         }
     }
 }
@@ -135,6 +168,16 @@ impl UnoSection {
         frac("gentle", self.gentle, 0.0, 1.0)?;
         frac("k", self.k, 1e-6, 1000.0)?;
         frac("block_timeout_us", self.block_timeout_us, 0.001, 1e6)?;
+        frac("max_cwnd", self.max_cwnd, 0.01, 1000.0)?;
+        if let Some(d) = self.gentle_delay {
+            frac("gentle_delay", d, 0.0, 100.0)?;
+        }
+        if !(1..=15).contains(&self.ewma_shift) {
+            return Err(Error::field(
+                "transport.uno.ewma_shift",
+                format!("must be in 1..=15, got {}", self.ewma_shift),
+            ));
+        }
         if self.ec_data == 0 || self.ec_data + self.ec_parity > 16 {
             return Err(Error::field(
                 "transport.uno.ec_data",
@@ -396,7 +439,18 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     cfg.beta_q15 = (sec.beta * 32768.0).round() as u32;
     cfg.gentle_q15 = (sec.gentle * 32768.0).round() as u32;
     cfg.k_bytes = ((st.intra_bdp as f64 * sec.k) as u64).clamp(1, (1 << 32) - 1);
-    cfg.delay_thresh = st.delay_thresh;
+    cfg.delay_thresh = match sec.gentle_delay {
+        Some(d) => (base_rtt as f64 * d) as u64,
+        None => st.delay_thresh,
+    };
+    cfg.ewma_shift = sec.ewma_shift as u8;
+    cfg.trend_ai = sec.trend_ai;
+    cfg.gentle_fixed = sec.gentle_fixed;
+    if st.cc == CcKind::Uno {
+        // `transport.uno.max_cwnd`: UnoCC's cap only (the baselines keep two BDPs).
+        cfg.max_cwnd_bytes =
+            ((bdp as f64 * sec.max_cwnd) as u64).clamp(u64::from(st.mtu), (1 << 32) - 1);
+    }
     let init = st
         .init_cwnd
         .bytes(bdp)

@@ -108,6 +108,72 @@ fn gentle_md_when_marked_without_delay() {
     assert_eq!(cc.state().md_scale_q15, Q15_ONE as u16);
 }
 
+/// A stream of ACKs (every `m`-th marked, no queueing delay) continuing right after the
+/// last epoch-ending packet; returns the outcome of the ACK that ends the next epoch.
+fn mixed_epoch(cc: &mut UnoCc, m: u64) -> AckOutcome {
+    let t0 = cc.now() - INTRA_RTT + 300;
+    let mut last = AckOutcome::default();
+    for k in 0..=200 {
+        let sent = t0 + k * 300;
+        last = cc.on_ack(sent + INTRA_RTT, MTU, k % m == 0, INTRA_RTT);
+        if last.epoch_end {
+            return last;
+        }
+    }
+    last
+}
+
+#[test]
+fn trend_ai_increases_when_the_marked_fraction_falls() {
+    // The authors' simulator (`aimd_phantom`): a marked epoch whose E fell is an AI.
+    let cfg = UnoCcConfig {
+        trend_ai: true,
+        ewma_shift: 1,
+        ..intra()
+    };
+    let mut cc = UnoCc::new(cfg, 0).unwrap();
+    // All marked: E 0 -> 0.5; E_old = 0, so an MD.
+    let o = marked_epoch(&mut cc, 0, 0);
+    assert!(o.md);
+    let after_md = cc.cwnd();
+    assert!(after_md < BDP_INTRA);
+    // A quarter marked: E 0.5 -> 0.375 < 0.5: the epoch's bytes grow the window by
+    // alpha x bytes / cwnd, and no MD.
+    let o = mixed_epoch(&mut cc, 4);
+    assert!(o.epoch_end && !o.md, "{o:?}");
+    assert!(cc.cwnd() > after_md, "{} vs {after_md}", cc.cwnd());
+    // Algorithm 1 as printed cuts on the same two epochs.
+    let mut plain = UnoCc::new(
+        UnoCcConfig {
+            ewma_shift: 1,
+            ..intra()
+        },
+        0,
+    )
+    .unwrap();
+    marked_epoch(&mut plain, 0, 0);
+    let w = plain.cwnd();
+    assert!(mixed_epoch(&mut plain, 4).md);
+    assert!(plain.cwnd() < w);
+    // E rising again (all marked): an MD even with trend_ai.
+    assert!(mixed_epoch(&mut cc, 1).md);
+}
+
+#[test]
+fn gentle_fixed_does_not_compound() {
+    let cfg = UnoCcConfig {
+        gentle_fixed: true,
+        gentle_q15: 11469, // 0.35, the authors' simulator
+        ..intra()
+    };
+    let mut cc = UnoCc::new(cfg, 0).unwrap();
+    assert!(marked_epoch(&mut cc, 0, 0).gentle);
+    assert_eq!(cc.state().md_scale_q15, 11469);
+    let t = cc.state().t_epoch.value();
+    assert!(marked_epoch(&mut cc, t, 0).gentle);
+    assert_eq!(cc.state().md_scale_q15, 11469);
+}
+
 #[test]
 fn unmarked_epoch_decays_e_without_md() {
     let mut cc = UnoCc::new(intra(), 0).unwrap();
