@@ -34,6 +34,10 @@ use serde::{Deserialize, Serialize};
 pub const WEBSEARCH_CDF_CSV: &str = include_str!("../../../scenarios/data/websearch_cdf.csv");
 /// The Alibaba-WAN-like inter-DC CDF as shipped (`scenarios/data/wan_alibaba_like_cdf.csv`).
 pub const WAN_CDF_CSV: &str = include_str!("../../../scenarios/data/wan_alibaba_like_cdf.csv");
+/// The inter-DC sizes of the Uno authors' Fig. 10 traffic matrix, as shipped
+/// (`scenarios/data/uno_artifact_inter_cdf.csv`).
+pub const ARTIFACT_INTER_CDF_CSV: &str =
+    include_str!("../../../scenarios/data/uno_artifact_inter_cdf.csv");
 /// The Google-all-RPC message sizes as shipped (`scenarios/data/google_rpc_cdf.csv`).
 pub const RPC_CDF_CSV: &str = include_str!("../../../scenarios/data/google_rpc_cdf.csv");
 
@@ -45,8 +49,19 @@ pub struct TwoDcWorkload {
     pub intra_senders: u32,
     /// `mixed_incast`: senders in the other datacenter.
     pub inter_senders: u32,
-    /// `uno_mix`: fraction of the offered bytes in inter-DC flows (Uno 5.1, 4:1: 0.2).
+    /// `uno_mix`: fraction of the offered bytes (or flows, `inter_share`) in inter-DC flows
+    /// (Uno 5.1, 4:1: 0.2).
     pub inter_fraction: f64,
+    /// `uno_mix`: what `inter_fraction` is a fraction of: `bytes` (default) or `flows` (the
+    /// authors' Fig. 10 traffic matrix: 20.6% of its flows are inter-DC). Written out only
+    /// when not `bytes`.
+    #[serde(skip_serializing_if = "InterShare::is_bytes")]
+    pub inter_share: InterShare,
+    /// `uno_mix`: the inter-DC size CDF: `wan_alibaba_like` (default, a synthetic stand-in)
+    /// or `uno_artifact` (the authors' Fig. 10 traffic matrix's inter-DC sizes). Written out
+    /// only when not the default.
+    #[serde(skip_serializing_if = "InterSizes::is_default")]
+    pub inter_sizes: InterSizes,
     /// `dc_allreduce`: training iterations.
     pub iterations: u32,
     /// `dc_allreduce`: time between two iterations' bursts, us.
@@ -71,6 +86,8 @@ impl Default for TwoDcWorkload {
             intra_senders: 4,
             inter_senders: 4,
             inter_fraction: 0.2,
+            inter_share: InterShare::Bytes,
+            inter_sizes: InterSizes::WanAlibabaLike,
             iterations: 10,
             iteration_us: 10_000.0,
             burst_min: Size::Bytes(70 << 20),
@@ -83,7 +100,58 @@ impl Default for TwoDcWorkload {
     }
 }
 
+/// `workload.two_dc.inter_share`: what `inter_fraction` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterShare {
+    /// A fraction of the offered bytes.
+    Bytes,
+    /// A fraction of the flows.
+    Flows,
+}
+
+/// `workload.two_dc.inter_sizes`: the inter-DC flow-size CDF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterSizes {
+    /// `scenarios/data/wan_alibaba_like_cdf.csv`.
+    WanAlibabaLike,
+    /// `scenarios/data/uno_artifact_inter_cdf.csv`.
+    UnoArtifact,
+}
+
+impl InterShare {
+    fn is_bytes(&self) -> bool {
+        *self == InterShare::Bytes
+    }
+}
+
+impl InterSizes {
+    fn is_default(&self) -> bool {
+        *self == InterSizes::WanAlibabaLike
+    }
+
+    /// The CDF.
+    pub fn cdf(self) -> Cdf {
+        match self {
+            InterSizes::WanAlibabaLike => wan_cdf(),
+            InterSizes::UnoArtifact => {
+                Cdf::parse("uno_artifact_inter_cdf.csv", ARTIFACT_INTER_CDF_CSV)
+                    .expect("shipped file, tested")
+            }
+        }
+    }
+}
+
 impl TwoDcWorkload {
+    /// Probability that a `uno_mix` flow is inter-DC, with mean sizes `mi` / `mw`.
+    pub fn p_inter(&self, mi: f64, mw: f64) -> f64 {
+        match self.inter_share {
+            InterShare::Bytes => p_inter(self.inter_fraction, mi, mw),
+            InterShare::Flows => self.inter_fraction.clamp(0.0, 1.0),
+        }
+    }
+
     /// Whether every field has its default (the section is then not written out).
     pub fn is_default(&self) -> bool {
         *self == TwoDcWorkload::default()
@@ -321,8 +389,8 @@ pub fn mean_bytes(s: &Scenario, msg: f64) -> f64 {
     let x = &s.workload.two_dc;
     match s.workload.kind {
         WorkloadKind::UnoMix => {
-            let (mi, mw) = (websearch_cdf().mean(), wan_cdf().mean());
-            let p = p_inter(x.inter_fraction, mi, mw);
+            let (mi, mw) = (websearch_cdf().mean(), x.inter_sizes.cdf().mean());
+            let p = x.p_inter(mi, mw);
             (1.0 - p) * mi + p * mw
         }
         WorkloadKind::DcAllreduce => {
@@ -420,8 +488,8 @@ pub fn generate(
             v
         }
         WorkloadKind::UnoMix => {
-            let (ci, cw) = (websearch_cdf(), wan_cdf());
-            let p = p_inter(x.inter_fraction, ci.mean(), cw.mean());
+            let (ci, cw) = (websearch_cdf(), x.inter_sizes.cdf());
+            let p = x.p_inter(ci.mean(), cw.mean());
             let mean = (1.0 - p) * ci.mean() + p * cw.mean();
             let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * mean);
             let limit_s = crate::units::MAX_TIME_US * 1e-6;
@@ -500,6 +568,37 @@ mod tests {
         assert!(Cdf::parse("x", "bytes,cdf\n1,0\n2,0.5\n").is_err());
         assert!(Cdf::parse("x", "1,0\n3,1\n2,1\n").is_err());
         assert!(Cdf::parse("x", "1,0\nseven,1\n").is_err());
+    }
+
+    /// `inter_share = "flows"`: `inter_fraction` of the flows cross datacenters (the
+    /// authors' Fig. 10 matrix: 20.6%), with the authors' inter-DC sizes (at most 23.6 MB);
+    /// by bytes (the default) the same 0.2 makes only a few percent of the flows inter-DC.
+    #[test]
+    fn uno_mix_inter_share_by_flows_or_bytes() {
+        let art = InterSizes::UnoArtifact.cdf();
+        assert_eq!(art.0.len(), 95);
+        assert_eq!(art.0.last().unwrap().0, 23_576_684.0);
+        let mut s = scenario(WorkloadKind::UnoMix);
+        s.workload.flows = 4000;
+        s.workload.load = 0.4;
+        s.workload.two_dc.inter_share = InterShare::Flows;
+        s.workload.two_dc.inter_sizes = InterSizes::UnoArtifact;
+        let count = |s: &Scenario| {
+            let f = generate(s, 32, 1000, 100.0, &mut ChaCha8Rng::seed_from_u64(9)).unwrap();
+            let inter: Vec<u64> = f
+                .iter()
+                .filter(|x| x.src / 16 != x.dst / 16)
+                .map(|x| x.bytes)
+                .collect();
+            (inter.len() as f64 / f.len() as f64, inter)
+        };
+        let (share, inter) = count(&s);
+        assert!((0.18..0.22).contains(&share), "{share}");
+        assert!(inter.iter().all(|&b| (565..=23_576_684).contains(&b)));
+        s.workload.two_dc.inter_share = InterShare::Bytes;
+        s.workload.two_dc.inter_sizes = InterSizes::WanAlibabaLike;
+        let (share, _) = count(&s);
+        assert!(share < 0.08, "{share}");
     }
 
     #[test]
