@@ -75,6 +75,22 @@ pub struct PhostSection {
     pub downgrade_rtts: f64,
     /// Base RTTs a sender that sent everything waits for DONE before re-sending its RTS.
     pub rts_timeout_rtts: f64,
+    /// Tokens a flow may have unanswered at its receiver, in BDPs (session 7; the dcPIM
+    /// simulator's pHost, `capability_window`: 19 packets of 1.5 KB in its 100 Gb/s
+    /// settings, of the order of a BDP there; read here as one BDP): a token is answered by its DATA, so a sender whose DATAs queue in the
+    /// fabric gets tokens more slowly (the DCSIM paper, 4.2: pHost "decreases its sending
+    /// rate as it detects congestion in the network, based on received token packets").
+    /// 0 (the default): no window, tokens at line rate whatever comes back (pHost's paper;
+    /// results unchanged). Not the default because our window counts every unanswered
+    /// token, and a sender granted by many receivers lets most of their tokens expire
+    /// (46 k of 207 k in Fig. 5(b) at 8 BDP): they fill the window until the timeout gives
+    /// them up one at a time (CCT 1392 -> 2459 us there); the simulator counts its gap from
+    /// the latest answered token, which forgives them (not modelled).
+    pub token_window_bdp: f64,
+    /// Base RTTs a flow may stay at its token window before one unanswered token is given
+    /// up (its DATA taken as lost; the simulator's `capability_window_timeout`, here as
+    /// dcPIM's `token_window_timeout = 1.1` of the same simulator).
+    pub token_window_timeout_rtts: f64,
 }
 
 impl Default for PhostSection {
@@ -85,6 +101,8 @@ impl Default for PhostSection {
             downgrade_timeout_rtts: 2.0,
             downgrade_rtts: 3.0,
             rts_timeout_rtts: 4.0,
+            token_window_bdp: 0.0,
+            token_window_timeout_rtts: 1.1,
         }
     }
 }
@@ -116,6 +134,13 @@ impl PhostSection {
         )?;
         range("downgrade_rtts", self.downgrade_rtts, 0.0, 1000.0)?;
         range("rts_timeout_rtts", self.rts_timeout_rtts, 0.1, 1000.0)?;
+        range("token_window_bdp", self.token_window_bdp, 0.0, 100.0)?;
+        range(
+            "token_window_timeout_rtts",
+            self.token_window_timeout_rtts,
+            0.01,
+            1000.0,
+        )?;
         Ok(())
     }
 }
@@ -157,6 +182,14 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
 struct Params {
     mtu: u32,
     rts_timeout_ps: u64,
+}
+
+/// The token window of a pHost run, packets (0: none).
+fn st_window(sim: &Sim) -> Option<u16> {
+    match &sim.transport {
+        TransportDriver::Phost(st) => st.hosts.first().map(|h| h.rx.config().window),
+        _ => None,
+    }
 }
 
 /// pHost's counters (summary `phost_*`).
@@ -280,6 +313,22 @@ impl Sim {
             } else {
                 cycles32("transport.phost.downgrade_rtts", sec.downgrade_rtts * rtt)?
             },
+            window: if sec.token_window_bdp == 0.0 {
+                0
+            } else {
+                let w = (sec.token_window_bdp * self.bdp_bytes as f64 / f64::from(mtu)).ceil();
+                if w > f64::from(u16::MAX) {
+                    return Err(Error::field(
+                        "transport.phost.token_window_bdp",
+                        format!("{w} packets: at most {} tokens per flow", u16::MAX),
+                    ));
+                }
+                (w as u16).max(1)
+            },
+            window_timeout: cycles32(
+                "transport.phost.token_window_timeout_rtts",
+                sec.token_window_timeout_rtts * rtt,
+            )?,
         };
         let rx: PhostReceiver<{ state::FLOWS }> =
             PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))?;
@@ -323,6 +372,9 @@ impl Sim {
         let x = &mut r.summary.extra;
         x.insert("sim_drops".into(), 0.0);
         x.insert("sim_loss_rate".into(), 0.0);
+        if let Some(hs) = st_window(self) {
+            x.insert("phost_token_window_pkts".into(), f64::from(hs));
+        }
         for (name, v) in [
             ("phost_rts_sent", k.rts_sent),
             ("phost_rts_resent", k.rts_resent),
