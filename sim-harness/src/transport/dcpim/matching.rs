@@ -1,23 +1,28 @@
 //! dcPIM's matching at one host (Cai et al., SIGCOMM 2022, section 3.1; the `nic::dcpim`
-//! block's algorithm, distributed): the epoch clock, shared by every host (dcPIM assumes
-//! synchronized hosts), and a host's matching registers as a sender and as a receiver.
+//! block's algorithm, distributed, with dcPIM's `k` channels): the epoch clock, shared by
+//! every host (dcPIM assumes synchronized hosts), and a host's matching registers as a
+//! sender and as a receiver.
 //!
 //! ```text
 //!  epoch e (length E), data phase of the matching made in epoch e-1; meanwhile the
 //!  matching of epoch e+1, `rounds` rounds of length R = round_rtts x base RTT:
-//!    e*E + r*R          senders: ACCEPT the best GRANT of round r-1, then (unmatched)
-//!                       RTS to every receiver they have scheduled data for
-//!    e*E + r*R + R/2    receivers (unmatched): GRANT the best RTS of round r
-//!    e*E + rounds*R     senders: ACCEPT the best GRANT of the last round
+//!    e*E + r*R          senders: ACCEPT the GRANTs of round r-1, then (channels left)
+//!                       RTS to every receiver they have scheduled data for, asking for
+//!                       the channels that data needs
+//!    e*E + r*R + R/2    receivers (channels left): GRANT the RTSs of round r
+//!    e*E + rounds*R     senders: ACCEPT the GRANTs of the last round
 //!    (e+1)*E            every host: the matching of epoch e+1 becomes the current one
 //! ```
 //!
-//! "Best" is dcPIM's `min_rts` / `min_grant`: the smallest remaining size, ties to the
-//! lowest host index, in the first `srpt_rounds` rounds; in later rounds a uniformly random
-//! one (PIM's random choice; the dcPIM simulator's `pim_select_min_iters = 1`). Packets of another epoch or of a past round are ignored (dcPIM's
-//! `if (p->iter < this->iter) return`). A receiver that gets a second ACCEPT for an epoch
-//! (its GRANT of an earlier round was accepted late) sends that sender a revoking GRANT
-//! (dcPIM's `GrantsR`), which unmatches it.
+//! A round's offers are served in order, each given the channels it asks for while the
+//! host has any of its `k` left (the dcPIM simulator's `handle_all_req` /
+//! `handle_all_grants`): smallest remaining size first, ties to the lowest host index, in
+//! the first `srpt_rounds` rounds (dcPIM's `min_rts` / `min_grant`); in a uniformly random
+//! order in later rounds (PIM's random choice; the simulator's `pim_select_min_iters = 1`).
+//! Packets of another epoch or of a past round are ignored (dcPIM's `if (p->iter <
+//! this->iter) return`). A receiver whose ACCEPTs for an epoch would exceed `k` channels
+//! (a GRANT of an earlier round accepted late) sends the sender a revoking GRANT for the
+//! excess (dcPIM's `GrantsR`), which takes those channels back.
 
 use crate::event::Time;
 use rtl_models::{Lfsr32, RandomSource};
