@@ -187,6 +187,30 @@ impl<const F: usize> PhostReceiver<F> {
         }
     }
 
+    /// At most `gap` of `flow`'s tokens are still unanswered: the host saw a DATA answer a
+    /// token issued `gap` tokens before the latest, so the earlier unanswered ones (expired
+    /// at the sender, or their DATA lost) are given up (the dcPIM simulator's pHost counts
+    /// its window from the latest answered token, `token_count - largest_token_seq_received
+    /// - 1`).
+    pub fn forgive(&mut self, flow: u32, gap: u32) {
+        if let Some(i) = self.find(flow) {
+            let done = {
+                let Some(f) = self.flows[i].as_mut() else {
+                    return;
+                };
+                let g = gap.min(u32::from(u16::MAX)) as u16;
+                if g < f.pending {
+                    f.pending = g;
+                    f.blocked = 0;
+                }
+                f.pending == 0 && f.to_grant == 0
+            };
+            if done {
+                self.flows[i] = None;
+            }
+        }
+    }
+
     /// The token sent this cycle, if any (taken: a second call gives `None`).
     pub fn take_token(&mut self) -> Option<Token> {
         self.token.take()

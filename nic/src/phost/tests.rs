@@ -387,6 +387,33 @@ fn a_flow_gets_no_token_beyond_its_window_until_data_answers() {
         (4, 6, 6),
         "{at:?}"
     );
+    // A DATA answering the latest token forgives the earlier unanswered ones.
+    let cfg = PhostReceiverConfig {
+        window: 2,
+        window_timeout: 1000,
+        ..CFG
+    };
+    let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
+    rx.on_rts(1, 10, 0).unwrap();
+    let tokens = |rx: &mut PhostReceiver<4>| {
+        (0..12)
+            .filter(|_| {
+                rx.tick();
+                rx.take_token().is_some()
+            })
+            .count()
+    };
+    assert_eq!((tokens(&mut rx), rx.flow(1).unwrap().pending), (2, 2));
+    rx.forgive(1, 3);
+    assert_eq!(
+        rx.flow(1).unwrap().pending,
+        2,
+        "a larger gap changes nothing"
+    );
+    rx.on_data(1);
+    rx.forgive(1, 0);
+    assert_eq!(rx.flow(1).unwrap().pending, 0);
+    assert_eq!(tokens(&mut rx), 2, "the window open again");
     let bad = PhostReceiverConfig {
         window: 2,
         window_timeout: 0,

@@ -77,15 +77,14 @@ pub struct PhostSection {
     pub rts_timeout_rtts: f64,
     /// Tokens a flow may have unanswered at its receiver, in BDPs (session 7; the dcPIM
     /// simulator's pHost, `capability_window`: 19 packets of 1.5 KB in its 100 Gb/s
-    /// settings, of the order of a BDP there; read here as one BDP): a token is answered by its DATA, so a sender whose DATAs queue in the
-    /// fabric gets tokens more slowly (the DCSIM paper, 4.2: pHost "decreases its sending
-    /// rate as it detects congestion in the network, based on received token packets").
-    /// 0 (the default): no window, tokens at line rate whatever comes back (pHost's paper;
-    /// results unchanged). Not the default because our window counts every unanswered
-    /// token, and a sender granted by many receivers lets most of their tokens expire
-    /// (46 k of 207 k in Fig. 5(b) at 8 BDP): they fill the window until the timeout gives
-    /// them up one at a time (CCT 1392 -> 2459 us there); the simulator counts its gap from
-    /// the latest answered token, which forgives them (not modelled).
+    /// settings, of the order of a BDP there; read here as one BDP), counted from the
+    /// latest token a DATA answered (the simulator's `token_count -
+    /// largest_token_seq_received - 1`: tokens that expired at the sender or whose DATA
+    /// was lost are given up when a later one is answered). A token is answered by its
+    /// DATA, so a sender whose DATAs queue in the fabric gets tokens more slowly (the DCSIM
+    /// paper, 4.2: pHost "decreases its sending rate as it detects congestion in the
+    /// network, based on received token packets"). 0: no window (tokens at line rate
+    /// whatever comes back, pHost's paper).
     pub token_window_bdp: f64,
     /// Base RTTs a flow may stay at its token window before one unanswered token is given
     /// up (its DATA taken as lost; the simulator's `capability_window_timeout`, here as
@@ -101,7 +100,7 @@ impl Default for PhostSection {
             downgrade_timeout_rtts: 2.0,
             downgrade_rtts: 3.0,
             rts_timeout_rtts: 4.0,
-            token_window_bdp: 0.0,
+            token_window_bdp: 1.0,
             token_window_timeout_rtts: 1.1,
         }
     }
@@ -529,6 +528,7 @@ fn rx_sync(cx: &mut Cx, h: u32) {
         let st = ph(p.transport);
         let mut out = std::mem::take(&mut st.scratch);
         let rx = &mut st.hosts[h as usize].rx;
+        let windowed = rx.config().window > 0;
         while rx.now() < target {
             let step = rx.quiet_cycles().saturating_add(1).min(target - rx.now());
             rtl_models::Clocked::advance(&mut **rx, step);
@@ -537,6 +537,13 @@ fn rx_sync(cx: &mut Cx, h: u32) {
             let Some(psn) = fs.next_token_psn() else {
                 continue;
             };
+            if windowed {
+                fs.tok_issued += 1;
+                if fs.tok_of.is_empty() {
+                    fs.tok_of = vec![0; fs.pkts as usize];
+                }
+                fs.tok_of[psn as usize] = fs.tok_issued;
+            }
             st.k.tokens_sent += 1;
             let flow = &mut p.flows[t.flow as usize];
             let ns = (t.expiry / 1000) as u32;
@@ -632,10 +639,15 @@ fn rx_data(cx: &mut Cx, h: u32, pk: Packet) {
     p.c.data_delivered += 1;
     let st = ph(p.transport);
     let hs = &mut st.hosts[h as usize];
+    let fs = &mut st.flows[f as usize];
     if pk.psn & ON_TOKEN != 0 {
         hs.rx.on_data(f);
+        if let Some(&n) = fs.tok_of.get(psn as usize) {
+            // The window counts from the latest token answered (forgiving earlier ones).
+            fs.tok_answered = fs.tok_answered.max(n);
+            hs.rx.forgive(f, fs.tok_issued - fs.tok_answered);
+        }
     }
-    let fs = &mut st.flows[f as usize];
     let (new, done) = if fs.complete {
         (false, false)
     } else {
