@@ -4,8 +4,11 @@
 //! and 9 KB DATAs, five all-to-all-v collectives of sizes {2, 4, 8, 16}, 2-BDP flows.
 //!
 //! * completion, conservation of DATAs and control packets, determinism;
-//! * the matching is a matching: every epoch, no receiver has two senders
-//!   (`dcpim_conflicts`), a sender has one register;
+//! * the matching is a `k`-channel matching: at every point of the run no host is
+//!   matched on more than `k` channels as a sender or as a receiver (proptest over seeds,
+//!   `k` and sizes), no receiver has more than `k` (`dcpim_conflicts`);
+//! * the token window binds on an all-to-all and makes dcPIM back off: shorter queues
+//!   than without it, no DATA lost;
 //! * a flow under one BDP is sent without any matching packet (DCSIM 4.2), a larger one
 //!   only through RTS / GRANT / ACCEPT;
 //! * the DCSIM paper's ordering (Fig. 7): DCSIM's mean CCT below dcPIM's, DCSIM without
@@ -15,6 +18,8 @@
 mod fabric;
 
 use fabric::{packets_conserved, run, small_dcsim, x};
+use proptest::prelude::*;
+use sim_harness::engine::Sim;
 use sim_harness::overrides::{load, Source};
 use sim_harness::{simulate, RunControl, RunResult, Scenario};
 use std::path::PathBuf;
@@ -51,10 +56,14 @@ fn a2av_completes_matches_and_is_deterministic() {
             + x(&r, "dcpim_accepts")
             + x(&r, "dcpim_revokes"))
     );
-    // A matching: no receiver has two senders in any epoch; at most one pair per host.
+    // A k-channel matching: no receiver has more than k channels in any epoch; at most k
+    // channels per sender (16 hosts, k = 4).
+    assert_eq!(x(&r, "dcpim_channels"), 4.0);
     assert_eq!(x(&r, "dcpim_conflicts"), 0.0, "{:?}", r.summary.extra);
     let per_epoch = x(&r, "dcpim_matched_pairs_per_epoch");
-    assert!(per_epoch > 0.0 && per_epoch <= 16.0, "{per_epoch}");
+    let links = x(&r, "dcpim_matched_links_per_epoch");
+    assert!(per_epoch > 0.0 && per_epoch <= links, "{per_epoch} {links}");
+    assert!(links <= 16.0 * 4.0, "{links}");
     // Every pair was made by an ACCEPT (the pairs are counted once per epoch they send).
     assert!(x(&r, "dcpim_matched_pairs") <= x(&r, "dcpim_accepts"));
     // The same seed and scenario give the same results.
@@ -148,4 +157,99 @@ fn refusals_name_their_field() {
     assert!(e.starts_with("transport.dcpim.epoch_rtts:"), "{e}");
     let e = err(&["transport.dcpim.rounds=0"]);
     assert!(e.starts_with("transport.dcpim.rounds:"), "{e}");
+    let e = err(&["transport.dcpim.channels=33"]);
+    assert!(e.starts_with("transport.dcpim.channels:"), "{e}");
+    let e = err(&["transport.dcpim.token_window_bdp=-1"]);
+    assert!(e.starts_with("transport.dcpim.token_window_bdp:"), "{e}");
+    let e = err(&["transport.dcpim.token_window_timeout_rtts=0"]);
+    assert!(
+        e.starts_with("transport.dcpim.token_window_timeout_rtts:"),
+        "{e}"
+    );
+}
+
+/// The matching at points of a run of `s`: per sample, (sender, receiver, channels) as the
+/// senders and as the receivers hold it.
+type Sample = (Vec<(u32, u32, u32)>, Vec<(u32, u32, u32)>);
+
+fn matchings(s: &Scenario, every_ps: u64, until_ps: u64) -> (Vec<Sample>, u32) {
+    let ctl = RunControl::default();
+    let mut sim = Sim::build(s).unwrap();
+    let mut out = Vec::new();
+    let mut t = every_ps;
+    while t <= until_ps {
+        sim.run_until(t, &ctl);
+        let d = sim.dcpim().expect("a dcPIM run");
+        out.push((d.current_matching(), d.current_receivers()));
+        t += every_ps;
+    }
+    let k = sim.dcpim().unwrap().channels();
+    (out, k)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    /// No host is ever matched on more than `k` channels, as a sender or as a receiver
+    /// (dcPIM's `num_tx_link` / `num_rx_link <= pim_k`), whatever the seed, `k` and size;
+    /// and some host is matched on more than one channel when k > 1 (the channels are used).
+    #[test]
+    fn no_host_matched_on_more_than_k_channels(seed in 1u64..1000, k in 1u32..5,
+                                               size in prop::sample::select(vec!["2bdp", "4bdp"])) {
+        let msg = format!("workload.message=\"{size}\"");
+        let kk = format!("transport.dcpim.channels={k}");
+        let mut s = scenario("dcsim_a2av.toml", &[msg.as_str(), kk.as_str()]);
+        s.seed = seed;
+        let (samples, got_k) = matchings(&s, 7_000_000, 140_000_000);
+        prop_assert_eq!(got_k, k);
+        let mut multi = false;
+        for (tx, rx) in &samples {
+            for view in [tx, rx] {
+                let mut per: std::collections::BTreeMap<u32, u32> = Default::default();
+                for &(h, _, l) in view {
+                    prop_assert!(l >= 1);
+                    *per.entry(h).or_default() += l;
+                }
+                prop_assert!(per.values().all(|&n| n <= k), "{per:?} k = {k}");
+                multi |= per.values().any(|&n| n > 1);
+            }
+        }
+        prop_assert!(samples.iter().any(|(tx, _)| !tx.is_empty()));
+        if k > 1 {
+            prop_assert!(multi, "k = {k}: no host ever on two channels");
+        }
+    }
+}
+
+#[test]
+fn the_token_window_backs_off_on_an_all_to_all() {
+    // Fig. 4's load on 16 hosts (infinite flows): with dcPIM's token window (the default,
+    // 1 BDP) the senders wait for their tokens, so the queues stay shorter than without
+    // a window (line rate per channel), and the window binds (stalls counted).
+    let fig4 = |sets: &[&str]| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../scenarios/dcsim_figs/fig4_infinite_a2a.toml");
+        let mut all = vec![
+            "transport.cc=dcpim",
+            "stop.max_time_us=100",
+            "workload.infinite_warmup_us=40",
+        ];
+        all.extend_from_slice(sets);
+        let sets: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+        let s = load(Source::File(&path), &sets).unwrap();
+        run(&s)
+    };
+    let win = fig4(&[]);
+    let open = fig4(&["transport.dcpim.token_window_bdp=0"]);
+    assert!(x(&win, "dcpim_window_stalls") > 0.0);
+    assert_eq!(x(&open, "dcpim_window_stalls"), 0.0);
+    let (qw, qo) = (
+        x(&win, "mean_queueing_delay_ps"),
+        x(&open, "mean_queueing_delay_ps"),
+    );
+    assert!(
+        qw < qo,
+        "queueing with the window {qw} not below without {qo}"
+    );
+    assert_eq!(x(&win, "data_loss_rate"), 0.0);
 }

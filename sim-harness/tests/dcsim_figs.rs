@@ -130,6 +130,16 @@ fn permutation_half_bdp_is_dcpims_and_one_bdp_is_dcsims() {
         dcsim_one < 0.8 * dcpim_one,
         "1 BDP: DCSIM {dcsim_one} ps not below dcPIM {dcpim_one}"
     );
+    // Session 7 (dcPIM's k = 4 channels and token window): DCSIM also below dcPIM at 2 and
+    // 8 BDP (60.7 / 107.2 against 74.2 / 120.0 us on 16 hosts; level at 4 BDP, 76.8 / 77.3).
+    for size in ["2bdp", "8bdp"] {
+        let (dcsim, _) = cct("dcsim", size);
+        let (dcpim, _) = cct("dcpim", size);
+        assert!(
+            dcsim < 0.95 * dcpim,
+            "{size}: DCSIM {dcsim} ps not below dcPIM {dcpim}"
+        );
+    }
 }
 
 /// Fig. 7 (DCSIM 4.2): "pHost achieves the lowest queueing delay due to its conservative
@@ -337,4 +347,37 @@ fn run_sh_sweeps_skips_refused_ccs_and_collects() {
         "{md}"
     );
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Fig. 4 (DCSIM 4.2): "The network utilization of DCSIM remains higher than in the other
+/// algorithms by at least 14%" and DCSIM "achieves 0% loss". On 16 hosts (one all-to-all
+/// of infinite flows, each host in its own random order) it holds against dcPIM with the
+/// dcPIM simulator's defaults (k = 4 channels, a 1-BDP token window: 0.976 against 0.854
+/// in docs/dcsim_figures.md); against pFabric DCSIM is above by less (0.907, 10 % of its
+/// DATAs lost), and pHost fills the fabric (0.980): those two do not hold here. Without
+/// the token window dcPIM is within a few percent of DCSIM (the window is what backs it
+/// off).
+#[test]
+fn fig4_dcsim_utilization_above_dcpim_and_pfabric_without_loss() {
+    let util = |cc: &str, extra: &[&str]| {
+        let mut sets = vec![format!("transport.cc={cc}")];
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
+        let r = run(&scenario("fig4_infinite_a2a.toml", &sets));
+        (x(&r, "utilization_window"), x(&r, "data_loss_rate"))
+    };
+    let (dcsim, dcsim_loss) = util("dcsim", &[]);
+    assert_eq!(dcsim_loss, 0.0);
+    let (dcpim, _) = util("dcpim", &[]);
+    assert!(
+        dcsim >= 1.10 * dcpim,
+        "DCSIM {dcsim} not at least 10 % above dcPIM {dcpim}"
+    );
+    let (pfabric, pfabric_loss) = util("pfabric", &[]);
+    assert!(
+        dcsim > pfabric && pfabric_loss > 0.05,
+        "{dcsim} {pfabric} {pfabric_loss}"
+    );
+    let (open, _) = util("dcpim", &["transport.dcpim.token_window_bdp=0"]);
+    assert!(open > 1.05 * dcpim, "no window {open} vs window {dcpim}");
 }

@@ -172,6 +172,8 @@ const PHOST_CFG: PhostReceiverConfig = PhostReceiverConfig {
     token_ttl: 12,
     downgrade_timeout: 20,
     downgrade_cycles: 30,
+    window: 0,
+    window_timeout: 0,
 };
 
 fn phost_token_exchange() -> Trace {

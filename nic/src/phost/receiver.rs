@@ -13,7 +13,13 @@
 //!   quiet_cycles()   --> cycles to the next event (a host steps advance(q + 1) to it)
 //! ```
 //!
-//! A flow is eligible when it has packets left to grant and is not downgraded. A flow
+//! A flow is eligible when it has packets left to grant, is not downgraded and has fewer
+//! than `window` tokens pending (the dcPIM simulator's pHost, `capability_window`: a token
+//! is answered by its DATA, so a sender whose DATAs queue in the fabric gets tokens more
+//! slowly: the reaction to congestion the DCSIM paper, section 4.2, ascribes to pHost;
+//! `window = 0`: no window, pHost's paper). A flow kept at its window for `window_timeout`
+//! cycles gives one pending token up (`capability_window_timeout`: its DATA is taken as
+//! lost, else lost DATAs would close the window for good). A flow
 //! leaves the table when nothing is left to grant or pending. Units: cycles, packets.
 
 use rtl_models::budget::StateBudget;
@@ -34,6 +40,12 @@ pub struct PhostReceiverConfig {
     pub downgrade_timeout: u32,
     /// Cycles a downgraded flow gets no tokens.
     pub downgrade_cycles: u32,
+    /// Tokens a flow may have pending (sent, not answered by DATA) before it gets no more
+    /// (`capability_window`); 0: no limit.
+    pub window: u16,
+    /// Cycles a flow may stay at its window before one pending token is given up (>= 1
+    /// when `window > 0`).
+    pub window_timeout: u32,
 }
 
 impl PhostReceiverConfig {
@@ -47,6 +59,12 @@ impl PhostReceiverConfig {
         }
         if self.token_ttl == 0 {
             return Err(ConfigError::new("token_ttl", "must be at least 1 cycle"));
+        }
+        if self.window > 0 && self.window_timeout == 0 {
+            return Err(ConfigError::new(
+                "window_timeout",
+                "must be at least 1 cycle with a window",
+            ));
         }
         if self.downgrade_timeout == 0 {
             return Err(ConfigError::new(
@@ -71,11 +89,13 @@ pub struct RxFlow {
     pub silent: u32,
     /// Cycles left in the downgraded state (0: not downgraded).
     pub downgraded: u32,
+    /// Cycles at its token window (tokens left to grant, none allowed).
+    pub blocked: u32,
 }
 
 impl StateBudget for RxFlow {
     const NAME: &'static str = "pHost receiver flow entry";
-    const BITS: u32 = 32 + 32 + 16 + 32 + 32;
+    const BITS: u32 = 32 + 32 + 16 + 32 + 32 + 32;
     const UNIT: &'static str = "per flow";
 }
 const _: () = assert!(
@@ -85,6 +105,7 @@ const _: () = assert!(
             + field_bits!(RxFlow, pending)
             + field_bits!(RxFlow, silent)
             + field_bits!(RxFlow, downgraded)
+            + field_bits!(RxFlow, blocked)
 );
 
 /// Why a flow could not be registered.
@@ -143,6 +164,7 @@ impl<const F: usize> PhostReceiver<F> {
             pending: 0,
             silent: 0,
             downgraded: 0,
+            blocked: 0,
         });
         Ok(())
     }
@@ -156,6 +178,31 @@ impl<const F: usize> PhostReceiver<F> {
                 };
                 f.pending = f.pending.saturating_sub(1);
                 f.silent = 0;
+                f.blocked = 0;
+                f.pending == 0 && f.to_grant == 0
+            };
+            if done {
+                self.flows[i] = None;
+            }
+        }
+    }
+
+    /// At most `gap` of `flow`'s tokens are still unanswered: the host saw a DATA answer a
+    /// token issued `gap` tokens before the latest, so the earlier unanswered ones (expired
+    /// at the sender, or their DATA lost) are given up (the dcPIM simulator's pHost counts
+    /// its window from the latest answered token, `token_count - largest_token_seq_received
+    /// - 1`).
+    pub fn forgive(&mut self, flow: u32, gap: u32) {
+        if let Some(i) = self.find(flow) {
+            let done = {
+                let Some(f) = self.flows[i].as_mut() else {
+                    return;
+                };
+                let g = gap.min(u32::from(u16::MAX)) as u16;
+                if g < f.pending {
+                    f.pending = g;
+                    f.blocked = 0;
+                }
                 f.pending == 0 && f.to_grant == 0
             };
             if done {
@@ -179,6 +226,11 @@ impl<const F: usize> PhostReceiver<F> {
         self.flows.iter().flatten()
     }
 
+    /// The configuration.
+    pub const fn config(&self) -> PhostReceiverConfig {
+        self.cfg
+    }
+
     /// Cycle count.
     pub const fn now(&self) -> Cycles {
         self.now
@@ -195,6 +247,11 @@ impl<const F: usize> PhostReceiver<F> {
             .position(|f| matches!(f, Some(x) if x.flow == flow))
     }
 
+    /// Whether `f` has tokens to grant and its window full.
+    fn at_window(&self, f: &RxFlow) -> bool {
+        self.cfg.window > 0 && f.to_grant > 0 && f.pending >= self.cfg.window
+    }
+
     /// SRPT: the eligible flow with the fewest packets left to grant (ties: lowest slot).
     fn srpt(&self) -> Option<usize> {
         let mut best: Option<(usize, u32)> = None;
@@ -202,6 +259,7 @@ impl<const F: usize> PhostReceiver<F> {
             if let Some(f) = f {
                 if f.to_grant > 0
                     && f.downgraded == 0
+                    && (self.cfg.window == 0 || f.pending < self.cfg.window)
                     && !matches!(best, Some((_, b)) if b <= f.to_grant)
                 {
                     best = Some((i, f.to_grant));
@@ -234,6 +292,9 @@ impl<const F: usize> PhostReceiver<F> {
             } else if f.pending > 0 {
                 // The timeout fires on the tick where silent + 1 reaches it.
                 m = m.min(self.cfg.downgrade_timeout.saturating_sub(f.silent + 1) as u64);
+                if self.at_window(f) {
+                    m = m.min(self.cfg.window_timeout.saturating_sub(f.blocked + 1) as u64);
+                }
             }
         }
         if self.token.is_none() && self.srpt().is_some() {
@@ -245,6 +306,7 @@ impl<const F: usize> PhostReceiver<F> {
 
 impl<const F: usize> Clocked for PhostReceiver<F> {
     fn tick(&mut self) {
+        let (window, window_timeout) = (self.cfg.window, self.cfg.window_timeout);
         for f in self.flows.iter_mut().flatten() {
             if f.downgraded > 0 {
                 f.downgraded -= 1;
@@ -254,8 +316,16 @@ impl<const F: usize> Clocked for PhostReceiver<F> {
                     f.to_grant += f.pending as u32;
                     f.pending = 0;
                     f.silent = 0;
+                    f.blocked = 0;
                     f.downgraded = self.cfg.downgrade_cycles;
                     self.downgrades += 1;
+                } else if window > 0 && f.to_grant > 0 && f.pending >= window {
+                    f.blocked += 1;
+                    if f.blocked >= window_timeout {
+                        // capability_window_timeout: one pending token given up.
+                        f.pending -= 1;
+                        f.blocked = 0;
+                    }
                 }
             }
         }
@@ -287,11 +357,15 @@ impl<const F: usize> Clocked for PhostReceiver<F> {
                 n -= 1;
                 continue;
             }
+            let window = self.cfg.window;
             for f in self.flows.iter_mut().flatten() {
                 if f.downgraded > 0 {
                     f.downgraded -= m as u32;
                 } else if f.pending > 0 {
                     f.silent += m as u32;
+                    if window > 0 && f.to_grant > 0 && f.pending >= window {
+                        f.blocked += m as u32;
+                    }
                 }
             }
             self.wait = self.wait.saturating_sub(m.min(u32::MAX as u64) as u32);

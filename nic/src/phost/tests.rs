@@ -12,6 +12,8 @@ const CFG: PhostReceiverConfig = PhostReceiverConfig {
     token_ttl: 12,
     downgrade_timeout: 20,
     downgrade_cycles: 30,
+    window: 0,
+    window_timeout: 0,
 };
 
 /// Sender and receiver wired back to back: tokens and DATA take `delay` cycles; the sender
@@ -239,6 +241,31 @@ proptest! {
         assert_advance_eq_ticks(&drive(&ops), n);
     }
 
+    /// With a window, no flow ever has more tokens pending than the window, whatever the
+    /// RTS / DATA / token order; and `advance` still equals idle ticks.
+    #[test]
+    fn no_flow_exceeds_its_token_window(ops in rx_ops(), window in 1u16..4, n in 0u64..200) {
+        let cfg = PhostReceiverConfig { window, window_timeout: 7, ..CFG };
+        let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
+        for &(kind, x, gap) in &ops {
+            match kind {
+                0 => {
+                    let _ = rx.on_rts(x % 5, x, x % 3);
+                }
+                1 => rx.on_data(x % 5),
+                _ => {
+                    rx.take_token();
+                }
+            }
+            for _ in 0..gap.min(64) {
+                rx.tick();
+                rx.take_token();
+                prop_assert!(rx.active().all(|f| f.pending <= window));
+            }
+        }
+        assert_advance_eq_ticks(&rx, n);
+    }
+
     /// `advance(n)` equals `n` idle ticks for the sender.
     #[test]
     fn sender_advance_equals_idle_ticks(toks in proptest::collection::vec((0u32..3, 0u64..50), 0..6), n in 0u64..60) {
@@ -300,4 +327,110 @@ fn receiver_remove_and_quiet_cycles_name_the_next_event() {
     assert!(rx.remove(4) && !rx.remove(4));
     assert_eq!(rx.active().count(), 0);
     assert_eq!(rx.quiet_cycles(), u64::MAX);
+}
+
+#[test]
+fn a_flow_gets_no_token_beyond_its_window_until_data_answers() {
+    // Window 3: three tokens go, then none until a DATA arrives; another flow is served
+    // meanwhile (the window is per flow; SRPT skips the full one).
+    let cfg = PhostReceiverConfig {
+        window: 3,
+        window_timeout: 100,
+        ..CFG
+    };
+    let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
+    rx.on_rts(1, 10, 0).unwrap();
+    let mut got = Vec::new();
+    // 18 cycles: room for four tokens at one per 4, less than the downgrade timeout (20).
+    for _ in 0..18 {
+        rx.tick();
+        if let Some(t) = rx.take_token() {
+            got.push(t.flow);
+        }
+    }
+    assert_eq!(got, [1, 1, 1], "{got:?}");
+    assert_eq!(rx.flow(1).unwrap().pending, 3);
+    rx.on_rts(2, 20, 0).unwrap();
+    rx.on_data(1);
+    let mut got = Vec::new();
+    for _ in 0..12 {
+        rx.tick();
+        if let Some(t) = rx.take_token() {
+            got.push(t.flow);
+        }
+    }
+    // One more for flow 1 (the smaller), then flow 2.
+    assert_eq!(got[0], 1, "{got:?}");
+    assert!(
+        got[1..].iter().all(|&f| f == 2) && got.len() >= 2,
+        "{got:?}"
+    );
+    // Stuck at the window (no DATA back) for window_timeout cycles: one token given up,
+    // one more sent.
+    let cfg = PhostReceiverConfig {
+        window: 2,
+        window_timeout: 6,
+        ..CFG
+    };
+    let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
+    rx.on_rts(1, 10, 0).unwrap();
+    let at: Vec<u64> = (0..19)
+        .filter_map(|_| {
+            rx.tick();
+            rx.take_token().map(|_| rx.now())
+        })
+        .collect();
+    // Two at line rate (4 cycles apart), then one per window_timeout.
+    assert_eq!(at.len(), 4, "{at:?}");
+    assert_eq!(
+        (at[1] - at[0], at[2] - at[1], at[3] - at[2]),
+        (4, 6, 6),
+        "{at:?}"
+    );
+    // A DATA answering the latest token forgives the earlier unanswered ones.
+    let cfg = PhostReceiverConfig {
+        window: 2,
+        window_timeout: 1000,
+        ..CFG
+    };
+    let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
+    rx.on_rts(1, 10, 0).unwrap();
+    let tokens = |rx: &mut PhostReceiver<4>| {
+        (0..12)
+            .filter(|_| {
+                rx.tick();
+                rx.take_token().is_some()
+            })
+            .count()
+    };
+    assert_eq!((tokens(&mut rx), rx.flow(1).unwrap().pending), (2, 2));
+    rx.forgive(1, 3);
+    assert_eq!(
+        rx.flow(1).unwrap().pending,
+        2,
+        "a larger gap changes nothing"
+    );
+    rx.on_data(1);
+    rx.forgive(1, 0);
+    assert_eq!(rx.flow(1).unwrap().pending, 0);
+    assert_eq!(tokens(&mut rx), 2, "the window open again");
+    let bad = PhostReceiverConfig {
+        window: 2,
+        window_timeout: 0,
+        ..CFG
+    };
+    assert_eq!(
+        PhostReceiver::<2>::new(bad).unwrap_err().field,
+        "window_timeout"
+    );
+    // Without the window the same flow takes every token.
+    let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
+    rx.on_rts(1, 10, 0).unwrap();
+    let n = (0..18)
+        .filter(|_| {
+            rx.tick();
+            rx.take_token().is_some()
+        })
+        .count();
+    assert!(n >= 4, "{n}");
 }

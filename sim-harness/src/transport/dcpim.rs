@@ -7,13 +7,17 @@
 //!  flow opens --bytes < unscheduled_bdp x BDP--> host's unscheduled ring: sent at once
 //!             --else--> host's scheduled flows: demand for the matching
 //!  every host, on the shared epoch clock (matching.rs): rounds of
-//!     RTS (sender -> each receiver it has data for, smallest remaining size)
-//!     GRANT (receiver -> the best RTS), ACCEPT (sender -> the best GRANT)
+//!     RTS (sender -> each receiver it has data for, smallest remaining size, channels
+//!          needed), GRANT (receiver -> RTSs in SRPT / random order while it has
+//!          channels left), ACCEPT (sender -> GRANTs likewise)
 //!  as real control packets (PimRts / PimGrant / PimAccept, the control lane of every
 //!  port: their delay and loss are the fabric's); the matching made during epoch e is
-//!  used in epoch e+1: a matched sender sends its receiver's scheduled flows (SRPT) at
-//!  line rate for the epoch.
-//!  host NIC pull: unscheduled ring first, then the current match's flows.
+//!  used in epoch e+1: a sender matched to a receiver on l of its k channels sends that
+//!  receiver's scheduled flows (SRPT) at l / k of its rate, clocked by tokens: at most
+//!  token_window x BDP x l / k of them unanswered (one more after
+//!  token_window_timeout without a token).
+//!  host NIC pull: unscheduled ring first, then the current matches' flows (the
+//!  channel whose rate allows a DATA soonest).
 //!  receiver: ACK per DATA (NACK per trimmed header); sender: selective resend on NACK
 //!  or on its retransmission timeout (transport.rto_us + base RTT, one FlowTimer per flow)
 //! ```
@@ -21,15 +25,21 @@
 //! The matching is the `nic::dcpim` block's algorithm (constant rounds of request / grant /
 //! accept with dcPIM's `min_rts` / `min_grant`; after `srpt_rounds` rounds a random choice,
 //! as PIM and the dcPIM simulator), run by each host on the packets it receives instead of
-//! centrally ([`matching`]). Not modelled: dcPIM's `k` channels per
-//! host (one match per sender and receiver per epoch, as the block and DCSIM describe it),
-//! its per-packet tokens (a matched sender sends at line rate) and its first-BDP
-//! unscheduled burst of long flows.
+//! centrally ([`matching`]), with dcPIM's `k` channels per host (session 7; the `nic::dcpim`
+//! block keeps one channel). dcPIM's per-packet tokens are modelled at the sender: the
+//! receiver answers every DATA (an ACK here, a token there: the same packet on the same
+//! path at the same time), so the sender's count of unanswered scheduled DATAs per
+//! receiver is the receiver's `token_gap`. Choices of ours: the roles of the matching
+//! are the other way round (in the dcPIM simulator receivers request and senders grant;
+//! the rounds, channels and orders are the same), a channel's rate is a pacing of the
+//! DATAs rather than of the tokens, and a token has no expiry (the sender holds none).
+//! Not modelled: the first-BDP unscheduled burst of long flows.
 //!
 //! Header fields of the control packets: `cum_ack` is the epoch matched for (low 32 bits),
-//! `psn` the round (RTS / GRANT: plus the remaining size, `rem << 8 | round`, the size
-//! capped at 2^24 - 1 packets), `flow` the sender's smallest flow to that receiver; a GRANT
-//! with `ecn` set is a revoke. A DATA's `cum_ack` is its send stamp (the engine's).
+//! `psn` is `rem << 12 | links << 6 | round` (the remaining size capped at 2^20 - 1
+//! packets, the channels asked for, granted, accepted or revoked), `flow` the sender's
+//! smallest flow to that receiver; a GRANT with `ecn` set is a revoke. A DATA's `cum_ack`
+//! is its send stamp (the engine's).
 
 pub mod flow;
 pub mod matching;
@@ -39,20 +49,26 @@ pub use section::DcpimSection;
 
 use crate::engine::Sim;
 use crate::error::{Error, Result};
-use crate::event::{Kind, NEVER};
+use crate::event::{Kind, Time, NEVER};
 use crate::packet::{Packet, PktKind};
 use crate::results::RunResult;
 use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind, WorkloadKind};
 use crate::transport::ctx::Cx;
 use crate::transport::TransportDriver;
 use flow::PimFlow;
-use matching::{EpochClock, Offer, PimHost, Step, NONE};
+use matching::{add_links, links, links_to, sub_links, EpochClock, Offer, PeerTx, PimHost, Step};
 use nic::lb::LoadBalancer;
 use rtl_models::RandomSource;
 use std::collections::BTreeMap;
 
-/// Remaining sizes carried in a control packet are capped here (24 bits).
-const REM_MAX: u32 = (1 << 24) - 1;
+/// Remaining sizes carried in a control packet are capped here (20 bits).
+const REM_MAX: u32 = (1 << 20) - 1;
+
+/// `psn` of a matching packet.
+#[inline]
+fn pack(rem: u32, links: u32, round: u32) -> u32 {
+    rem.min(REM_MAX) << 12 | (links & 0x3f) << 6 | (round & 0x3f)
+}
 
 /// The refusals of dcPIM (called by [`crate::validate`]).
 pub fn check_supported(s: &Scenario) -> Result<()> {
@@ -103,9 +119,15 @@ pub struct PimCounters {
     pub revokes: u64,
     /// Matching packets dropped.
     pub ctrl_drops: u64,
-    /// Epochs' receivers that had two or more senders matched to them (lost or late
+    /// Epochs' receivers that had more than `k` channels matched to them (lost or late
     /// ACCEPT / revoke), summed over epochs.
     pub conflicts: u64,
+    /// Channels matched, summed over epochs (at the senders' epoch switch).
+    pub matched_links: u64,
+    /// Pulls that found every current match's token window full (the sender waits).
+    pub window_stalls: u64,
+    /// Tokens released by the window timeout (`relax_token_gap`).
+    pub window_relaxes: u64,
     /// DATA payload bytes sent unscheduled (flows under the threshold).
     pub unscheduled_bytes: u64,
     /// DATA payload bytes sent in matched epochs.
@@ -132,6 +154,14 @@ pub struct DcpimState {
     rto_ps: u64,
     /// Rounds choosing the smallest remaining size (then random).
     srpt_rounds: u32,
+    /// Channels per host (dcPIM's `k`).
+    chans: u32,
+    /// The token window of all `k` channels, DATAs (0: none).
+    window_pkts: f64,
+    /// The token window timeout, ps.
+    window_timeout_ps: u64,
+    /// DATAs one channel carries in an epoch (dcPIM's `pim_link_pkts`).
+    link_pkts: u64,
     hosts: Vec<PimHost>,
     flows: Vec<PimFlow>,
     /// The last epoch counted in `k.epochs`, plus one (0: none).
@@ -149,7 +179,7 @@ impl DcpimState {
     #[inline]
     pub(crate) fn has_ready(&self, h: u32) -> bool {
         let hd = &self.hosts[h as usize];
-        !hd.unsched.is_empty() || hd.cur_dst != NONE
+        !hd.unsched.is_empty() || !hd.cur_tx.is_empty()
     }
 
     /// A packet was dropped.
@@ -172,12 +202,29 @@ impl DcpimState {
         self.clock.epoch_ps
     }
 
-    /// The senders matched to receivers in the current epoch (`(sender, receiver)`).
-    pub fn current_matching(&self) -> Vec<(u32, u32)> {
-        (0..self.hosts.len() as u32)
-            .filter(|&h| self.hosts[h as usize].cur_dst != NONE)
-            .map(|h| (h, self.hosts[h as usize].cur_dst))
-            .collect()
+    /// The senders matched to receivers in the current epoch, as the senders see it
+    /// (`(sender, receiver, channels)`).
+    pub fn current_matching(&self) -> Vec<(u32, u32, u32)> {
+        let mut v = Vec::new();
+        for (h, hd) in self.hosts.iter().enumerate() {
+            v.extend(hd.cur_tx.iter().map(|c| (h as u32, c.peer, c.links)));
+        }
+        v
+    }
+
+    /// The senders matched to each receiver in the current epoch, as the receivers see
+    /// it (`(receiver, sender, channels)`).
+    pub fn current_receivers(&self) -> Vec<(u32, u32, u32)> {
+        let mut v = Vec::new();
+        for (h, hd) in self.hosts.iter().enumerate() {
+            v.extend(hd.cur_rx.iter().map(|c| (h as u32, c.peer, c.links)));
+        }
+        v
+    }
+
+    /// Channels per host (dcPIM's `k`).
+    pub fn channels(&self) -> u32 {
+        self.chans
     }
 
     fn payload(&self, bytes: u64, psn: u32) -> u32 {
@@ -211,6 +258,8 @@ impl Sim {
             f.rx = crate::flow::FlowRx::InTransport;
         }
         let gbps = self.fabric.host_gbps;
+        let ser_ps = (f64::from(mtu + t.header_bytes) * 8000.0 / gbps).ceil() as u64;
+        let bdp_pkts = self.bdp_bytes as f64 / f64::from(mtu);
         self.transport = TransportDriver::Dcpim(Box::new(DcpimState {
             clock: EpochClock {
                 epoch_ps,
@@ -220,12 +269,16 @@ impl Sim {
             mtu,
             hdr: t.header_bytes,
             unsched_bytes,
-            ser_ps: (f64::from(mtu + t.header_bytes) * 8000.0 / gbps).ceil() as u64,
+            ser_ps,
             rto_ps: (t.rto_us * 1e6).round() as u64 + self.base_rtt_ps,
             hosts: (0..self.fabric.hosts)
                 .map(|h| PimHost::new(host_rng(s.seed, h)))
                 .collect(),
             srpt_rounds: sec.srpt_rounds,
+            chans: sec.channels,
+            window_pkts: sec.token_window_bdp * bdp_pkts,
+            window_timeout_ps: ((sec.token_window_timeout_rtts * rtt).round() as u64).max(1),
+            link_pkts: (epoch_ps / ser_ps.max(1) / u64::from(sec.channels)).max(1),
             flows,
             counted_epoch: 0,
             counted_round: (0, 0),
@@ -233,6 +286,14 @@ impl Sim {
             k: PimCounters::default(),
         }));
         Ok(())
+    }
+
+    /// dcPIM's state in a dcPIM run (tests: the matching at a point of the run).
+    pub fn dcpim(&self) -> Option<&DcpimState> {
+        match &self.transport {
+            TransportDriver::Dcpim(d) => Some(d),
+            _ => None,
+        }
     }
 
     /// The dcPIM counters in `r`'s summary (`extra`).
@@ -260,6 +321,9 @@ impl Sim {
             ("dcpim_unscheduled_flows", k.unscheduled_flows),
             ("dcpim_timeouts", k.timeouts),
             ("dcpim_retransmits", k.retransmits),
+            ("dcpim_matched_links", k.matched_links),
+            ("dcpim_window_stalls", k.window_stalls),
+            ("dcpim_window_relaxes", k.window_relaxes),
         ] {
             x.insert(name.into(), v as f64);
         }
@@ -272,13 +336,20 @@ impl Sim {
             k.matched_pairs as f64 / k.epochs.max(1) as f64,
         );
         x.insert(
+            "dcpim_matched_links_per_epoch".into(),
+            k.matched_links as f64 / k.epochs.max(1) as f64,
+        );
+        x.insert("dcpim_channels".into(), f64::from(st.chans));
+        x.insert("dcpim_token_window_pkts".into(), st.window_pkts);
+        x.insert(
             "dcpim_unscheduled_threshold_bytes".into(),
             st.unsched_bytes as f64,
         );
         // The share of the matched epochs' line rate their scheduled bytes used (a match
         // whose flows end early idles to the epoch's end).
         let line_bytes_per_ps = self.fabric.host_gbps / 8000.0;
-        let capacity = k.matched_pairs as f64 * st.clock.epoch_ps as f64 * line_bytes_per_ps;
+        let capacity = k.matched_links as f64 * st.clock.epoch_ps as f64 * line_bytes_per_ps
+            / f64::from(st.chans);
         x.insert(
             "dcpim_matched_utilization".into(),
             if capacity > 0.0 {
@@ -377,15 +448,26 @@ fn ctrl(
     cx.send_ctrl(h, pk);
 }
 
-/// Host `h`'s `HostTimer`: the epoch step now.
+/// Host `h`'s `HostTimer`: the epoch step now, and / or a NIC wake-up (a channel's rate
+/// or its token window lets a DATA go).
 pub(crate) fn host_timer(cx: &mut Cx, h: u32) {
     let p = cx.parts();
     let now = p.now;
     let st = pim(p.transport);
     let hd = &mut st.hosts[h as usize];
-    if hd.timer_at != now {
+    let wake = hd.wake_at == now;
+    if wake {
+        hd.wake_at = NEVER;
+    }
+    let step_due = hd.timer_at == now;
+    if wake {
+        cx.kick(h);
+    }
+    if !step_due {
         return;
     }
+    let st = pim(cx.parts().transport);
+    let hd = &mut st.hosts[h as usize];
     hd.timer_at = NEVER;
     if hd.last_step == now {
         return;
@@ -427,22 +509,18 @@ fn boundary(cx: &mut Cx, h: u32, e: u64) {
         st.k.epochs += 1;
     }
     let hd = &mut st.hosts[h as usize];
-    let old = hd.cur_dst;
-    hd.cur_dst = hd.next_dst;
-    hd.next_dst = NONE;
-    hd.cur_src = hd.next_src;
-    hd.next_src = NONE;
-    hd.best_grant = None;
-    hd.best_rts = None;
-    if hd.cur_dst != NONE {
-        st.k.matched_pairs += 1;
-    }
-    if hd.cur_dst != NONE && hd.cur_dst != old {
+    hd.cur_tx = std::mem::take(&mut hd.next_tx);
+    hd.cur_rx = std::mem::take(&mut hd.next_rx);
+    hd.grant_q.clear();
+    hd.rts_q.clear();
+    st.k.matched_pairs += hd.cur_tx.len() as u64;
+    st.k.matched_links += u64::from(links(&hd.cur_tx));
+    if !hd.cur_tx.is_empty() {
         cx.kick(h);
     }
 }
 
-/// Once per epoch, after every host switched: receivers with two senders matched.
+/// Once per epoch, after every host switched: receivers with more than `k` channels.
 fn check_conflicts(cx: &mut Cx, e: u64) {
     let st = pim(cx.parts().transport);
     if st.checked_epoch > e {
@@ -451,21 +529,25 @@ fn check_conflicts(cx: &mut Cx, e: u64) {
     st.checked_epoch = e + 1;
     let mut per_dst: BTreeMap<u32, u32> = BTreeMap::new();
     for hd in &st.hosts {
-        if hd.cur_dst != NONE {
-            *per_dst.entry(hd.cur_dst).or_default() += 1;
+        for c in &hd.cur_tx {
+            *per_dst.entry(c.peer).or_default() += c.links;
         }
     }
-    st.k.conflicts += per_dst.values().filter(|&&n| n > 1).count() as u64;
+    let k = st.chans;
+    st.k.conflicts += per_dst.values().filter(|&&n| n > k).count() as u64;
 }
 
 /// Sender `h`, round `r` of the matching for epoch `target`: an RTS to every receiver it
-/// has scheduled data for beyond what this epoch's match will carry.
+/// has scheduled data for beyond what its channels to it will carry, asking for the
+/// channels that data needs (dcPIM's `send_all_req`: `ceil(remaining / pim_link_pkts)`
+/// less the channels it has, at most the free ones).
 fn request(cx: &mut Cx, h: u32, target: u64, r: u32) {
     let p = cx.parts();
     let now = p.now;
     let st = pim(p.transport);
     let hd = &st.hosts[h as usize];
-    if hd.next_dst != NONE || hd.sched.is_empty() {
+    let avail = st.chans.saturating_sub(links(&hd.next_tx));
+    if avail == 0 || hd.sched.is_empty() {
         return;
     }
     // Per receiver: (smallest remaining flow, its flow, total remaining).
@@ -483,17 +565,32 @@ fn request(cx: &mut Cx, h: u32, target: u64, r: u32) {
         }
         e.2 += u64::from(rem);
     }
-    // What the current match still carries before the epoch ends.
-    let left = (target * st.clock.epoch_ps).saturating_sub(now) / st.ser_ps.max(1);
-    let cur = hd.cur_dst;
+    // What one current channel still carries before the epoch ends.
+    let left =
+        (target * st.clock.epoch_ps).saturating_sub(now) / st.ser_ps.max(1) / u64::from(st.chans);
+    let lp = st.link_pkts;
+    let mut reqs: Vec<(u32, u32, u32, u32)> = Vec::new();
+    for (d, (rem, f, tot)) in by_dst {
+        let covered =
+            u64::from(links_to(&hd.cur_tx, d)) * left + u64::from(links_to(&hd.next_tx, d)) * lp;
+        if tot <= covered {
+            continue;
+        }
+        let need = (tot - covered).div_ceil(lp).clamp(1, u64::from(avail)) as u32;
+        reqs.push((d, rem, f, need));
+    }
     let mut sent = 0;
-    let reqs: Vec<(u32, u32, u32)> = by_dst
-        .into_iter()
-        .filter(|&(d, (_, _, tot))| d != cur || tot > left)
-        .map(|(d, (rem, f, _))| (d, rem.min(REM_MAX), f))
-        .collect();
-    for (d, rem, f) in reqs {
-        ctrl(cx, PktKind::PimRts, h, d, f, target, rem << 8 | r, false);
+    for (d, rem, f, need) in reqs {
+        ctrl(
+            cx,
+            PktKind::PimRts,
+            h,
+            d,
+            f,
+            target,
+            pack(rem, need, r),
+            false,
+        );
         sent += 1;
     }
     let st = pim(cx.parts().transport);
@@ -504,45 +601,74 @@ fn request(cx: &mut Cx, h: u32, target: u64, r: u32) {
     }
 }
 
-/// Receiver `h`, round `r` for epoch `target`: GRANT the best RTS (if unmatched).
+/// Receiver `h`, round `r` for epoch `target`: GRANT the round's RTSs, smallest first
+/// (random order after the SRPT rounds), each the channels it asks for while any are left
+/// (dcPIM's `handle_all_req`).
 fn grant(cx: &mut Cx, h: u32, target: u64, r: u32) {
     let st = pim(cx.parts().transport);
+    let srpt = r < st.srpt_rounds;
     let hd = &mut st.hosts[h as usize];
-    let Some(o) = hd.best_rts.take() else {
-        return;
-    };
-    if hd.next_src != NONE || (o.epoch, o.round) != (target, r) {
-        return;
+    let mut avail = st.chans.saturating_sub(links(&hd.next_rx));
+    let offers = Offer::order(&mut hd.rts_q, target, r, srpt, &mut hd.rng);
+    let mut grants = Vec::new();
+    for o in offers {
+        if avail == 0 {
+            break;
+        }
+        let l = o.links.min(avail);
+        avail -= l;
+        grants.push((o, l));
     }
-    st.k.grants += 1;
-    ctrl(
-        cx,
-        PktKind::PimGrant,
-        h,
-        o.peer,
-        o.flow,
-        target,
-        o.rem << 8 | r,
-        false,
-    );
+    st.k.grants += grants.len() as u64;
+    for (o, l) in grants {
+        ctrl(
+            cx,
+            PktKind::PimGrant,
+            h,
+            o.peer,
+            o.flow,
+            target,
+            pack(o.rem, l, r),
+            false,
+        );
+    }
 }
 
-/// Sender `h`, round `r` for epoch `target`: ACCEPT the best GRANT (if unmatched).
+/// Sender `h`, round `r` for epoch `target`: ACCEPT the round's GRANTs, smallest first
+/// (random order after the SRPT rounds), each the channels it offers while any are left
+/// (dcPIM's `handle_all_grants`).
 fn accept(cx: &mut Cx, h: u32, target: u64, r: u32) {
     let st = pim(cx.parts().transport);
+    let srpt = r < st.srpt_rounds;
     let hd = &mut st.hosts[h as usize];
-    let Some(o) = hd.best_grant.take() else {
-        return;
-    };
-    if hd.next_dst != NONE || (o.epoch, o.round) != (target, r) {
-        return;
+    let mut avail = st.chans.saturating_sub(links(&hd.next_tx));
+    let offers = Offer::order(&mut hd.grant_q, target, r, srpt, &mut hd.rng);
+    let mut accepts = Vec::new();
+    for o in offers {
+        if avail == 0 {
+            break;
+        }
+        let l = o.links.min(avail);
+        avail -= l;
+        add_links(&mut hd.next_tx, o.peer, l);
+        accepts.push((o, l));
     }
-    hd.next_dst = o.peer;
-    st.k.accepts += 1;
+    st.k.accepts += accepts.len() as u64;
     if r == 0 {
-        st.k.first_round_matches += 1;
+        st.k.first_round_matches += accepts.len() as u64;
     }
-    ctrl(cx, PktKind::PimAccept, h, o.peer, o.flow, target, r, false);
+    for (o, l) in accepts {
+        ctrl(
+            cx,
+            PktKind::PimAccept,
+            h,
+            o.peer,
+            o.flow,
+            target,
+            pack(0, l, r),
+            false,
+        );
+    }
 }
 
 /// A packet reached host `h`.
@@ -595,9 +721,13 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
         PktKind::Nack => {
             let p = cx.parts();
             p.c.ctrl_delivered += 1;
+            let dst = p.flows[f as usize].spec.dst;
             let st = pim(p.transport);
             let fl = &mut st.flows[f as usize];
             if fl.open && fl.on_nack(pk.psn) {
+                if fl.scheduled {
+                    answered(st, h, dst, 1);
+                }
                 resend_ready(cx, h, f);
             }
         }
@@ -619,7 +749,7 @@ fn resend_ready(cx: &mut Cx, h: u32, f: u32) {
         fl.in_ring = true;
         st.hosts[h as usize].unsched.push_back(f);
     }
-    let matched = st.hosts[h as usize].cur_dst != NONE;
+    let matched = !st.hosts[h as usize].cur_tx.is_empty();
     if scheduled {
         arm_host(cx, h, true);
     }
@@ -640,6 +770,13 @@ fn on_ack(cx: &mut Cx, h: u32, pk: Packet) {
         return;
     }
     fl.progress_ps = now;
+    // A token back: the receiver got a scheduled DATA (the window opens).
+    let wake = fl.scheduled && {
+        let dst = flow.spec.dst;
+        answered(st, h, dst, 1);
+        links_to(&st.hosts[h as usize].cur_tx, dst) > 0
+    };
+    let fl = &mut st.flows[f as usize];
     flow.lb.on_ack(flow.clock.cycle_at(now), pk.ev, pk.ecn);
     let done = fl.n_acked == fl.pkts;
     if done {
@@ -652,6 +789,9 @@ fn on_ack(cx: &mut Cx, h: u32, pk: Packet) {
         }
     }
     cx.progress();
+    if wake {
+        cx.kick(h);
+    }
     if done {
         cx.flow_done(f);
     }
@@ -665,75 +805,93 @@ fn on_matching(cx: &mut Cx, h: u32, pk: Packet) {
     let e = st.clock.epoch(now);
     let next = (e + 1) as u32 == pk.cum_ack;
     let cur = e as u32 == pk.cum_ack;
-    let r = pk.psn & 0xff;
+    let r = pk.psn & 0x3f;
+    let l = (pk.psn >> 6) & 0x3f;
     let o = Offer {
-        rem: pk.psn >> 8,
+        rem: pk.psn >> 12,
         peer: pk.src,
         flow: pk.flow,
         round: r,
         epoch: e + 1,
+        links: l.max(1),
     };
+    let k = st.chans;
     let hd = &mut st.hosts[h as usize];
-    // After the borrow: arm the host's timer, or send a revoke.
-    let (mut arm, mut revoke) = (false, false);
+    // After the borrow: arm the host's timer, or revoke channels.
+    let (mut arm, mut revoke) = (false, 0);
     match pk.kind {
-        PktKind::PimRts if next && hd.next_src == NONE && st.clock.rts_open(now, r) => {
-            let srpt = r < st.srpt_rounds;
-            Offer::keep(&mut hd.best_rts, &mut hd.rts_seen, o, srpt, &mut hd.rng);
+        PktKind::PimRts if next && links(&hd.next_rx) < k && st.clock.rts_open(now, r) => {
+            Offer::queue(&mut hd.rts_q, o);
             arm = true;
         }
         PktKind::PimGrant if pk.ecn => {
-            // A revoke: the receiver has another sender for that epoch.
-            if next && hd.next_dst == pk.src {
-                hd.next_dst = NONE;
-            } else if cur && hd.cur_dst == pk.src {
-                hd.cur_dst = NONE;
+            // A revoke: the receiver has no channels left for these.
+            if next {
+                sub_links(&mut hd.next_tx, pk.src, l);
+            } else if cur {
+                sub_links(&mut hd.cur_tx, pk.src, l);
             }
         }
-        PktKind::PimGrant if next && hd.next_dst == NONE && st.clock.grant_open(now, r) => {
-            let srpt = r < st.srpt_rounds;
-            Offer::keep(
-                &mut hd.best_grant,
-                &mut hd.grants_seen,
-                o,
-                srpt,
-                &mut hd.rng,
-            );
+        PktKind::PimGrant if next && links(&hd.next_tx) < k && st.clock.grant_open(now, r) => {
+            Offer::queue(&mut hd.grant_q, o);
             arm = true;
         }
         PktKind::PimAccept => {
             let slot = if next {
-                &mut hd.next_src
+                &mut hd.next_rx
             } else if cur {
-                &mut hd.cur_src
+                &mut hd.cur_rx
             } else {
                 return;
             };
-            if *slot == NONE {
-                *slot = pk.src;
+            // dcPIM's `receive_accept_pkt`: channels beyond k go back (`send_grantsr`).
+            let have = links(slot);
+            let take = l.min(k.saturating_sub(have));
+            revoke = l - take;
+            if take > 0 {
+                add_links(slot, pk.src, take);
                 arm = true;
-            } else if *slot != pk.src {
-                st.k.revokes += 1;
-                revoke = true;
             }
         }
         _ => {}
     }
+    if revoke > 0 {
+        st.k.revokes += 1;
+    }
     if arm {
         arm_host(cx, h, true);
     }
-    if revoke {
+    if revoke > 0 {
         let epoch = u64::from(pk.cum_ack);
-        ctrl(cx, PktKind::PimGrant, h, pk.src, pk.flow, epoch, r, true);
+        ctrl(
+            cx,
+            PktKind::PimGrant,
+            h,
+            pk.src,
+            pk.flow,
+            epoch,
+            pack(0, revoke, r),
+            true,
+        );
+    }
+}
+
+/// Scheduled DATAs of host `h` to `dst` answered (`n` tokens back): the window opens.
+fn answered(st: &mut DcpimState, h: u32, dst: u32, n: u32) {
+    if let Some(pt) = st.hosts[h as usize].peers.get_mut(&dst) {
+        pt.inflight = pt.inflight.saturating_sub(n);
     }
 }
 
 /// The next DATA packet host `h` sends: its unscheduled flows first (round robin), then
-/// its current match's scheduled flows (smallest remaining first).
+/// the scheduled flows (smallest remaining first) of the current match whose channels'
+/// rate and token window let a DATA go soonest; none ready: a wake-up at the earliest
+/// time one will be.
 pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
     let p = cx.parts();
     let now = p.now;
     let st = pim(p.transport);
+    let (k, win, win_to, ser) = (st.chans, st.window_pkts, st.window_timeout_ps, st.ser_ps);
     let hd = &mut st.hosts[h as usize];
     let mut pick = None;
     while let Some(f) = hd.unsched.pop_front() {
@@ -745,18 +903,75 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         pick = Some(f);
         break;
     }
-    if pick.is_none() && hd.cur_dst != NONE {
-        pick = hd
-            .sched
-            .iter()
-            .copied()
-            .filter(|&f| p.flows[f as usize].spec.dst == hd.cur_dst)
-            .map(|f| (st.flows[f as usize].unsent(), f))
-            .filter(|&(u, _)| u > 0)
-            .min()
-            .map(|(_, f)| f);
+    let mut wake = NEVER;
+    let mut chan_pick: Option<(Time, u32, u32)> = None;
+    if pick.is_none() {
+        let (mut stalled, mut open) = (0u32, 0u32);
+        for c in &hd.cur_tx {
+            let Some(f) = hd
+                .sched
+                .iter()
+                .copied()
+                .filter(|&f| p.flows[f as usize].spec.dst == c.peer)
+                .map(|f| (st.flows[f as usize].unsent(), f))
+                .filter(|&(u, _)| u > 0)
+                .min()
+                .map(|(_, f)| f)
+            else {
+                continue;
+            };
+            open += 1;
+            let pt = hd.peers.entry(c.peer).or_insert(PeerTx {
+                inflight: 0,
+                last_ps: 0,
+                next_ps: 0,
+            });
+            if win > 0.0 {
+                let limit = ((win * f64::from(c.links) / f64::from(k)).floor() as u32).max(1);
+                if pt.inflight >= limit {
+                    let due = pt.last_ps.saturating_add(win_to);
+                    if now < due {
+                        stalled += 1;
+                        wake = wake.min(due);
+                        continue;
+                    }
+                    // dcPIM's `relax_token_gap`: the window's tokens are given up.
+                    pt.inflight = limit - 1;
+                    st.k.window_relaxes += 1;
+                }
+            }
+            let at = if c.links < k {
+                pt.next_ps.max(now)
+            } else {
+                now
+            };
+            if at > now {
+                wake = wake.min(at);
+                continue;
+            }
+            if chan_pick.is_none_or(|(t, _, _)| pt.next_ps < t) {
+                chan_pick = Some((pt.next_ps, f, c.links));
+            }
+        }
+        if open > 0 && stalled == open {
+            st.k.window_stalls += 1;
+        }
+        if let Some((_, f, l)) = chan_pick {
+            pick = Some(f);
+            let dst = p.flows[f as usize].spec.dst;
+            let pt = hd.peers.get_mut(&dst).expect("a matched peer's clock");
+            pt.inflight += 1;
+            pt.last_ps = now;
+            pt.next_ps = pt.next_ps.max(now) + ser * u64::from(k) / u64::from(l);
+        }
     }
-    let f = pick?;
+    let Some(f) = pick else {
+        if wake != NEVER && (wake < hd.wake_at || hd.wake_at < now) {
+            hd.wake_at = wake;
+            cx.arm(wake, Kind::HostTimer, h);
+        }
+        return None;
+    };
     let flow = &mut p.flows[f as usize];
     let fl = &mut st.flows[f as usize];
     let was_idle = fl.outstanding() == 0;
@@ -826,7 +1041,11 @@ pub(crate) fn flow_timer(cx: &mut Cx, f: u32) {
         cx.arm(due, Kind::FlowTimer, f);
         return;
     }
-    fl.on_timeout();
+    let n = fl.on_timeout();
+    if fl.scheduled {
+        let dst = flow.spec.dst;
+        answered(st, h, dst, n);
+    }
     st.k.timeouts += 1;
     p.c.timeouts += 1;
     resend_ready(cx, h, f);

@@ -75,6 +75,21 @@ pub struct PhostSection {
     pub downgrade_rtts: f64,
     /// Base RTTs a sender that sent everything waits for DONE before re-sending its RTS.
     pub rts_timeout_rtts: f64,
+    /// Tokens a flow may have unanswered at its receiver, in BDPs (session 7; the dcPIM
+    /// simulator's pHost, `capability_window`: 19 packets of 1.5 KB in its 100 Gb/s
+    /// settings, of the order of a BDP there; read here as one BDP), counted from the
+    /// latest token a DATA answered (the simulator's `token_count -
+    /// largest_token_seq_received - 1`: tokens that expired at the sender or whose DATA
+    /// was lost are given up when a later one is answered). A token is answered by its
+    /// DATA, so a sender whose DATAs queue in the fabric gets tokens more slowly (the DCSIM
+    /// paper, 4.2: pHost "decreases its sending rate as it detects congestion in the
+    /// network, based on received token packets"). 0: no window (tokens at line rate
+    /// whatever comes back, pHost's paper).
+    pub token_window_bdp: f64,
+    /// Base RTTs a flow may stay at its token window before one unanswered token is given
+    /// up (its DATA taken as lost; the simulator's `capability_window_timeout`, here as
+    /// dcPIM's `token_window_timeout = 1.1` of the same simulator).
+    pub token_window_timeout_rtts: f64,
 }
 
 impl Default for PhostSection {
@@ -85,6 +100,8 @@ impl Default for PhostSection {
             downgrade_timeout_rtts: 2.0,
             downgrade_rtts: 3.0,
             rts_timeout_rtts: 4.0,
+            token_window_bdp: 1.0,
+            token_window_timeout_rtts: 1.1,
         }
     }
 }
@@ -116,6 +133,13 @@ impl PhostSection {
         )?;
         range("downgrade_rtts", self.downgrade_rtts, 0.0, 1000.0)?;
         range("rts_timeout_rtts", self.rts_timeout_rtts, 0.1, 1000.0)?;
+        range("token_window_bdp", self.token_window_bdp, 0.0, 100.0)?;
+        range(
+            "token_window_timeout_rtts",
+            self.token_window_timeout_rtts,
+            0.01,
+            1000.0,
+        )?;
         Ok(())
     }
 }
@@ -157,6 +181,14 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
 struct Params {
     mtu: u32,
     rts_timeout_ps: u64,
+}
+
+/// The token window of a pHost run, packets (0: none).
+fn st_window(sim: &Sim) -> Option<u16> {
+    match &sim.transport {
+        TransportDriver::Phost(st) => st.hosts.first().map(|h| h.rx.config().window),
+        _ => None,
+    }
 }
 
 /// pHost's counters (summary `phost_*`).
@@ -280,6 +312,22 @@ impl Sim {
             } else {
                 cycles32("transport.phost.downgrade_rtts", sec.downgrade_rtts * rtt)?
             },
+            window: if sec.token_window_bdp == 0.0 {
+                0
+            } else {
+                let w = (sec.token_window_bdp * self.bdp_bytes as f64 / f64::from(mtu)).ceil();
+                if w > f64::from(u16::MAX) {
+                    return Err(Error::field(
+                        "transport.phost.token_window_bdp",
+                        format!("{w} packets: at most {} tokens per flow", u16::MAX),
+                    ));
+                }
+                (w as u16).max(1)
+            },
+            window_timeout: cycles32(
+                "transport.phost.token_window_timeout_rtts",
+                sec.token_window_timeout_rtts * rtt,
+            )?,
         };
         let rx: PhostReceiver<{ state::FLOWS }> =
             PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))?;
@@ -323,6 +371,9 @@ impl Sim {
         let x = &mut r.summary.extra;
         x.insert("sim_drops".into(), 0.0);
         x.insert("sim_loss_rate".into(), 0.0);
+        if let Some(hs) = st_window(self) {
+            x.insert("phost_token_window_pkts".into(), f64::from(hs));
+        }
         for (name, v) in [
             ("phost_rts_sent", k.rts_sent),
             ("phost_rts_resent", k.rts_resent),
@@ -477,6 +528,7 @@ fn rx_sync(cx: &mut Cx, h: u32) {
         let st = ph(p.transport);
         let mut out = std::mem::take(&mut st.scratch);
         let rx = &mut st.hosts[h as usize].rx;
+        let windowed = rx.config().window > 0;
         while rx.now() < target {
             let step = rx.quiet_cycles().saturating_add(1).min(target - rx.now());
             rtl_models::Clocked::advance(&mut **rx, step);
@@ -485,6 +537,13 @@ fn rx_sync(cx: &mut Cx, h: u32) {
             let Some(psn) = fs.next_token_psn() else {
                 continue;
             };
+            if windowed {
+                fs.tok_issued += 1;
+                if fs.tok_of.is_empty() {
+                    fs.tok_of = vec![0; fs.pkts as usize];
+                }
+                fs.tok_of[psn as usize] = fs.tok_issued;
+            }
             st.k.tokens_sent += 1;
             let flow = &mut p.flows[t.flow as usize];
             let ns = (t.expiry / 1000) as u32;
@@ -580,10 +639,15 @@ fn rx_data(cx: &mut Cx, h: u32, pk: Packet) {
     p.c.data_delivered += 1;
     let st = ph(p.transport);
     let hs = &mut st.hosts[h as usize];
+    let fs = &mut st.flows[f as usize];
     if pk.psn & ON_TOKEN != 0 {
         hs.rx.on_data(f);
+        if let Some(&n) = fs.tok_of.get(psn as usize) {
+            // The window counts from the latest token answered (forgiving earlier ones).
+            fs.tok_answered = fs.tok_answered.max(n);
+            hs.rx.forgive(f, fs.tok_issued - fs.tok_answered);
+        }
     }
-    let fs = &mut st.flows[f as usize];
     let (new, done) = if fs.complete {
         (false, false)
     } else {

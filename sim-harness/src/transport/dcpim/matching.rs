@@ -1,30 +1,32 @@
 //! dcPIM's matching at one host (Cai et al., SIGCOMM 2022, section 3.1; the `nic::dcpim`
-//! block's algorithm, distributed): the epoch clock, shared by every host (dcPIM assumes
-//! synchronized hosts), and a host's matching registers as a sender and as a receiver.
+//! block's algorithm, distributed, with dcPIM's `k` channels): the epoch clock, shared by
+//! every host (dcPIM assumes synchronized hosts), and a host's matching registers as a
+//! sender and as a receiver.
 //!
 //! ```text
 //!  epoch e (length E), data phase of the matching made in epoch e-1; meanwhile the
 //!  matching of epoch e+1, `rounds` rounds of length R = round_rtts x base RTT:
-//!    e*E + r*R          senders: ACCEPT the best GRANT of round r-1, then (unmatched)
-//!                       RTS to every receiver they have scheduled data for
-//!    e*E + r*R + R/2    receivers (unmatched): GRANT the best RTS of round r
-//!    e*E + rounds*R     senders: ACCEPT the best GRANT of the last round
+//!    e*E + r*R          senders: ACCEPT the GRANTs of round r-1, then (channels left)
+//!                       RTS to every receiver they have scheduled data for, asking for
+//!                       the channels that data needs
+//!    e*E + r*R + R/2    receivers (channels left): GRANT the RTSs of round r
+//!    e*E + rounds*R     senders: ACCEPT the GRANTs of the last round
 //!    (e+1)*E            every host: the matching of epoch e+1 becomes the current one
 //! ```
 //!
-//! "Best" is dcPIM's `min_rts` / `min_grant`: the smallest remaining size, ties to the
-//! lowest host index, in the first `srpt_rounds` rounds; in later rounds a uniformly random
-//! one (PIM's random choice; the dcPIM simulator's `pim_select_min_iters = 1`). Packets of another epoch or of a past round are ignored (dcPIM's
-//! `if (p->iter < this->iter) return`). A receiver that gets a second ACCEPT for an epoch
-//! (its GRANT of an earlier round was accepted late) sends that sender a revoking GRANT
-//! (dcPIM's `GrantsR`), which unmatches it.
+//! A round's offers are served in order, each given the channels it asks for while the
+//! host has any of its `k` left (the dcPIM simulator's `handle_all_req` /
+//! `handle_all_grants`): smallest remaining size first, ties to the lowest host index, in
+//! the first `srpt_rounds` rounds (dcPIM's `min_rts` / `min_grant`); in a uniformly random
+//! order in later rounds (PIM's random choice; the simulator's `pim_select_min_iters = 1`).
+//! Packets of another epoch or of a past round are ignored (dcPIM's `if (p->iter <
+//! this->iter) return`). A receiver whose ACCEPTs for an epoch would exceed `k` channels
+//! (a GRANT of an earlier round accepted late) sends the sender a revoking GRANT for the
+//! excess (dcPIM's `GrantsR`), which takes those channels back.
 
 use crate::event::Time;
 use rtl_models::{Lfsr32, RandomSource};
-use std::collections::VecDeque;
-
-/// No host.
-pub(crate) const NONE: u32 = u32::MAX;
+use std::collections::{BTreeMap, VecDeque};
 
 /// The epoch clock (ps, from time 0).
 #[derive(Debug, Clone, Copy)]
@@ -111,7 +113,8 @@ impl EpochClock {
     }
 }
 
-/// A request or a grant: the sender's smallest remaining size towards the peer.
+/// A request or a grant: the sender's smallest remaining size towards the peer, and the
+/// channels asked for (RTS) or offered (GRANT).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Offer {
     /// Remaining packets (the SRPT key).
@@ -124,65 +127,132 @@ pub(crate) struct Offer {
     pub round: u32,
     /// Epoch it matches for.
     pub epoch: u64,
+    /// Channels asked for or offered (dcPIM's `total_links`), at least 1.
+    pub links: u32,
 }
 
 impl Offer {
-    /// Keep the better of `slot` and `o` (smaller remaining size, then lower host).
-    pub fn keep_best(slot: &mut Option<Offer>, o: Offer) {
-        match slot {
-            Some(b)
-                if (b.epoch, b.round) == (o.epoch, o.round)
-                    && (b.rem, b.peer) <= (o.rem, o.peer) => {}
-            _ => *slot = Some(o),
+    /// The offers of round `round` of epoch `epoch` in `q`, in the order they are served:
+    /// smallest remaining size, then lowest host, when `srpt` (dcPIM's sort of `req_q` /
+    /// `grants_q` in its first `pim_select_min_iters` rounds); else a uniformly random order
+    /// (PIM's random choice, repeated while channels are left). Offers of other rounds are
+    /// dropped (dcPIM: `if (iter != this->iter) erase`).
+    pub fn order(
+        q: &mut Vec<Offer>,
+        epoch: u64,
+        round: u32,
+        srpt: bool,
+        rng: &mut Lfsr32,
+    ) -> Vec<Offer> {
+        let mut v: Vec<Offer> = q
+            .drain(..)
+            .filter(|o| (o.epoch, o.round) == (epoch, round))
+            .collect();
+        if srpt {
+            v.sort_by_key(|o| (o.rem, o.peer));
+        } else {
+            // Fisher-Yates from the end: position i takes one of 0 ..= i at random.
+            for i in (1..v.len()).rev() {
+                let j = rng.below(i as u32 + 1) as usize;
+                v.swap(i, j);
+            }
         }
+        v
     }
 
-    /// Offer `o` of a round: the smallest one kept when `srpt`, else one of the round's
-    /// offers uniformly at random (reservoir sampling; `seen` counts the round's offers).
-    pub fn keep(slot: &mut Option<Offer>, seen: &mut u32, o: Offer, srpt: bool, rng: &mut Lfsr32) {
-        let same = matches!(slot, Some(b) if (b.epoch, b.round) == (o.epoch, o.round));
-        if !same {
-            *slot = Some(o);
-            *seen = 1;
-            return;
+    /// Queue `o` in `q`, dropping offers of an older round first.
+    pub fn queue(q: &mut Vec<Offer>, o: Offer) {
+        if q.first()
+            .is_some_and(|b| (b.epoch, b.round) != (o.epoch, o.round))
+        {
+            q.clear();
         }
-        *seen += 1;
-        if srpt {
-            Offer::keep_best(slot, o);
-        } else if rng.below(*seen) == 0 {
-            *slot = Some(o);
+        q.push(o);
+    }
+}
+
+/// A matched peer and the channels matched to it (dcPIM's `PIM_Vlink`, `total_links`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Chan {
+    /// The other host.
+    pub peer: u32,
+    /// Channels, each `1 / k` of the host's rate.
+    pub links: u32,
+}
+
+/// Channels in `v`.
+pub(crate) fn links(v: &[Chan]) -> u32 {
+    v.iter().map(|c| c.links).sum()
+}
+
+/// Channels in `v` matched to `peer`.
+pub(crate) fn links_to(v: &[Chan], peer: u32) -> u32 {
+    v.iter().filter(|c| c.peer == peer).map(|c| c.links).sum()
+}
+
+/// `l` more channels to `peer` in `v`.
+pub(crate) fn add_links(v: &mut Vec<Chan>, peer: u32, l: u32) {
+    if l == 0 {
+        return;
+    }
+    match v.iter_mut().find(|c| c.peer == peer) {
+        Some(c) => c.links += l,
+        None => v.push(Chan { peer, links: l }),
+    }
+}
+
+/// `l` fewer channels to `peer` in `v` (a revoke); the peer leaves at zero.
+pub(crate) fn sub_links(v: &mut Vec<Chan>, peer: u32, l: u32) {
+    if let Some(i) = v.iter().position(|c| c.peer == peer) {
+        v[i].links = v[i].links.saturating_sub(l);
+        if v[i].links == 0 {
+            v.remove(i);
         }
     }
+}
+
+/// A sender's token clock towards one receiver (the dcPIM simulator's per-flow
+/// `token_gap` / `latest_token_sent_time`, kept per matched pair: the receiver sends its
+/// tokens to the sender's smallest flow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PeerTx {
+    /// Scheduled DATAs sent to the peer and not yet answered (ACK / NACK / timeout):
+    /// the tokens outstanding.
+    pub inflight: u32,
+    /// When the last scheduled DATA went to the peer (the last token), ps.
+    pub last_ps: Time,
+    /// The earliest time of the next one at the matched channels' rate, ps.
+    pub next_ps: Time,
 }
 
 /// One host's dcPIM state.
 #[derive(Debug, Clone)]
 pub(crate) struct PimHost {
-    /// Its pending `HostTimer`, ps (`NEVER`: none).
+    /// Its pending epoch-step `HostTimer`, ps (`NEVER`: none).
     pub timer_at: Time,
+    /// Its pending NIC wake-up `HostTimer` (channel rate, token window), ps.
+    pub wake_at: Time,
     /// The step last run (a step runs once).
     pub last_step: Time,
     /// Unscheduled flows with packets to send (round robin).
     pub unsched: VecDeque<u32>,
     /// Its open scheduled flows (as sender).
     pub sched: Vec<u32>,
-    /// Receiver it sends to in this epoch.
-    pub cur_dst: u32,
-    /// Receiver it is matched to for the next epoch.
-    pub next_dst: u32,
-    /// Sender matched to it in this epoch.
-    pub cur_src: u32,
-    /// Sender matched to it for the next epoch.
-    pub next_src: u32,
-    /// The best GRANT of the current round (as sender).
-    pub best_grant: Option<Offer>,
-    /// The best RTS of the current round (as receiver).
-    pub best_rts: Option<Offer>,
-    /// GRANTs of the current round seen (for the random choice).
-    pub grants_seen: u32,
-    /// RTSs of the current round seen.
-    pub rts_seen: u32,
-    /// The host's random source (grant / accept choice after the SRPT rounds).
+    /// Receivers it sends to in this epoch, with their channels (at most `k` in all).
+    pub cur_tx: Vec<Chan>,
+    /// Receivers matched to it for the next epoch.
+    pub next_tx: Vec<Chan>,
+    /// Senders matched to it in this epoch (at most `k` channels in all).
+    pub cur_rx: Vec<Chan>,
+    /// Senders matched to it for the next epoch.
+    pub next_rx: Vec<Chan>,
+    /// The GRANTs of the current round (as sender).
+    pub grant_q: Vec<Offer>,
+    /// The RTSs of the current round (as receiver).
+    pub rts_q: Vec<Offer>,
+    /// Per receiver it has sent scheduled DATA to: its token clock.
+    pub peers: BTreeMap<u32, PeerTx>,
+    /// The host's random source (grant / accept order after the SRPT rounds).
     pub rng: Lfsr32,
 }
 
@@ -191,17 +261,17 @@ impl PimHost {
     pub fn new(rng: Lfsr32) -> PimHost {
         PimHost {
             timer_at: crate::event::NEVER,
+            wake_at: crate::event::NEVER,
             last_step: crate::event::NEVER,
             unsched: VecDeque::new(),
             sched: Vec::new(),
-            cur_dst: NONE,
-            next_dst: NONE,
-            cur_src: NONE,
-            next_src: NONE,
-            best_grant: None,
-            best_rts: None,
-            grants_seen: 0,
-            rts_seen: 0,
+            cur_tx: Vec::new(),
+            next_tx: Vec::new(),
+            cur_rx: Vec::new(),
+            next_rx: Vec::new(),
+            grant_q: Vec::new(),
+            rts_q: Vec::new(),
+            peers: BTreeMap::new(),
             rng,
         }
     }
@@ -209,12 +279,12 @@ impl PimHost {
     /// Whether the host takes part in the matching (its timer runs the epoch's steps).
     pub fn busy(&self) -> bool {
         !self.sched.is_empty()
-            || self.cur_dst != NONE
-            || self.next_dst != NONE
-            || self.cur_src != NONE
-            || self.next_src != NONE
-            || self.best_rts.is_some()
-            || self.best_grant.is_some()
+            || !self.cur_tx.is_empty()
+            || !self.next_tx.is_empty()
+            || !self.cur_rx.is_empty()
+            || !self.next_rx.is_empty()
+            || !self.rts_q.is_empty()
+            || !self.grant_q.is_empty()
     }
 }
 
@@ -264,40 +334,48 @@ mod tests {
     }
 
     #[test]
-    fn the_best_offer_is_the_smallest_then_lowest_host_of_its_round() {
+    fn offers_are_served_smallest_first_or_in_a_uniform_random_order() {
         let o = |rem, peer, round| Offer {
             rem,
             peer,
             flow: 0,
             round,
             epoch: 1,
+            links: 1,
         };
-        let mut slot = None;
-        Offer::keep_best(&mut slot, o(10, 3, 0));
-        Offer::keep_best(&mut slot, o(10, 5, 0));
-        assert_eq!(slot.unwrap().peer, 3);
-        Offer::keep_best(&mut slot, o(9, 7, 0));
-        assert_eq!(slot.unwrap().peer, 7);
-        // An offer of a newer round replaces a stale one.
-        Offer::keep_best(&mut slot, o(50, 1, 1));
-        assert_eq!((slot.unwrap().peer, slot.unwrap().round), (1, 1));
-        // Random rounds: every offer of the round is chosen about equally often.
         let mut rng = Lfsr32::new(7);
+        let mut q = Vec::new();
+        Offer::queue(&mut q, o(50, 1, 0));
+        // An offer of a newer round replaces the stale ones.
+        for (rem, peer) in [(10, 5), (10, 3), (9, 7)] {
+            Offer::queue(&mut q, o(rem, peer, 1));
+        }
+        let v = Offer::order(&mut q, 1, 1, true, &mut rng);
+        assert!(q.is_empty());
+        assert_eq!(v.iter().map(|o| o.peer).collect::<Vec<_>>(), [7, 3, 5]);
+        // Offers of another round or epoch are dropped.
+        let mut q = vec![o(1, 1, 2), o(1, 2, 3)];
+        assert_eq!(Offer::order(&mut q, 1, 3, true, &mut rng).len(), 1);
+        // Random rounds: every offer comes first about equally often.
         let mut wins = [0u32; 4];
         for _ in 0..4000 {
-            let (mut slot, mut seen) = (None, 0);
-            for peer in 0..4 {
-                Offer::keep(&mut slot, &mut seen, o(10 + peer, peer, 2), false, &mut rng);
-            }
-            assert_eq!(seen, 4);
-            wins[slot.unwrap().peer as usize] += 1;
+            let mut q: Vec<Offer> = (0..4).map(|p| o(10 + p, p, 2)).collect();
+            let v = Offer::order(&mut q, 1, 2, false, &mut rng);
+            assert_eq!(v.len(), 4);
+            wins[v[0].peer as usize] += 1;
         }
         assert!(wins.iter().all(|&w| (800..1200).contains(&w)), "{wins:?}");
-        // SRPT rounds keep the smallest.
-        let (mut slot, mut seen) = (None, 0);
-        for peer in [3, 1, 2] {
-            Offer::keep(&mut slot, &mut seen, o(10 + peer, peer, 0), true, &mut rng);
-        }
-        assert_eq!(slot.unwrap().peer, 1);
+    }
+
+    #[test]
+    fn channels_add_and_revoke_per_peer() {
+        let mut v = Vec::new();
+        add_links(&mut v, 3, 2);
+        add_links(&mut v, 5, 1);
+        add_links(&mut v, 3, 1);
+        assert_eq!((links(&v), links_to(&v, 3), links_to(&v, 5)), (4, 3, 1));
+        sub_links(&mut v, 3, 2);
+        sub_links(&mut v, 5, 9);
+        assert_eq!(v, [Chan { peer: 3, links: 1 }]);
     }
 }

@@ -1,6 +1,8 @@
 //! `[transport.dcpim]`: dcPIM's parameters (Cai et al., SIGCOMM 2022, section 3; the
-//! defaults are the dcPIM simulator's, `pim_iter_limit = 4`, `pim_beta = 1.3`,
-//! `pim_alpha = 1`, short flows under one BDP).
+//! defaults are the dcPIM simulator's, the "simulator default settings" the DCSIM paper
+//! ran (section 4.1): `pim_iter_limit = 4`, `pim_beta = 1.3`, `pim_alpha = 1`,
+//! `pim_k = 4`, `token_window = 1` (which its `params.cpp` scales by the BDP),
+//! `token_window_timeout = 1.1`, short flows under one BDP).
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -24,6 +26,20 @@ pub struct DcpimSection {
     /// Rounds in which receivers grant and senders accept the smallest remaining size;
     /// later rounds choose at random (PIM; the dcPIM simulator's `pim_select_min_iters`: 1).
     pub srpt_rounds: u32,
+    /// Channels per host, dcPIM's `k` (the simulator's `pim_k`: 4): a host is matched on
+    /// at most `k` channels as a sender and `k` as a receiver per epoch, each channel
+    /// `1 / k` of the host's rate; an RTS asks for the channels the sender's data to that
+    /// receiver needs, a GRANT and an ACCEPT give as many as are left. 1 to 32.
+    pub channels: u32,
+    /// The token window per matched pair, in BDPs for all `k` channels (the simulator's
+    /// `token_window = 1`, scaled by the BDP; a pair matched on `l` channels keeps at most
+    /// `token_window_bdp x BDP x l / k` tokens, i.e. scheduled DATAs, unanswered). Tokens
+    /// are clocked by the DATAs reaching the receiver, so queueing in the fabric slows
+    /// the sender: dcPIM's reaction to congestion. 0: no window (line rate per channel).
+    pub token_window_bdp: f64,
+    /// With the window full, one more token after this many base RTTs without one (the
+    /// simulator's `token_window_timeout = 1.1` and `relax_token_gap`).
+    pub token_window_timeout_rtts: f64,
 }
 
 impl Default for DcpimSection {
@@ -34,6 +50,9 @@ impl Default for DcpimSection {
             epoch_rtts: 5.2,
             unscheduled_bdp: 1.0,
             srpt_rounds: 1,
+            channels: 4,
+            token_window_bdp: 1.0,
+            token_window_timeout_rtts: 1.1,
         }
     }
 }
@@ -64,6 +83,19 @@ impl DcpimSection {
         num("round_rtts", self.round_rtts, 0.01, 1000.0)?;
         num("epoch_rtts", self.epoch_rtts, 0.01, 100_000.0)?;
         num("unscheduled_bdp", self.unscheduled_bdp, 0.0, 1e6)?;
+        num("token_window_bdp", self.token_window_bdp, 0.0, 1e6)?;
+        num(
+            "token_window_timeout_rtts",
+            self.token_window_timeout_rtts,
+            0.01,
+            1e6,
+        )?;
+        if !(1..=32).contains(&self.channels) {
+            return Err(Error::field(
+                "transport.dcpim.channels",
+                format!("must be in 1 ..= 32, got {}", self.channels),
+            ));
+        }
         let matching = f64::from(self.rounds) * self.round_rtts;
         if self.epoch_rtts + 1e-9 < matching {
             return Err(Error::field(
@@ -115,6 +147,24 @@ mod tests {
                 ..d()
             }),
             "transport.dcpim.unscheduled_bdp"
+        );
+        assert_eq!(
+            f(DcpimSection { channels: 0, ..d() }),
+            "transport.dcpim.channels"
+        );
+        assert_eq!(
+            f(DcpimSection {
+                token_window_bdp: f64::INFINITY,
+                ..d()
+            }),
+            "transport.dcpim.token_window_bdp"
+        );
+        assert_eq!(
+            f(DcpimSection {
+                token_window_timeout_rtts: 0.0,
+                ..d()
+            }),
+            "transport.dcpim.token_window_timeout_rtts"
         );
     }
 }

@@ -130,6 +130,12 @@ pub struct FlowState {
     pub cursor: u32,
     /// Every packet received.
     pub complete: bool,
+    /// Tokens the receiver sent for the flow (with a token window).
+    pub tok_issued: u32,
+    /// The latest token answered by a DATA, as its issue number (1-based; 0: none).
+    pub tok_answered: u32,
+    /// Per PSN, the issue number of the last token naming it (with a token window).
+    pub tok_of: Vec<u32>,
 }
 
 impl FlowState {
@@ -151,6 +157,9 @@ impl FlowState {
             received: 0,
             cursor: free,
             complete: false,
+            tok_issued: 0,
+            tok_answered: 0,
+            tok_of: Vec::new(),
         }
     }
 
