@@ -104,9 +104,13 @@ impl Sim {
         };
         let end = dp.end_ps(&d);
         self.port_depart(p, d.desc, end);
-        if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {
-            if !dp.is_empty() {
-                self.port_wake(p, end);
+        // Wake up when the next packet starts if nothing arrives: the end of this one, or
+        // the next SIM token's arrival when only SIMs wait (no wake-up at the end that
+        // would only re-arm for the token). An arrival before then serves the port itself.
+        if let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind {
+            if let Some(next) = dp.next_departure() {
+                let t = dp.ps_at(next.start);
+                self.port_wake(p, t);
             }
         }
     }
