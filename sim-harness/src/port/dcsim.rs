@@ -42,7 +42,13 @@ impl Sim {
 
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
     pub(crate) fn port_enqueue(&mut self, p: u32, pk: Packet) -> bool {
-        self.port_sync(p);
+        // While the line is busy nothing can be due before its end, so the arbiter takes
+        // the input without coming to now: its next choice is made at the line's end from
+        // the queues as they are then (the bucket's fill is additive in idle cycles), and
+        // the next sync brings its clock forward.
+        if self.ports[p as usize].busy_until <= self.now {
+            self.port_sync(p);
+        }
         let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
             return false;
         };
