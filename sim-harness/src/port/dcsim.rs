@@ -4,6 +4,13 @@
 //! offers it switch arrivals through [`Sim::port_arrive`] and tells it of rate changes
 //! through [`Sim::port_rate_changed`]; a host NIC's departures call the transport's hooks
 //! ([`Sim::transport_departing`], [`Sim::transport_departed`]).
+//!
+//! Wake-ups: when a packet starts, the port's one `TxDone` is armed at the next planned start
+//! (the arbiter's kept answer: the line's end, or the next SIM token when only SIMs wait), so
+//! it is scheduled at that start and orders, among events of the same picosecond, by that
+//! sequence number. The arbiter's choice does not depend on that order (a SIM with its token
+//! wins its cycle against a same-cycle arrival either way, DCSIM 2.3, no preemption); only the
+//! order of simultaneous transmissions on different ports does (benches/README.md, session 7).
 
 use super::PortDriver;
 use crate::engine::{Cause, Sim};
