@@ -52,6 +52,12 @@ pub struct DcsimPort {
     retired: DcsimArbiterStats,
     /// Departures found overdue by [`DcsimPort::catch_up`] (0 when the engine is right).
     pub late: u64,
+    /// The arbiter's answer to [`DcsimArbiter::next_departure`], kept until an input or a
+    /// start changes it (`None`: not known; an empty port is asked again, which is cheap).
+    /// The answer does not depend on the arbiter's clock while it idles up to the planned
+    /// start (the bucket's fill is additive in idle cycles), so [`DcsimPort::idle_until`]
+    /// keeps it.
+    plan: Option<Departure<Packet>>,
 }
 
 impl DcsimPort {
@@ -62,6 +68,7 @@ impl DcsimPort {
             clock: ClockDomain::new(cfg.clock.period_ps, 0),
             retired: DcsimArbiterStats::default(),
             late: 0,
+            plan: None,
         })
     }
 
@@ -113,10 +120,10 @@ impl DcsimPort {
     /// [`DcsimPort::catch_up`] to cycle `c` when packets wait and the line is free before.
     #[inline(never)]
     fn catch_up_slow(&mut self, c: Cycles) -> Option<Departure<Packet>> {
-        match self.arb.next_departure() {
+        match self.next_departure() {
             Some(d) if d.start < c => {
                 self.late += 1;
-                self.arb.take_planned(&d)
+                self.take_planned(&d)
             }
             _ => {
                 self.arb.idle_until(c);
@@ -126,7 +133,9 @@ impl DcsimPort {
     }
 
     /// A packet arrives in the current cycle (after [`DcsimPort::catch_up`]).
+    #[inline]
     pub fn enqueue(&mut self, pk: Packet) -> Enqueue {
+        self.plan = None;
         self.arb.enqueue(class_of(pk.kind), pk, pk.bytes)
     }
 
@@ -144,19 +153,32 @@ impl DcsimPort {
 
     /// Start the next packet (at [`DcsimPort::next_start_ps`]).
     pub fn take(&mut self) -> Option<Departure<Packet>> {
+        self.plan = None;
         self.arb.take_next()
     }
 
-    /// The next departure (no further arrivals), as [`DcsimArbiter::next_departure`].
+    /// The next departure (no further arrivals), as [`DcsimArbiter::next_departure`]; the
+    /// answer is kept until the next input or start.
     #[inline]
-    pub fn next_departure(&self) -> Option<Departure<Packet>> {
-        self.arb.next_departure()
+    pub fn next_departure(&mut self) -> Option<Departure<Packet>> {
+        if self.plan.is_none() {
+            self.plan = self.arb.next_departure();
+        }
+        debug_assert_eq!(
+            self.plan.map(|d| (d.class, d.start, d.bytes)),
+            self.arb
+                .next_departure()
+                .map(|d| (d.class, d.start, d.bytes)),
+            "stale plan"
+        );
+        self.plan
     }
 
     /// Start `d`, the answer of [`DcsimPort::next_departure`] with no change since (at
     /// its start): [`DcsimPort::take`] without asking the arbiter again.
     #[inline]
     pub fn take_planned(&mut self, d: &Departure<Packet>) -> Option<Departure<Packet>> {
+        self.plan = None;
         self.arb.take_planned(d)
     }
 
@@ -226,6 +248,7 @@ impl DcsimPort {
             self.retired.accepted[k] -= fresh_stats.accepted[k];
         }
         self.arb = fresh;
+        self.plan = None;
         self.clock = ClockDomain::new(cfg.clock.period_ps, now.max(free_ps));
         Ok(())
     }

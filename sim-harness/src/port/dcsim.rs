@@ -4,6 +4,13 @@
 //! offers it switch arrivals through [`Sim::port_arrive`] and tells it of rate changes
 //! through [`Sim::port_rate_changed`]; a host NIC's departures call the transport's hooks
 //! ([`Sim::transport_departing`], [`Sim::transport_departed`]).
+//!
+//! Wake-ups: when a packet starts, the port's one `TxDone` is armed at the next planned start
+//! (the arbiter's kept answer: the line's end, or the next SIM token when only SIMs wait), so
+//! it is scheduled at that start and orders, among events of the same picosecond, by that
+//! sequence number. The arbiter's choice does not depend on that order (a SIM with its token
+//! wins its cycle against a same-cycle arrival either way, DCSIM 2.3, no preemption); only the
+//! order of simultaneous transmissions on different ports does (benches/README.md, session 7).
 
 use super::PortDriver;
 use crate::engine::{Cause, Sim};
@@ -42,7 +49,13 @@ impl Sim {
 
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
     pub(crate) fn port_enqueue(&mut self, p: u32, pk: Packet) -> bool {
-        self.port_sync(p);
+        // While the line is busy nothing can be due before its end, so the arbiter takes
+        // the input without coming to now: its next choice is made at the line's end from
+        // the queues as they are then (the bucket's fill is additive in idle cycles), and
+        // the next sync brings its clock forward.
+        if self.ports[p as usize].busy_until <= self.now {
+            self.port_sync(p);
+        }
         let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
             return false;
         };
@@ -104,9 +117,13 @@ impl Sim {
         };
         let end = dp.end_ps(&d);
         self.port_depart(p, d.desc, end);
-        if let PortDriver::Dcsim(dp) = &self.ports[p as usize].kind {
-            if !dp.is_empty() {
-                self.port_wake(p, end);
+        // Wake up when the next packet starts if nothing arrives: the end of this one, or
+        // the next SIM token's arrival when only SIMs wait (no wake-up at the end that
+        // would only re-arm for the token). An arrival before then serves the port itself.
+        if let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind {
+            if let Some(next) = dp.next_departure() {
+                let t = dp.ps_at(next.start);
+                self.port_wake(p, t);
             }
         }
     }
