@@ -316,6 +316,9 @@ fn interrupted_twice() -> impl Fn(&mut Sim) {
             sim.set_flow(f, src, dst, 4_000_000).unwrap();
             sim.set_flow_start(f, at_ns * 1000).unwrap();
         }
+        // Start times stay in flow order: flow 0 after flow 1 is refused.
+        let e = sim.set_flow_start(0, 60_000_000).unwrap_err().to_string();
+        assert!(e.contains("flow order"), "{e}");
     }
 }
 
