@@ -45,7 +45,8 @@
 //!   block state is the sender's window, unchanged in a steady state, and its message
 //!   length; the REPS word and failure detector are left as they are: at a steady rate
 //!   REPS recycles the same cached EVs, and their cycle counters move with the flow's
-//!   clock). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
+//!   clock; `tests/wormhole.rs` `reps_is_skipped_within_one_percent`: 7x fewer events,
+//!   0.28 % mean FCT error on a cross-ToR tornado). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
 //!   with `skip.enabled` runs in full, says so on stderr and reports
 //!   `wormhole_skip_refused = 1`.
 //! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
@@ -258,7 +259,15 @@ pub(crate) struct Wormhole {
     started: usize,
     dag: Option<DagRun>,
     st: WhStats,
+    /// Refusal warnings (setup); the guidance warnings are added at the run's end.
     warnings: Vec<String>,
+    /// Eq. 11 / 13 inputs but `N` (when skipping), checked at setup.
+    guidance: Option<GuidanceInput>,
+    /// Active flows sending from / to each host (its host port), and the most seen on one
+    /// host port at a time: the guidance's `N` (see [`Sim::wh_guidance`]).
+    host_out: Vec<u32>,
+    host_in: Vec<u32>,
+    flows_per_port_max: u32,
 }
 
 impl Sim {
@@ -288,20 +297,21 @@ impl Sim {
             ));
         }
         let mtu = u64::from(s.transport.mtu);
-        if skip {
-            let g = Guidance::new(&GuidanceInput {
+        // The guidance needs the flows per bottleneck `N`, known once the flows have run
+        // (see `wh_guidance`); the other inputs are checked here, before the run.
+        let guidance = if skip {
+            let gin = GuidanceInput {
                 link_gbps: self.fabric.host_gbps,
                 rtt_ps: self.base_rtt_ps,
                 flows: 1,
                 mtu_bytes: s.transport.mtu,
                 sample_interval_ps: sample_ps,
-            })?;
-            warnings.extend(
-                g.warnings(s.skip.theta, u64::from(s.skip.samples))
-                    .into_iter()
-                    .map(|w| format!("skip: {w}")),
-            );
-        }
+            };
+            Guidance::new(&gin)?;
+            Some(gin)
+        } else {
+            None
+        };
         for w in &warnings {
             eprintln!("warning: {w}");
         }
@@ -344,6 +354,10 @@ impl Sim {
             dag,
             st: WhStats::default(),
             warnings,
+            guidance,
+            host_out: vec![0; self.fabric.hosts as usize],
+            host_in: vec![0; self.fabric.hosts as usize],
+            flows_per_port_max: 0,
         }));
         if skip {
             self.q.push(sample_ps, Comp::new(Kind::Wormhole, TICK));
@@ -574,6 +588,14 @@ impl Sim {
             .expect("a flow starts once");
         w.ports[f as usize] = ports;
         w.started += 1;
+        let spec = &self.flows[f as usize].spec;
+        let (src, dst) = (spec.src as usize, spec.dst as usize);
+        w.host_out[src] += 1;
+        w.host_in[dst] += 1;
+        w.flows_per_port_max = w
+            .flows_per_port_max
+            .max(w.host_out[src])
+            .max(w.host_in[dst]);
         w.active.insert(
             f,
             Sampler {
@@ -647,6 +669,9 @@ impl Sim {
             }
             let w = self.wh.as_mut().expect("wormhole on");
             w.active.remove(&f);
+            let spec = &self.flows[f as usize].spec;
+            w.host_out[spec.src as usize] -= 1;
+            w.host_in[spec.dst as usize] -= 1;
             if let Some(id) = w.parts.partition_of_flow(f) {
                 w.misses.remove(&id);
                 w.lookups.remove(&id);
@@ -1466,10 +1491,50 @@ impl Sim {
         let _ = w.memo.insert(m.graph, v);
     }
 
+    /// The guidance of Eq. 11 / 13 (section 5.2) for this run's `C` (the host link rate),
+    /// base `RTT` and `N`, and its warnings for `skip.theta` / `skip.samples`; `None` unless
+    /// skipping. `N` is the most flows that were active at one time on one host port (sending
+    /// from, or sending to, one host): the paper's derivation is DCTCP's fluid model of `N`
+    /// long flows sharing one bottleneck, and on the fabrics and workloads here (collectives,
+    /// one GPU per host port, full-bisection or oversubscribed trees) the host port is where
+    /// concurrent flows meet for sure; a fabric link shared by more flows than any host port
+    /// (hashing collisions, oversubscription) is not counted. Known at the run's end (flows
+    /// start on their dependencies), so the warnings are printed then; at least 1.
+    fn wh_guidance(&self) -> Option<(Guidance, Vec<String>)> {
+        let w = self.wh.as_ref()?;
+        let gin = GuidanceInput {
+            flows: w.flows_per_port_max.max(1),
+            ..w.guidance?
+        };
+        let g = Guidance::new(&gin).expect("checked at setup; N >= 1");
+        let warn = g
+            .warnings(w.theta, w.samples as u64)
+            .into_iter()
+            .map(|m| format!("skip: {m} (N = {} flows per host port)", gin.flows))
+            .collect();
+        Some((g, warn))
+    }
+
     /// The `wormhole_*` and `llm_*` summary keys and `iterations.csv`.
     pub(super) fn wh_results(&self, r: &mut RunResult) {
         let Some(w) = self.wh.as_ref() else { return };
         let x = &mut r.summary.extra;
+        let mut warnings = w.warnings.len();
+        if let Some((g, warn)) = self.wh_guidance() {
+            for m in &warn {
+                eprintln!("warning: {m}");
+            }
+            warnings += warn.len();
+            for (k, v) in [
+                ("wormhole_guidance_n", w.flows_per_port_max.max(1) as f64),
+                ("wormhole_guidance_bdp_packets", g.bdp_packets),
+                ("wormhole_guidance_theta_min", g.theta_min),
+                ("wormhole_guidance_tc_rtts", g.period_rtts),
+                ("wormhole_guidance_samples_min", g.samples_min as f64),
+            ] {
+                x.insert(k.into(), v);
+            }
+        }
         if let Some(db) = &w.traj {
             let ts = db.stats();
             for (k, v) in [
@@ -1511,7 +1576,7 @@ impl Sim {
             ("wormhole_memo_misses", ms.misses as f64),
             ("wormhole_memo_size", ms.entries as f64),
             ("wormhole_memo_skips", st.memo_skips as f64),
-            ("wormhole_warnings", w.warnings.len() as f64),
+            ("wormhole_warnings", warnings as f64),
         ] {
             x.insert(k.into(), v);
         }
