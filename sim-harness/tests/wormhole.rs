@@ -437,3 +437,36 @@ fn summary_reports_the_guidance_for_the_scenarios_n() {
     let b = run(&s, false, |_| {});
     assert!(!b.summary.extra.contains_key("wormhole_guidance_n"));
 }
+
+/// The CLI on a shipped Wormhole scenario: `summary.json` carries the guidance (GPT-7B on
+/// 64 GPUs: two flows at most on a host port, theta_min = sqrt(14 / (16 C RTT))), and the
+/// warning for its theta = 0.15, just below, is printed on stderr and counted.
+#[test]
+fn cli_summary_of_a_wormhole_scenario_carries_the_guidance() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scen = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/wormhole_gpt_64.toml"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dcfab"))
+        .args(["run", scen, "-q", "--out"])
+        .arg(tmp.path().join("r"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let sum: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("r/summary.json")).unwrap())
+            .unwrap();
+    let x = |k: &str| sum["extra"][k].as_f64().unwrap_or_else(|| panic!("{k}"));
+    assert_eq!(x("wormhole_guidance_n"), 2.0);
+    let bdp = x("wormhole_guidance_bdp_packets");
+    assert!((x("wormhole_guidance_theta_min") - (14.0 / (16.0 * bdp)).sqrt()).abs() < 1e-12);
+    assert!(x("wormhole_guidance_tc_rtts") > 1.0);
+    assert!(x("wormhole_guidance_samples_min") >= 2.0);
+    assert_eq!(x("wormhole_warnings"), 1.0);
+    assert!(
+        err.contains("skip.theta = 0.15 is below Eq. 11") && err.contains("N = 2"),
+        "{err}"
+    );
+}
