@@ -904,6 +904,12 @@ pub struct Skip {
     /// Which ports make flows one partition (Wormhole Definition 1).
     #[serde(skip_serializing_if = "is_default_partition_by")]
     pub partition_by: PartitionBy,
+    /// Memoize transients that end in an interrupt (a flow arrival or completion) before
+    /// they turn steady, sampled at every tick, keyed by the flows' start state (dcfab's
+    /// extension of Wormhole 4.3-4.4; `engine/skip.rs`). Off by default: measured, it
+    /// does not pay on the shipped LLM scenarios (`benches/README.md`, session 7).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memo_interrupted: bool,
 }
 
 /// [`Skip::partition_by`]: the ports through which flows join one partition.
@@ -938,6 +944,7 @@ impl Default for Skip {
             samples: 2000,
             sample_us: DEFAULT_SAMPLE_US,
             partition_by: PartitionBy::default(),
+            memo_interrupted: false,
         }
     }
 }

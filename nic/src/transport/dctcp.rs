@@ -322,6 +322,31 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         k
     }
 
+    /// The congestion-control state a Wormhole memo entry carries across a skipped transient
+    /// (Wormhole paper 4.3, the "end state" of a stored unsteady period): (cwnd bytes, alpha
+    /// Q0.16, in slow start).
+    pub const fn cc_state(&self) -> (u32, u32, bool) {
+        (
+            self.regs.cwnd,
+            self.regs.alpha,
+            self.regs.flags & SLOW_START != 0,
+        )
+    }
+
+    /// Set the state [`Self::cc_state`] reads (cwnd clamped to `min_cwnd..=max_cwnd`, alpha
+    /// to 1.0): a skipped transient ends with the window, alpha and slow-start flag the
+    /// stored one ended with. The PSN space, the window in flight, the epoch and the timer
+    /// are left as they are.
+    pub fn set_cc_state(&mut self, cwnd: u32, alpha: u32, slow_start: bool) {
+        self.regs.cwnd = cwnd.clamp(self.cfg.min_cwnd, self.cfg.max_cwnd);
+        self.regs.alpha = alpha.min(ALPHA_ONE);
+        if slow_start {
+            self.regs.flags |= SLOW_START;
+        } else {
+            self.regs.flags &= !SLOW_START;
+        }
+    }
+
     /// Every packet acknowledged.
     pub const fn is_done(&self) -> bool {
         self.regs.snd_una >= self.regs.total

@@ -91,6 +91,31 @@ pub(crate) fn partition_set(ports: &[u32], flows: &[u32]) -> PartitionSet {
 }
 
 impl Sim {
+    /// Set flow `f`'s start time (before the run; for tests that need flows arriving at
+    /// chosen times). Start times must stay in flow order (each flow's start at least its
+    /// predecessor's and at most its successor's): refused, with the reason, otherwise,
+    /// and for a started flow.
+    pub fn set_flow_start(&mut self, f: u32, start_ps: Time) -> Result<()> {
+        let bad = |why: String| Err(Error::field("flow", format!("flow {f}: {why}")));
+        let i = f as usize;
+        let Some(flow) = self.flows.get(i) else {
+            return bad("no such flow".into());
+        };
+        if flow.cc.is_some() || flow.end_ps != 0 || start_ps == NEVER {
+            return bad("already started, or no start time".into());
+        }
+        let prev = i.checked_sub(1).map_or(0, |j| self.flows[j].spec.start_ps);
+        let next = self.flows.get(i + 1).map_or(NEVER, |x| x.spec.start_ps);
+        if start_ps < prev || start_ps > next {
+            return bad(format!(
+                "start {start_ps} ps out of flow order ({prev}..={next} ps)"
+            ));
+        }
+        self.flows[i].spec.start_ps = start_ps;
+        self.cm = None;
+        Ok(())
+    }
+
     /// Give flow `f` (not started) the endpoints `src -> dst` and `bytes` bytes, keeping
     /// its start time (for tests and tools that need a traffic pattern no workload kind
     /// generates, e.g. partitions of chosen shapes). The collective metrics, built from the

@@ -45,7 +45,8 @@
 //!   block state is the sender's window, unchanged in a steady state, and its message
 //!   length; the REPS word and failure detector are left as they are: at a steady rate
 //!   REPS recycles the same cached EVs, and their cycle counters move with the flow's
-//!   clock). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
+//!   clock; `tests/wormhole.rs` `reps_is_skipped_within_one_percent`: 7x fewer events,
+//!   0.28 % mean FCT error on a cross-ToR tornado). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
 //!   with `skip.enabled` runs in full, says so on stderr and reports
 //!   `wormhole_skip_refused = 1`.
 //! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
@@ -62,11 +63,31 @@
 //!   whose skippable bytes the transient would exceed cuts the transient short, pro rata.
 //!   Skip-back inside the transient takes its bytes pro rata, after it the transient's
 //!   bytes plus the end rates' (6.3).
+//! * **Interrupted transients** (`skip.memo_interrupted`, off by default; dcfab's extension
+//!   of 4.3-4.4, [`Trajectory`]). The paper stores a transient when its partition turns
+//!   steady or meets a flow completion (4.3) and skips only up to that end. Here a steady-memo
+//!   miss is also looked up, [`TRAJ_DELAY_TICKS`] later, in a second database keyed by the
+//!   conflict graph with each flow weighted by its *start state* ([`state_class`]: the
+//!   rate class of its last sample, as in 4.2, plus its DCTCP cwnd, alpha and slow-start
+//!   flag, beyond the paper). A miss records, at every tick, each flow's new packets sent
+//!   and cc state; when an interrupt (a flow joining, leaving, or merging the partition)
+//!   ends the period before any steady state, the points are stored. A hit pauses the
+//!   partition for as many stored ticks as every flow's skippable bytes and the known events
+//!   allow; at the wake-up, or at a skip-back by an arrival (6.3, bytes interpolated
+//!   between ticks), each flow is advanced by the stored bytes and takes the stored cwnd,
+//!   alpha and slow-start flag ([`nic::transport::DctcpSender::set_cc_state`]). What is
+//!   not carried: the window in flight and the queues keep their state from the skip's
+//!   start (6.2), so a transient that fills a pipeline is replayed with its start's
+//!   in-flight data; crediting the stored *sent* packets (not the acknowledged ones) is the
+//!   closer choice (measured). Two transients with the same start classes but another
+//!   phase within a tick are taken for the same. Measured (`benches/README.md`, session
+//!   7): on the shipped LLM scenarios it gains nothing (the pipeline partitions chain
+//!   through ACK ports under `all_ports` and rarely repeat), hence off.
 
 use super::*;
 use crate::wormhole::guidance::{Guidance, GuidanceInput};
 use crate::wormhole::llm::{LlmDag, TaskKind};
-use crate::wormhole::memo::{self, FlowConflictGraph, MemoDb, MemoValue};
+use crate::wormhole::memo::{self, CcState, FlowConflictGraph, MemoDb, MemoValue, Trajectory};
 use crate::wormhole::partition::{Change, PartitionId, Partitions};
 use crate::wormhole::skip::{self, KnownEvent, SkipBack, SkipPlan, SteadyFlow};
 use crate::wormhole::steady::SteadyDetector;
@@ -94,6 +115,15 @@ const RATE_CLASSES: u32 = 16;
 /// and a partition that large (an all-to-all through the spines) rarely repeats exactly.
 pub const MEMO_MAX_FLOWS: usize = 128;
 
+/// Longest transient (sampling ticks) recorded for the interrupted-transient memo: a
+/// partition unsteady for longer is not stored.
+pub const TRAJ_MAX_TICKS: usize = 400;
+
+/// Ticks between a steady-memo miss and its interrupted-transient lookup: the lookup sees
+/// each new flow's first rate sample (measured on paper-size GPT-13B / 128: 1, 2 and 3
+/// ticks give the same events within 4 %, `benches/README.md` session 7).
+pub const TRAJ_DELAY_TICKS: u32 = 1;
+
 /// One active flow's rate sampler.
 #[derive(Debug, Clone)]
 struct Sampler {
@@ -107,6 +137,9 @@ struct Sampler {
     hint: Option<u64>,
     /// In a paused (skipped) partition: not sampled.
     frozen: bool,
+    /// The flow's last rate sample (bit/s), kept across detector resets: its rate in the
+    /// start state of an interrupted-transient lookup.
+    last_rate: u64,
 }
 
 /// A paused (skipped) partition.
@@ -128,6 +161,9 @@ struct Frozen {
     /// `flows` order); the plan's steady part (at `flows`' rates, from what is left after the
     /// transient) follows it. `None`: a steady skip only.
     transient: Option<(Time, Vec<u64>)>,
+    /// An interrupted-transient hit: the stored points (in `flows` order) up to the plan's
+    /// end, read at a wake-up or skip-back for each flow's bytes and block state.
+    traj: Option<Trajectory>,
 }
 
 /// A memo miss waiting for its partition's steady state.
@@ -137,6 +173,23 @@ struct Miss {
     /// The partition's flows (graph vertex order) and their DATA packets sent at the start.
     flows: Vec<(u32, u64)>,
     at: Time,
+    /// The interrupted-transient key (flows weighted by their start state, same vertex
+    /// order), once looked up (that memo on).
+    xgraph: Option<FlowConflictGraph>,
+    /// Ticks until that lookup (`traj_delay`: the first ticks after an interrupt, the new
+    /// flows' first windows, are simulated and not part of the stored transient).
+    due: u32,
+    /// When that lookup was made, and each flow's next new PSN then.
+    xat: Time,
+    xsent: Vec<u64>,
+    /// Per sampling tick since `xat`: each flow's (new packets sent since `xat`, cc state).
+    /// Sent, not acknowledged: a hit keeps the window in flight at its start, so it is
+    /// credited what the stored transient sent (measured: crediting the acknowledged
+    /// packets made the pipeline flows 12 % slow, the window's first RTT counted twice);
+    /// new PSNs, not every transmission (retransmissions are no progress).
+    points: Vec<Vec<(u64, CcState)>>,
+    /// Longer than [`TRAJ_MAX_TICKS`]: not stored.
+    overflow: bool,
 }
 
 /// The LLM iteration being run.
@@ -165,6 +218,7 @@ struct WhStats {
     partitions_max: u64,
     steady_entries: u64,
     memo_skips: u64,
+    traj_skips: u64,
 }
 
 /// Wormhole's run state ([`Sim::wh`]).
@@ -197,11 +251,23 @@ pub(crate) struct Wormhole {
     /// Partitions whose unsteady period began since the last tick (memo lookups due).
     lookups: std::collections::BTreeSet<PartitionId>,
     memo: MemoDb,
+    /// Interrupted transients (`skip.memo_interrupted`), keyed by the start-state graph.
+    traj: Option<MemoDb<Trajectory>>,
+    /// Ticks between a steady-memo miss and its interrupted-transient lookup (at least 1).
+    traj_delay: u32,
     done_seen: usize,
     started: usize,
     dag: Option<DagRun>,
     st: WhStats,
+    /// Refusal warnings (setup); the guidance warnings are added at the run's end.
     warnings: Vec<String>,
+    /// Eq. 11 / 13 inputs but `N` (when skipping), checked at setup.
+    guidance: Option<GuidanceInput>,
+    /// Active flows sending from / to each host (its host port), and the most seen on one
+    /// host port at a time: the guidance's `N` (see [`Sim::wh_guidance`]).
+    host_out: Vec<u32>,
+    host_in: Vec<u32>,
+    flows_per_port_max: u32,
 }
 
 impl Sim {
@@ -231,20 +297,21 @@ impl Sim {
             ));
         }
         let mtu = u64::from(s.transport.mtu);
-        if skip {
-            let g = Guidance::new(&GuidanceInput {
+        // The guidance needs the flows per bottleneck `N`, known once the flows have run
+        // (see `wh_guidance`); the other inputs are checked here, before the run.
+        let guidance = if skip {
+            let gin = GuidanceInput {
                 link_gbps: self.fabric.host_gbps,
                 rtt_ps: self.base_rtt_ps,
                 flows: 1,
                 mtu_bytes: s.transport.mtu,
                 sample_interval_ps: sample_ps,
-            })?;
-            warnings.extend(
-                g.warnings(s.skip.theta, u64::from(s.skip.samples))
-                    .into_iter()
-                    .map(|w| format!("skip: {w}")),
-            );
-        }
+            };
+            Guidance::new(&gin)?;
+            Some(gin)
+        } else {
+            None
+        };
         for w in &warnings {
             eprintln!("warning: {w}");
         }
@@ -280,11 +347,17 @@ impl Sim {
             misses: BTreeMap::new(),
             lookups: Default::default(),
             memo: MemoDb::new(),
+            traj: (skip && s.skip.memo_interrupted).then(MemoDb::new),
+            traj_delay: TRAJ_DELAY_TICKS,
             done_seen: 0,
             started: 0,
             dag,
             st: WhStats::default(),
             warnings,
+            guidance,
+            host_out: vec![0; self.fabric.hosts as usize],
+            host_in: vec![0; self.fabric.hosts as usize],
+            flows_per_port_max: 0,
         }));
         if skip {
             self.q.push(sample_ps, Comp::new(Kind::Wormhole, TICK));
@@ -498,6 +571,16 @@ impl Sim {
         for id in touched {
             self.thaw(id);
         }
+        let w = self.wh.as_ref().expect("checked");
+        let mut joined: Vec<PartitionId> = ports
+            .iter()
+            .filter_map(|&p| w.parts.partition_of_port(p))
+            .collect();
+        joined.sort_unstable();
+        joined.dedup();
+        for id in joined {
+            self.traj_store(id);
+        }
         let w = self.wh.as_mut().expect("checked");
         let change = w
             .parts
@@ -505,6 +588,14 @@ impl Sim {
             .expect("a flow starts once");
         w.ports[f as usize] = ports;
         w.started += 1;
+        let spec = &self.flows[f as usize].spec;
+        let (src, dst) = (spec.src as usize, spec.dst as usize);
+        w.host_out[src] += 1;
+        w.host_in[dst] += 1;
+        w.flows_per_port_max = w
+            .flows_per_port_max
+            .max(w.host_out[src])
+            .max(w.host_in[dst]);
         w.active.insert(
             f,
             Sampler {
@@ -513,6 +604,7 @@ impl Sim {
                 steady: false,
                 hint: None,
                 frozen: false,
+                last_rate: 0,
             },
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
@@ -572,8 +664,14 @@ impl Sim {
             .filter(|&f| self.flows[f as usize].end_ps != 0)
             .collect();
         for f in done {
+            if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
+                self.traj_store(id);
+            }
             let w = self.wh.as_mut().expect("wormhole on");
             w.active.remove(&f);
+            let spec = &self.flows[f as usize].spec;
+            w.host_out[spec.src as usize] -= 1;
+            w.host_in[spec.dst as usize] -= 1;
             if let Some(id) = w.parts.partition_of_flow(f) {
                 w.misses.remove(&id);
                 w.lookups.remove(&id);
@@ -632,6 +730,7 @@ impl Sim {
                 let bits = u128::from(sent - last) * u128::from(mtu) * 8;
                 let rate = (bits * 1_000_000_000_000 / u128::from(sample_ps)) as u64;
                 s.det.push(rate);
+                s.last_rate = rate;
                 let steady = s.det.is_steady();
                 if steady {
                     s.hint = s.det.estimate();
@@ -648,6 +747,8 @@ impl Sim {
         }
         ready.sort_unstable();
         ready.dedup();
+        // After the samples: an interrupted-transient lookup sees each flow's latest.
+        self.traj_record();
         let w = self.wh.as_ref().expect("wormhole on");
         ready.retain(|&id| {
             !w.frozen.contains_key(&id)
@@ -734,7 +835,7 @@ impl Sim {
             return;
         }
         self.memo_insert(id, &flows);
-        self.freeze(id, plan, flows, None);
+        self.freeze(id, plan, flows, None, None);
     }
 
     /// Pause partition `id` until `plan.until_ps` (a wake-up then).
@@ -744,6 +845,7 @@ impl Sim {
         plan: SkipPlan,
         flows: Vec<SteadyFlow>,
         transient: Option<(Time, Vec<u64>)>,
+        traj: Option<Trajectory>,
     ) {
         let w = self.wh.as_ref().expect("wormhole on");
         // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
@@ -793,9 +895,15 @@ impl Sim {
         if transient.is_some() {
             w.st.memo_skips += 1;
         }
+        if traj.is_some() {
+            w.st.traj_skips += 1;
+        }
         for f in &flows {
             if let Some(s) = w.active.get_mut(&f.flow) {
-                s.hint = Some(f.rate_bps);
+                // A stored transient's flows keep the rate weight they had (none is steady).
+                if traj.is_none() {
+                    s.hint = Some(f.rate_bps);
+                }
                 s.frozen = true;
             }
         }
@@ -810,6 +918,7 @@ impl Sim {
                 phantom,
                 held: Vec::new(),
                 transient,
+                traj,
             },
         );
     }
@@ -843,7 +952,33 @@ impl Sim {
                 s.frozen = false;
             }
         }
-        let advance = if now >= fr.plan.until_ps {
+        let mut cc: Vec<(u32, CcState)> = Vec::new();
+        let advance = if let Some(tr) = &fr.traj {
+            // The stored points: at tick k = elapsed / tick, bytes interpolated to `now`
+            // between k and k + 1, the block state of tick k (the start state before tick 1).
+            if now < fr.plan.until_ps {
+                w.st.skip_backs += 1;
+            }
+            let elapsed = now - fr.plan.from_ps;
+            let k = ((elapsed / tr.tick_ps) as usize).min(tr.ticks());
+            let part = elapsed - k as u64 * tr.tick_ps;
+            fr.flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let at = |j: usize| if j == 0 { 0 } else { tr.bytes[i][j - 1] };
+                    let mut b = at(k);
+                    if k < tr.ticks() && part > 0 {
+                        let next = at(k + 1).saturating_sub(b);
+                        b += (u128::from(next) * u128::from(part) / u128::from(tr.tick_ps)) as u64;
+                    }
+                    if k > 0 {
+                        cc.push((f.flow, tr.cc[i][k - 1]));
+                    }
+                    (f.flow, b)
+                })
+                .collect()
+        } else if now >= fr.plan.until_ps {
             fr.plan.advance.clone()
         } else if let Some((conv_until, bytes)) = &fr.transient {
             w.st.skip_backs += 1;
@@ -888,6 +1023,11 @@ impl Sim {
             if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
                 skipped +=
                     u64::from(s.fast_forward(u32::try_from(bytes / mtu).unwrap_or(u32::MAX)));
+            }
+        }
+        for (f, (cwnd, alpha, ss)) in cc {
+            if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
+                s.set_cc_state(cwnd, alpha, ss);
             }
         }
         self.shift_state(&fr.ports, &fr.flow_ids, delta);
@@ -1030,10 +1170,214 @@ impl Sim {
                         graph: g,
                         flows: sent,
                         at: self.now,
+                        xgraph: None,
+                        due: w.traj_delay,
+                        xat: NEVER,
+                        xsent: Vec::new(),
+                        points: Vec::new(),
+                        overflow: false,
                     },
                 );
             }
         }
+    }
+
+    /// The interrupted-transient key of a partition with `flows` (vertex order) now: the
+    /// conflict graph with each flow weighted by its start state, the rate class of its last
+    /// sample (4.2's instantaneous rate) and, beyond the paper, its DCTCP block state: cwnd
+    /// in half-octaves of the MTU, alpha in quarters, the slow-start flag. Two transients
+    /// are taken for the same only when every flow starts in the same classes. `None` when
+    /// that memo is off or a flow is not a DCTCP sender.
+    fn start_state_graph(&self, flows: &[u32]) -> Option<FlowConflictGraph> {
+        let w = self.wh.as_ref()?;
+        w.traj.as_ref()?;
+        let mut weights = Vec::with_capacity(flows.len());
+        for &f in flows {
+            let Some(Cc::Dctcp(s)) = &self.flows[f as usize].cc else {
+                return None;
+            };
+            let rate = w.active.get(&f).map_or(0, |s| s.last_rate);
+            let rc = memo::rate_class(rate, w.capacity_bps, RATE_CLASSES);
+            weights.push((
+                state_class(rc, s.cc_state(), w.mtu),
+                w.ports[f as usize].as_slice(),
+            ));
+        }
+        Some(FlowConflictGraph::from_paths(&weights))
+    }
+
+    /// At a sampling tick: the interrupted-transient lookups that are due, and one point
+    /// (each flow's packets sent since the lookup, its cc state) for every remembered miss
+    /// looked up before, whose partition is simulated.
+    fn traj_record(&mut self) {
+        let Some(w) = self.wh.as_mut() else { return };
+        if w.traj.is_none() || w.misses.is_empty() {
+            return;
+        }
+        let now = self.now;
+        let mut due = Vec::new();
+        for (&id, m) in w.misses.iter_mut() {
+            if m.overflow || m.at >= now || w.frozen.contains_key(&id) {
+                continue;
+            }
+            if m.xgraph.is_none() {
+                m.due = m.due.saturating_sub(1);
+                if m.due == 0 {
+                    due.push(id);
+                }
+                continue;
+            }
+            if m.xat >= now {
+                continue;
+            }
+            if m.points.len() >= TRAJ_MAX_TICKS {
+                m.overflow = true;
+                m.points = Vec::new();
+                continue;
+            }
+            let mut pt = Vec::with_capacity(m.flows.len());
+            for (&(f, _), &at) in m.flows.iter().zip(&m.xsent) {
+                let Some(Cc::Dctcp(s)) = &self.flows[f as usize].cc else {
+                    m.overflow = true;
+                    break;
+                };
+                pt.push((u64::from(s.regs().snd_nxt).saturating_sub(at), s.cc_state()));
+            }
+            m.points.push(pt);
+        }
+        for id in due {
+            self.traj_lookup(id);
+        }
+    }
+
+    /// The interrupted-transient lookup of partition `id` (a remembered miss of the steady
+    /// memo): a hit skips the stored transient (the miss is dropped: its transient is not
+    /// simulated), a miss starts recording one.
+    fn traj_lookup(&mut self, id: PartitionId) {
+        let Some(w) = self.wh.as_ref() else { return };
+        let Some(m) = w.misses.get(&id) else { return };
+        let flows: Vec<u32> = m.flows.iter().map(|&(f, _)| f).collect();
+        let Some(xg) = self.start_state_graph(&flows) else {
+            let w = self.wh.as_mut().expect("wormhole on");
+            if let Some(m) = w.misses.get_mut(&id) {
+                m.overflow = true;
+            }
+            return;
+        };
+        let w = self.wh.as_mut().expect("wormhole on");
+        if let Some(tr) = w.traj.as_mut().and_then(|db| db.lookup(&xg)) {
+            if self.traj_hit(id, &flows, tr) {
+                let w = self.wh.as_mut().expect("wormhole on");
+                w.misses.remove(&id);
+                return;
+            }
+        }
+        let sent: Vec<u64> = flows
+            .iter()
+            .map(|&f| match &self.flows[f as usize].cc {
+                Some(Cc::Dctcp(s)) => u64::from(s.regs().snd_nxt),
+                _ => 0,
+            })
+            .collect();
+        let now = self.now;
+        let w = self.wh.as_mut().expect("wormhole on");
+        if let Some(m) = w.misses.get_mut(&id) {
+            m.xgraph = Some(xg);
+            m.xat = now;
+            m.xsent = sent;
+        }
+    }
+
+    /// An interrupt (a flow arriving in or leaving partition `id`) ends its unsteady period
+    /// before any steady state: store the transient sampled so far, keyed by its start-state
+    /// graph (3.2 step 6 for a transient that ends in an interrupt).
+    fn traj_store(&mut self, id: PartitionId) {
+        let Some(w) = self.wh.as_mut() else { return };
+        if w.traj.is_none() {
+            return;
+        }
+        let Some(m) = w.misses.remove(&id) else {
+            return;
+        };
+        let Some(xg) = m.xgraph else { return };
+        if m.overflow || m.points.is_empty() {
+            return;
+        }
+        let n = m.flows.len();
+        let mtu = w.mtu;
+        let tr = Trajectory {
+            tick_ps: w.sample_ps,
+            bytes: (0..n)
+                .map(|i| m.points.iter().map(|p| p[i].0 * mtu).collect())
+                .collect(),
+            cc: (0..n)
+                .map(|i| m.points.iter().map(|p| p[i].1).collect())
+                .collect(),
+        };
+        if let Some(db) = w.traj.as_mut() {
+            let _ = db.insert(xg, tr);
+        }
+    }
+
+    /// Skip a stored interrupted transient (4.4, extended): partition `id` (flows `flows`,
+    /// the hit's vertex order) is paused for as many of the stored ticks as every flow's
+    /// skippable bytes and the known events allow; at the wake-up (or a skip-back, 6.3) each
+    /// flow is advanced by the stored bytes at that point and takes the stored block state.
+    /// Returns false (no skip) when not even one tick fits.
+    fn traj_hit(&mut self, id: PartitionId, flows: &[u32], tr: Trajectory) -> bool {
+        let Some(sf) = self.steady_flows(id, |_| Some(0)) else {
+            return false;
+        };
+        if sf.len() != flows.len() || sf.iter().zip(flows).any(|(a, &b)| a.flow != b) {
+            return false;
+        }
+        let tick = tr.tick_ps;
+        let limit = self
+            .known_events()
+            .iter()
+            .map(|k| k.at_ps)
+            .min()
+            .unwrap_or(NEVER);
+        let mut k = tr.ticks();
+        while k > 0
+            && (self.now.saturating_add(k as u64 * tick) > limit
+                || sf
+                    .iter()
+                    .enumerate()
+                    .any(|(i, f)| tr.bytes[i][k - 1] > f.skippable()))
+        {
+            k -= 1;
+        }
+        if k == 0 {
+            return false;
+        }
+        let until = self.now + k as u64 * tick;
+        let tr = Trajectory {
+            tick_ps: tick,
+            bytes: tr.bytes.iter().map(|b| b[..k].to_vec()).collect(),
+            cc: tr.cc.iter().map(|c| c[..k].to_vec()).collect(),
+        };
+        let flows_at: Vec<SteadyFlow> = sf
+            .iter()
+            .enumerate()
+            .map(|(i, f)| SteadyFlow {
+                rate_bps: (u128::from(tr.bytes[i][k - 1]) * 8 * 1_000_000_000_000
+                    / u128::from(until - self.now)) as u64,
+                ..*f
+            })
+            .collect();
+        let plan = SkipPlan {
+            from_ps: self.now,
+            until_ps: until,
+            cause: skip::Interrupt::Horizon,
+            advance: flows_at
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.flow, tr.bytes[i][k - 1]))
+                .collect(),
+        };
+        self.freeze(id, plan, flows_at, None, Some(tr));
+        self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id))
     }
 
     /// Skip a transient the memo knows (4.4), then go straight to the steady state (3.2 step
@@ -1113,7 +1457,7 @@ impl Sim {
                     .collect(),
             },
         };
-        self.freeze(id, plan, after, Some((conv_until, transient)));
+        self.freeze(id, plan, after, Some((conv_until, transient)), None);
     }
 
     /// Partition `id` is steady: store its remembered miss (end rates, transient bytes,
@@ -1147,10 +1491,61 @@ impl Sim {
         let _ = w.memo.insert(m.graph, v);
     }
 
+    /// The guidance of Eq. 11 / 13 (section 5.2) for this run's `C` (the host link rate),
+    /// base `RTT` and `N`, and its warnings for `skip.theta` / `skip.samples`; `None` unless
+    /// skipping. `N` is the most flows that were active at one time on one host port (sending
+    /// from, or sending to, one host): the paper's derivation is DCTCP's fluid model of `N`
+    /// long flows sharing one bottleneck, and on the fabrics and workloads here (collectives,
+    /// one GPU per host port, full-bisection or oversubscribed trees) the host port is where
+    /// concurrent flows meet for sure; a fabric link shared by more flows than any host port
+    /// (hashing collisions, oversubscription) is not counted. Known at the run's end (flows
+    /// start on their dependencies), so the warnings are printed then; at least 1.
+    fn wh_guidance(&self) -> Option<(Guidance, Vec<String>)> {
+        let w = self.wh.as_ref()?;
+        let gin = GuidanceInput {
+            flows: w.flows_per_port_max.max(1),
+            ..w.guidance?
+        };
+        let g = Guidance::new(&gin).expect("checked at setup; N >= 1");
+        let warn = g
+            .warnings(w.theta, w.samples as u64)
+            .into_iter()
+            .map(|m| format!("skip: {m} (N = {} flows per host port)", gin.flows))
+            .collect();
+        Some((g, warn))
+    }
+
     /// The `wormhole_*` and `llm_*` summary keys and `iterations.csv`.
     pub(super) fn wh_results(&self, r: &mut RunResult) {
         let Some(w) = self.wh.as_ref() else { return };
         let x = &mut r.summary.extra;
+        let mut warnings = w.warnings.len();
+        if let Some((g, warn)) = self.wh_guidance() {
+            for m in &warn {
+                eprintln!("warning: {m}");
+            }
+            warnings += warn.len();
+            for (k, v) in [
+                ("wormhole_guidance_n", w.flows_per_port_max.max(1) as f64),
+                ("wormhole_guidance_bdp_packets", g.bdp_packets),
+                ("wormhole_guidance_theta_min", g.theta_min),
+                ("wormhole_guidance_tc_rtts", g.period_rtts),
+                ("wormhole_guidance_samples_min", g.samples_min as f64),
+            ] {
+                x.insert(k.into(), v);
+            }
+        }
+        if let Some(db) = &w.traj {
+            let ts = db.stats();
+            for (k, v) in [
+                ("wormhole_memo_traj_hits", ts.hits),
+                ("wormhole_memo_traj_misses", ts.misses),
+                ("wormhole_memo_traj_size", ts.entries),
+                ("wormhole_memo_traj_skips", w.st.traj_skips),
+            ] {
+                x.insert(k.into(), v as f64);
+            }
+        }
         let st = w.st;
         let ms = w.memo.stats();
         let events_per_pkt = if self.c.data_sent > 0 {
@@ -1181,7 +1576,7 @@ impl Sim {
             ("wormhole_memo_misses", ms.misses as f64),
             ("wormhole_memo_size", ms.entries as f64),
             ("wormhole_memo_skips", st.memo_skips as f64),
-            ("wormhole_warnings", w.warnings.len() as f64),
+            ("wormhole_warnings", warnings as f64),
         ] {
             x.insert(k.into(), v);
         }
@@ -1255,5 +1650,44 @@ impl Sim {
                 rows,
             },
         );
+    }
+}
+
+/// An interrupted-transient vertex weight: rate class `rc` (bits 0-4), the cwnd in
+/// half-octaves of `mtu` (bits 5-10), alpha in quarters of 1.0 (bits 11-13), slow start
+/// (bit 14).
+fn state_class(rc: u32, (cwnd, alpha, ss): CcState, mtu: u64) -> u32 {
+    let pkts = (u64::from(cwnd) / mtu.max(1)).max(1);
+    // 2 log2(pkts), rounded down to half-octaves: floor(log2(pkts^2)).
+    let cw = (63 - pkts.saturating_mul(pkts).leading_zeros()).min(63);
+    let a = (alpha >> 14).min(4);
+    rc.min(31) | cw << 5 | a << 11 | u32::from(ss) << 14
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each part of an interrupted transient's start state moves the vertex weight: the rate
+    /// class, the cwnd by half-octaves, alpha by quarters, slow start. Within one class the
+    /// weight is the same.
+    #[test]
+    fn state_class_separates_start_states() {
+        let mtu = 4096;
+        let base = state_class(8, (32 * 4096, 0, false), mtu);
+        assert_eq!(base, state_class(8, (33 * 4096, 1000, false), mtu));
+        for other in [
+            state_class(9, (32 * 4096, 0, false), mtu),
+            state_class(8, (23 * 4096, 0, false), mtu),
+            state_class(8, (46 * 4096, 0, false), mtu),
+            state_class(8, (32 * 4096, 1 << 14, false), mtu),
+            state_class(8, (32 * 4096, 0, true), mtu),
+        ] {
+            assert_ne!(other, base);
+        }
+        // Fields do not spill into each other at their extremes.
+        let top = state_class(31, (u32::MAX, 1 << 16, true), mtu);
+        assert_eq!(top & 31, 31);
+        assert_eq!(top >> 14, 1);
     }
 }

@@ -180,6 +180,22 @@ mod tests {
         assert_eq!(Guidance::duration_error_bound(0.05), 0.05);
     }
 
+    /// `N` enters both bounds: 4x the flows doubles Eq. 11's theta and halves Eq. 13's
+    /// period, so a theta inside the guidance for one flow falls below it for 16.
+    #[test]
+    fn flows_per_bottleneck_scale_the_guidance() {
+        let g1 = Guidance::new(&input(1)).unwrap();
+        let g4 = Guidance::new(&input(4)).unwrap();
+        let g16 = Guidance::new(&input(16)).unwrap();
+        assert!((g4.theta_min / g1.theta_min - 2.0).abs() < 1e-12);
+        assert!((g16.theta_min / g4.theta_min - 2.0).abs() < 1e-12);
+        assert!((g1.period_rtts / g4.period_rtts - 2.0).abs() < 1e-12);
+        assert!(g16.samples_min < g1.samples_min);
+        // theta = 0.1 is inside for N = 1 (0.059) and below for N = 16 (0.237).
+        assert!(g1.warnings(0.1, 100).is_empty());
+        assert!(g16.warnings(0.1, 100)[0].contains("below"));
+    }
+
     #[test]
     fn warnings_below_inside_and_above() {
         let g = Guidance::new(&input(4)).unwrap();

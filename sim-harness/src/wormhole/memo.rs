@@ -389,17 +389,110 @@ pub struct MemoStats {
 }
 
 /// A stored transient: the start graph, its stable colouring, the value.
-type Stored = (FlowConflictGraph, Vec<u32>, MemoValue);
+type Stored<V> = (FlowConflictGraph, Vec<u32>, V);
 
-/// The simulation database: `FCG_start -> (end rates, transient bytes, T_conv)`.
-#[derive(Debug, Clone, Default)]
-pub struct MemoDb {
+/// A database value: per-flow lists in the graph's vertex order, which a hit permutes to the
+/// query's order.
+pub trait PerFlowValue: Clone {
+    /// Each per-flow list (name, length), checked against the graph's vertex count.
+    fn lengths(&self) -> Vec<(&'static str, usize)>;
+    /// The value with its per-flow lists permuted: entry `i` of the result is entry
+    /// `map[i]` of `self`.
+    fn permuted(&self, map: &[u32]) -> Self;
+    /// Approximate memory, bytes.
+    fn approx_bytes(&self) -> usize;
+}
+
+impl PerFlowValue for MemoValue {
+    fn lengths(&self) -> Vec<(&'static str, usize)> {
+        vec![
+            ("end_rates", self.end_rates.len()),
+            ("transient_bytes", self.transient_bytes.len()),
+        ]
+    }
+
+    fn permuted(&self, map: &[u32]) -> Self {
+        MemoValue {
+            end_rates: map.iter().map(|&m| self.end_rates[m as usize]).collect(),
+            transient_bytes: map
+                .iter()
+                .map(|&m| self.transient_bytes[m as usize])
+                .collect(),
+            convergence_ps: self.convergence_ps,
+        }
+    }
+
+    fn approx_bytes(&self) -> usize {
+        self.end_rates.len() * 16 + 8
+    }
+}
+
+/// A flow's congestion-control state at a point of a stored transient: (cwnd bytes, alpha
+/// Q0.16, in slow start), as `nic::transport::DctcpSender::cc_state` reads it.
+pub type CcState = (u32, u32, bool);
+
+/// A transient that ended in an interrupt (a flow arriving in or leaving the partition)
+/// before it turned steady, sampled along the way: what a memo hit needs to skip it up to
+/// any sampling tick, not only to its end. dcfab's extension of 4.3 (the paper stores the
+/// bytes and the end state of a transient ended by a steady state or a flow completion,
+/// not the points in between); see `engine/skip.rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Trajectory {
+    /// Time between two points, ps (the sampling interval).
+    pub tick_ps: u64,
+    /// Per flow (vertex order): DATA bytes sent since the start at ticks `1..=K`.
+    pub bytes: Vec<Vec<u64>>,
+    /// Per flow: its congestion-control state at ticks `1..=K`.
+    pub cc: Vec<Vec<CcState>>,
+}
+
+impl Trajectory {
+    /// Points (ticks) stored.
+    pub fn ticks(&self) -> usize {
+        self.bytes.first().map_or(0, Vec::len)
+    }
+}
+
+impl PerFlowValue for Trajectory {
+    fn lengths(&self) -> Vec<(&'static str, usize)> {
+        vec![("bytes", self.bytes.len()), ("cc", self.cc.len())]
+    }
+
+    fn permuted(&self, map: &[u32]) -> Self {
+        Trajectory {
+            tick_ps: self.tick_ps,
+            bytes: map
+                .iter()
+                .map(|&m| self.bytes[m as usize].clone())
+                .collect(),
+            cc: map.iter().map(|&m| self.cc[m as usize].clone()).collect(),
+        }
+    }
+
+    fn approx_bytes(&self) -> usize {
+        self.bytes.len() * self.ticks() * 20 + 8
+    }
+}
+
+/// The simulation database: `FCG_start -> value` (by default the transient's end rates,
+/// bytes and `T_conv`, [`MemoValue`]).
+#[derive(Debug, Clone)]
+pub struct MemoDb<V = MemoValue> {
     /// Key -> (graph, its stable colouring, value).
-    buckets: BTreeMap<Vec<u64>, Vec<Stored>>,
+    buckets: BTreeMap<Vec<u64>, Vec<Stored<V>>>,
     stats: MemoStats,
 }
 
-impl MemoDb {
+impl<V> Default for MemoDb<V> {
+    fn default() -> Self {
+        MemoDb {
+            buckets: BTreeMap::new(),
+            stats: MemoStats::default(),
+        }
+    }
+}
+
+impl<V: PerFlowValue> MemoDb<V> {
     /// An empty database.
     pub fn new() -> Self {
         Self::default()
@@ -407,7 +500,7 @@ impl MemoDb {
 
     /// Find a stored transient for a partition whose start graph is isomorphic to `g`;
     /// the values come back in `g`'s vertex order.
-    pub fn lookup(&mut self, g: &FlowConflictGraph) -> Option<MemoValue> {
+    pub fn lookup(&mut self, g: &FlowConflictGraph) -> Option<V> {
         let (key, colors) = key_and_colors(g);
         let found = self.find(&key, g, &colors);
         match &found {
@@ -417,7 +510,7 @@ impl MemoDb {
         found
     }
 
-    fn find(&mut self, key: &[u64], g: &FlowConflictGraph, colors: &[u32]) -> Option<MemoValue> {
+    fn find(&mut self, key: &[u64], g: &FlowConflictGraph, colors: &[u32]) -> Option<V> {
         let bucket = self.buckets.get(key)?;
         for (stored, stored_colors, v) in bucket {
             let mut budget = SEARCH_CAP;
@@ -427,16 +520,7 @@ impl MemoDb {
                 None => isomorphism(g, stored, &mut budget),
             };
             match found {
-                Ok(Some(map)) => {
-                    return Some(MemoValue {
-                        end_rates: map.iter().map(|&m| v.end_rates[m as usize]).collect(),
-                        transient_bytes: map
-                            .iter()
-                            .map(|&m| v.transient_bytes[m as usize])
-                            .collect(),
-                        convergence_ps: v.convergence_ps,
-                    })
-                }
+                Ok(Some(map)) => return Some(v.permuted(&map)),
                 Ok(None) => {}
                 Err(()) => self.stats.capped += 1,
             }
@@ -446,11 +530,8 @@ impl MemoDb {
 
     /// Store the transient of start graph `g` (values in `g`'s vertex order). Returns
     /// `Ok(false)` when an isomorphic graph is already stored (the first one is kept).
-    pub fn insert(&mut self, g: FlowConflictGraph, v: MemoValue) -> Result<bool, MemoError> {
-        for (field, got) in [
-            ("end_rates", v.end_rates.len()),
-            ("transient_bytes", v.transient_bytes.len()),
-        ] {
+    pub fn insert(&mut self, g: FlowConflictGraph, v: V) -> Result<bool, MemoError> {
+        for (field, got) in v.lengths() {
             if got != g.len() {
                 return Err(MemoError::Length {
                     field,
@@ -463,8 +544,7 @@ impl MemoDb {
         if self.find(&key, &g, &colors).is_some() {
             return Ok(false);
         }
-        self.stats.bytes +=
-            (key.len() * 8 + g.bytes() + g.len() * 4 + v.end_rates.len() * 16 + 8) as u64;
+        self.stats.bytes += (key.len() * 8 + g.bytes() + g.len() * 4 + v.approx_bytes()) as u64;
         let bucket = self.buckets.entry(key).or_default();
         if bucket.is_empty() {
             self.stats.keys += 1;
@@ -565,6 +645,42 @@ mod tests {
         let c6v = FlowConflictGraph::new(w, &cycle(6, 1)).unwrap();
         assert_ne!(canonical_key(&c6v), canonical_key(&c6));
         assert_eq!(db.lookup(&c6v), None);
+    }
+
+    /// Interrupted transients: a hit comes back in the query's flow order (each flow its
+    /// own stored points); a start state that differs in one flow's weight is a miss.
+    #[test]
+    fn trajectory_hit_is_permuted_and_a_changed_start_state_misses() {
+        // A path of three flows 0 - 1 - 2, flow 1 in the middle; weights = start states.
+        let g = FlowConflictGraph::new(vec![7, 9, 5], &[(0, 1, 1), (1, 2, 1)]).unwrap();
+        let tr = Trajectory {
+            tick_ps: 5,
+            bytes: vec![vec![10, 20], vec![30, 40], vec![50, 60]],
+            cc: vec![
+                vec![(1, 0, false), (2, 0, false)],
+                vec![(3, 0, true), (4, 0, true)],
+                vec![(5, 1, false), (6, 1, false)],
+            ],
+        };
+        assert_eq!(tr.ticks(), 2);
+        let mut db: MemoDb<Trajectory> = MemoDb::new();
+        assert_eq!(db.insert(g.clone(), tr.clone()), Ok(true));
+        // The same partition, its flows listed in another order (2, 0, 1).
+        let q = g.relabel(&[1, 2, 0]);
+        let hit = db.lookup(&q).expect("isomorphic start state");
+        assert_eq!(hit.bytes, vec![vec![50, 60], vec![10, 20], vec![30, 40]]);
+        assert_eq!(hit.cc[2], tr.cc[1]);
+        // One flow in another start state: a miss.
+        let changed = FlowConflictGraph::new(vec![7, 9, 6], &[(0, 1, 1), (1, 2, 1)]).unwrap();
+        assert_eq!(db.lookup(&changed), None);
+        let s = db.stats();
+        assert_eq!((s.hits, s.misses, s.entries), (1, 1, 1));
+        // Per-flow lists of the wrong length are refused.
+        let short = Trajectory {
+            bytes: tr.bytes[..2].to_vec(),
+            ..tr
+        };
+        assert!(db.insert(changed, short).is_err());
     }
 
     #[test]
