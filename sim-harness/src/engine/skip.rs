@@ -1510,7 +1510,12 @@ impl Sim {
         let warn = g
             .warnings(w.theta, w.samples as u64)
             .into_iter()
-            .map(|m| format!("skip: {m} (N = {} flows per host port)", gin.flows))
+            .map(|m| {
+                format!(
+                    "skip: {m} (N = {}: the most flows at once on one host port)",
+                    gin.flows
+                )
+            })
             .collect();
         Some((g, warn))
     }
