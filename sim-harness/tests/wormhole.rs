@@ -71,15 +71,22 @@ fn mean_err(a: &RunResult, b: &RunResult) -> f64 {
     e / a.flows.len() as f64
 }
 
-/// Flows too short to fill a rate window (2000 samples of 1 us, the defaults) never get
-/// steady: skipping changes nothing, not even the event count.
-#[test]
-fn no_steady_period_is_bit_identical() {
+/// A 6-to-1 incast of 256 KiB flows on one ToR, sampled at 1 us over 2000 samples (the
+/// defaults): its flows are too short to fill a rate window.
+fn incast6_too_short_to_be_steady() -> Scenario {
     let mut s = one_tor(8, 256 * 1024);
     s.workload.kind = WorkloadKind::Incast;
     s.workload.degree = 6;
     s.skip.samples = 2000;
     s.skip.sample_us = 1.0;
+    s
+}
+
+/// Flows too short to fill a rate window (2000 samples of 1 us, the defaults) never get
+/// steady: skipping changes nothing, not even the event count.
+#[test]
+fn no_steady_period_is_bit_identical() {
+    let s = incast6_too_short_to_be_steady();
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     assert_eq!(key(&a, "wormhole_skips"), 0.0);
     assert!(key(&a, "wormhole_ticks") > 0.0, "the detector ran");
@@ -403,11 +410,7 @@ fn reps_is_skipped_within_one_percent() {
 /// receiver's port), 1 for a tornado; theta_min follows sqrt(7N / (16 C RTT)).
 #[test]
 fn summary_reports_the_guidance_for_the_scenarios_n() {
-    let mut s = one_tor(8, 256 * 1024);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 6;
-    s.skip.samples = 2000;
-    s.skip.sample_us = 1.0;
+    let s = incast6_too_short_to_be_steady();
     let a = run(&s, true, |_| {});
     let mut t = s.clone();
     t.workload.kind = WorkloadKind::Tornado;
