@@ -33,12 +33,21 @@ impl Sim {
     /// [`Sim::port_sync`] when a departure may be overdue.
     #[inline(never)]
     fn port_sync_late(&mut self, p: u32) {
+        // `catch_up_idle` just said `false` (and changed nothing): go straight to the
+        // slow case the first time round.
+        let mut first = true;
         loop {
             let now = self.now;
             let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
                 return;
             };
-            let Some(d) = dp.catch_up(now) else {
+            let next = if first {
+                dp.catch_up_after_idle(now)
+            } else {
+                dp.catch_up(now)
+            };
+            first = false;
+            let Some(d) = next else {
                 return;
             };
             let end = now + (dp.end_ps(&d) - dp.ps_at(d.start));
