@@ -329,6 +329,16 @@ fn receiver_remove_and_quiet_cycles_name_the_next_event() {
     assert_eq!(rx.quiet_cycles(), u64::MAX);
 }
 
+/// The flows of the tokens `rx` hands out over `cycles` ticks, in order.
+fn token_flows(rx: &mut PhostReceiver<4>, cycles: u32) -> Vec<u32> {
+    (0..cycles)
+        .filter_map(|_| {
+            rx.tick();
+            rx.take_token().map(|t| t.flow)
+        })
+        .collect()
+}
+
 #[test]
 fn a_flow_gets_no_token_beyond_its_window_until_data_answers() {
     // Window 3: three tokens go, then none until a DATA arrives; another flow is served
@@ -340,25 +350,13 @@ fn a_flow_gets_no_token_beyond_its_window_until_data_answers() {
     };
     let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
     rx.on_rts(1, 10, 0).unwrap();
-    let mut got = Vec::new();
     // 18 cycles: room for four tokens at one per 4, less than the downgrade timeout (20).
-    for _ in 0..18 {
-        rx.tick();
-        if let Some(t) = rx.take_token() {
-            got.push(t.flow);
-        }
-    }
+    let got = token_flows(&mut rx, 18);
     assert_eq!(got, [1, 1, 1], "{got:?}");
     assert_eq!(rx.flow(1).unwrap().pending, 3);
     rx.on_rts(2, 20, 0).unwrap();
     rx.on_data(1);
-    let mut got = Vec::new();
-    for _ in 0..12 {
-        rx.tick();
-        if let Some(t) = rx.take_token() {
-            got.push(t.flow);
-        }
-    }
+    let got = token_flows(&mut rx, 12);
     // One more for flow 1 (the smaller), then flow 2.
     assert_eq!(got[0], 1, "{got:?}");
     assert!(

@@ -56,7 +56,9 @@ use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind, WorkloadKind};
 use crate::transport::ctx::Cx;
 use crate::transport::TransportDriver;
 use flow::PimFlow;
-use matching::{add_links, links, links_to, sub_links, EpochClock, Offer, PeerTx, PimHost, Step};
+use matching::{
+    add_links, allot, links, links_to, sub_links, EpochClock, Offer, PeerTx, PimHost, Step,
+};
 use nic::lb::LoadBalancer;
 use rtl_models::RandomSource;
 use std::collections::BTreeMap;
@@ -608,17 +610,9 @@ fn grant(cx: &mut Cx, h: u32, target: u64, r: u32) {
     let st = pim(cx.parts().transport);
     let srpt = r < st.srpt_rounds;
     let hd = &mut st.hosts[h as usize];
-    let mut avail = st.chans.saturating_sub(links(&hd.next_rx));
+    let avail = st.chans.saturating_sub(links(&hd.next_rx));
     let offers = Offer::order(&mut hd.rts_q, target, r, srpt, &mut hd.rng);
-    let mut grants = Vec::new();
-    for o in offers {
-        if avail == 0 {
-            break;
-        }
-        let l = o.links.min(avail);
-        avail -= l;
-        grants.push((o, l));
-    }
+    let grants = allot(offers, avail);
     st.k.grants += grants.len() as u64;
     for (o, l) in grants {
         ctrl(
@@ -641,17 +635,11 @@ fn accept(cx: &mut Cx, h: u32, target: u64, r: u32) {
     let st = pim(cx.parts().transport);
     let srpt = r < st.srpt_rounds;
     let hd = &mut st.hosts[h as usize];
-    let mut avail = st.chans.saturating_sub(links(&hd.next_tx));
+    let avail = st.chans.saturating_sub(links(&hd.next_tx));
     let offers = Offer::order(&mut hd.grant_q, target, r, srpt, &mut hd.rng);
-    let mut accepts = Vec::new();
-    for o in offers {
-        if avail == 0 {
-            break;
-        }
-        let l = o.links.min(avail);
-        avail -= l;
-        add_links(&mut hd.next_tx, o.peer, l);
-        accepts.push((o, l));
+    let accepts = allot(offers, avail);
+    for (o, l) in &accepts {
+        add_links(&mut hd.next_tx, o.peer, *l);
     }
     st.k.accepts += accepts.len() as u64;
     if r == 0 {

@@ -180,6 +180,22 @@ pub(crate) struct Chan {
     pub links: u32,
 }
 
+/// The channels each offer gets, in serving order, while any of `avail` are left: each
+/// offer takes what it asks for, the last one the rest (dcPIM's `handle_all_req` for
+/// GRANTs, `handle_all_grants` for ACCEPTs).
+pub(crate) fn allot(offers: impl IntoIterator<Item = Offer>, mut avail: u32) -> Vec<(Offer, u32)> {
+    let mut out = Vec::new();
+    for o in offers {
+        if avail == 0 {
+            break;
+        }
+        let l = o.links.min(avail);
+        avail -= l;
+        out.push((o, l));
+    }
+    out
+}
+
 /// Channels in `v`.
 pub(crate) fn links(v: &[Chan]) -> u32 {
     v.iter().map(|c| c.links).sum()
