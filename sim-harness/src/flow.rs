@@ -507,6 +507,22 @@ pub struct FlowRt {
     /// `transport.reps.per_connection` (REPS flows only), else [`NO_CONN`]: `lb` is then
     /// unused.
     pub conn_lb: u32,
+    /// Smoothed RTT of the DCTCP-family sender, times 8, in NIC cycles (RFC 6298's EWMA,
+    /// gain 1/8, of the RTT samples its ACKs give; 0 before the first): the denominator of
+    /// the `cwnd / srtt` rate Wormhole's `skip.rate_metric = "cc"` samples. Read by nothing
+    /// else.
+    pub srtt8: u32,
+}
+
+/// RFC 6298 2.2-2.3 in fixed point (`srtt8` = 8 x SRTT): the first sample sets SRTT, each
+/// later one moves it by 1/8 of the difference.
+#[inline]
+pub fn srtt8_update(srtt8: u32, rtt: u32) -> u32 {
+    if srtt8 == 0 {
+        rtt.saturating_mul(8).max(1)
+    } else {
+        (srtt8 - (srtt8 >> 3)).saturating_add(rtt)
+    }
 }
 
 /// A flow's own base RTT and BDP, what its transport sizes itself by (initial window, RTO,
@@ -570,5 +586,21 @@ impl FlowRt {
             self.failure_detections += 1;
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod srtt_tests {
+    #[test]
+    fn srtt8_is_rfc6298_ewma_in_eighths() {
+        let mut s = super::srtt8_update(0, 3000);
+        assert_eq!(s, 24_000, "the first sample sets SRTT");
+        s = super::srtt8_update(s, 11_000);
+        // 7/8 x 3000 + 1/8 x 11000 = 4000.
+        assert_eq!(s, 32_000);
+        for _ in 0..200 {
+            s = super::srtt8_update(s, 5000);
+        }
+        assert!((39_990..=40_000).contains(&s), "converges to 8 x 5000: {s}");
     }
 }

@@ -910,6 +910,56 @@ pub struct Skip {
     /// does not pay on the shipped LLM scenarios (`benches/README.md`, session 7).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memo_interrupted: bool,
+    /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
+    /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
+    /// equivalent for steady-state identification, Theorem 1).
+    #[serde(skip_serializing_if = "is_default_rate_metric")]
+    pub rate_metric: RateMetric,
+    /// Which rate advances a skipped flow's bytes (Eq. 7's estimate `R^`).
+    #[serde(skip_serializing_if = "is_default_rate_estimate")]
+    pub rate_estimate: RateEstimate,
+}
+
+/// [`Skip::rate_metric`]: the sample `R(t_k)` the steady-state test (Eq. 6) runs on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateMetric {
+    /// The payload of the DATA packets a flow sent in the sampling interval (quantized to
+    /// whole packets: a flow sending 3-4 packets per sample swings 25-33 % sample to sample).
+    #[default]
+    Packets,
+    /// The congestion controller's own sending rate at the sampling instant: for DCTCP,
+    /// `cwnd / srtt` (the window over the smoothed RTT, RFC 6298 EWMA of the ACKs' RTT
+    /// samples). No packet quantization.
+    Cc,
+    /// The sender's bytes in flight over its smoothed RTT at the sampling instant (7.3's
+    /// in-flight metric `I`, as a rate; quantized to whole packets in flight).
+    Inflight,
+}
+
+fn is_default_rate_metric(x: &RateMetric) -> bool {
+    *x == RateMetric::default()
+}
+
+/// [`Skip::rate_estimate`]: the rate a skipped flow is advanced at (Eq. 7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateEstimate {
+    /// The packets the flow actually sent over the detection window (its measured rate,
+    /// whatever `rate_metric` judged steadiness on).
+    #[default]
+    Packets,
+    /// The new packets the flow sent between the last send before the window's first
+    /// sample and the last send before its last one, over the exact time between those two
+    /// sends: the measured rate without the window's whole-packet quantization (a flow
+    /// sending 70 packets in the window is otherwise estimated to +-1.4 %).
+    Timed,
+    /// The mean of the `rate_metric` samples over the window (Eq. 7 literally).
+    Metric,
+}
+
+fn is_default_rate_estimate(x: &RateEstimate) -> bool {
+    *x == RateEstimate::default()
 }
 
 /// [`Skip::partition_by`]: the ports through which flows join one partition.
@@ -945,6 +995,8 @@ impl Default for Skip {
             sample_us: DEFAULT_SAMPLE_US,
             partition_by: PartitionBy::default(),
             memo_interrupted: false,
+            rate_metric: RateMetric::default(),
+            rate_estimate: RateEstimate::default(),
         }
     }
 }

@@ -682,6 +682,22 @@ fn check_rest(s: &Scenario) -> Result<()> {
             format!("needs at least 2 rate samples, got {}", s.skip.samples),
         ));
     }
+    // `cwnd / srtt` and in-flight / srtt are a window CC's quantities: the DCTCP-style
+    // sender's (the only one Wormhole fast-forwards); every other transport has none.
+    if s.skip.rate_metric != crate::scenario::RateMetric::Packets
+        && s.transport.cc != crate::scenario::CcKind::Dctcp
+    {
+        return Err(Error::field(
+            "skip.rate_metric",
+            format!(
+                "\"{}\" is a window CC's rate (cwnd or in-flight bytes over the smoothed RTT), \
+                 which only transport.cc = \"dctcp\" has; transport.cc = \"{}\" needs \
+                 rate_metric = \"packets\"",
+                format!("{:?}", s.skip.rate_metric).to_lowercase(),
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ),
+        ));
+    }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
     units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
     crate::wormhole::checks::check(s)?;
@@ -1135,6 +1151,13 @@ mod tests {
             ("skip.theta", Box::new(|s| s.skip.theta = 0.0)),
             ("skip.samples", Box::new(|s| s.skip.samples = 1)),
             ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
+            (
+                "skip.rate_metric",
+                Box::new(|s| {
+                    s.skip.rate_metric = crate::scenario::RateMetric::Cc;
+                    s.transport.cc = crate::scenario::CcKind::Uno;
+                }),
+            ),
             (
                 "workload.llm.bytes_scale",
                 Box::new(|s| {

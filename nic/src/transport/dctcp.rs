@@ -347,6 +347,16 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         }
     }
 
+    /// The newest PSN sent (`snd_nxt - 1`) and the cycle stamp (low 32 bits) of its last
+    /// transmission; `None` before the first packet. Read-only instrumentation: Wormhole's
+    /// steady-rate estimate times the new packets between two sampling instants exactly
+    /// (Eq. 7's mean rate without the sample interval's packet quantization).
+    pub fn newest_sent(&self) -> Option<(Psn, u32)> {
+        let psn = self.regs.snd_nxt.checked_sub(1)?;
+        let (w, b) = slot(psn, WORDS);
+        Some((psn, self.sent_at[w][b as usize]))
+    }
+
     /// Every packet acknowledged.
     pub const fn is_done(&self) -> bool {
         self.regs.snd_una >= self.regs.total

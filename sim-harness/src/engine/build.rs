@@ -267,6 +267,7 @@ impl Sim {
                     base,
                     conn: flow::NO_CONN,
                     conn_lb: flow::NO_CONN,
+                    srtt8: 0,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

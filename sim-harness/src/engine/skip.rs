@@ -27,6 +27,21 @@
 //!   (payload bytes of the DATA packets it sent in the interval) goes to its
 //!   [`SteadyDetector`] (`skip.theta`, `skip.samples`). Any change of a partition (a flow
 //!   starting or finishing in it, a resume) resets its flows' detectors (5.3).
+//! * **What `R(t_k)` is** (`skip.rate_metric`; 3 / 5.1 "a unified metric -- sending rate",
+//!   7.3 / Fig. 13a with Theorem 1: the rate, the in-flight bytes and the queue are
+//!   equivalent for steady-state identification): `"packets"` (the default, above), `"cc"`
+//!   (the CCA's own rate at the sample instant, DCTCP's `cwnd / srtt` with
+//!   [`FlowRt::srtt8`](crate::flow::FlowRt::srtt8) RFC 6298's smoothed RTT: no packet
+//!   quantization) or `"inflight"` (bytes in flight / srtt). Eq. 7's estimate, the rate a
+//!   skipped flow is advanced at, must stay what the flow delivers (`skip.rate_estimate`):
+//!   `"packets"` (its packets over the window), `"timed"` (its new packets between the
+//!   newest sends seen at the window's two ends over the exact time between them) or
+//!   `"metric"` (the metric's window mean: cwnd / srtt over-states DCTCP's delivery by
+//!   3-20 % at a few packets of window, measured). Under a CC metric a flow is steady only
+//!   when, besides Eq. 6 on the metric, its window saw no loss (a sender stalled in an RTO
+//!   has a constant window) and its measured rate lies within theta of the metric's mean.
+//!   Measured (`benches/README.md`, session 8): on paper-size GPT-13B / 128 neither CC
+//!   metric reaches the 100x under 1 %; `"packets"` stays the default.
 //! * **Fast-forward** (5.3, 6.2, 6.3): when every flow of a partition is steady,
 //!   [`skip::plan_skip`] gives the next interrupt: a flow's completion at its estimated
 //!   rate (keeping [`RESERVE_BDPS`] BDPs of each flow for the packet level), a known event
@@ -85,12 +100,33 @@
 //!   through ACK ports under `all_ports` and rarely repeat), hence off.
 
 use super::*;
+use crate::scenario::{RateEstimate, RateMetric};
 use crate::wormhole::guidance::{Guidance, GuidanceInput};
 use crate::wormhole::llm::{LlmDag, TaskKind};
 use crate::wormhole::memo::{self, CcState, FlowConflictGraph, MemoDb, MemoValue, Trajectory};
 use crate::wormhole::partition::{Change, PartitionId, Partitions};
 use crate::wormhole::skip::{self, KnownEvent, SkipBack, SkipPlan, SteadyFlow};
 use crate::wormhole::steady::SteadyDetector;
+
+/// The congestion controller's own sending rate (bit/s) at a sampling instant, for
+/// `skip.rate_metric` `"cc"` (DCTCP: `cwnd / srtt`) or `"inflight"` (bytes in flight /
+/// `srtt`): Wormhole 3 / 5.1 samples "the sending rate" of the CCA, and 7.3 (Fig. 13a,
+/// Theorem 1) takes the rate, the in-flight bytes and the queue as equivalent metrics. A
+/// window CCA's rate over its RTT has no packet quantization at the sample instant. 0 before
+/// the first RTT sample (`srtt8`, 8 x SRTT in 1 GHz NIC cycles = ns), or for a sender
+/// without a window (never skipped: refused at setup).
+fn cc_rate(cc: &Cc, srtt8: u32, metric: RateMetric) -> u64 {
+    let Cc::Dctcp(s) = cc else { return 0 };
+    if srtt8 == 0 {
+        return 0;
+    }
+    let bytes = match metric {
+        RateMetric::Inflight => s.inflight(),
+        _ => s.cwnd(),
+    };
+    // bytes * 8 bit / (srtt8 / 8 ns) = bytes * 64e9 / srtt8 bit/s.
+    (u128::from(bytes) * 64_000_000_000 / u128::from(srtt8)) as u64
+}
 
 /// [`Kind::Wormhole`] index of the rate-sampling tick.
 const TICK: u32 = 0;
@@ -140,6 +176,93 @@ struct Sampler {
     /// The flow's last rate sample (bit/s), kept across detector resets: its rate in the
     /// start state of an interrupted-transient lookup.
     last_rate: u64,
+    /// Unless `skip.rate_metric` and `skip.rate_estimate` are both `"packets"`: at each of
+    /// the last `l + 1` samples (since the last reset), the flow's DATA packets sent
+    /// (cumulative) and its newest PSN sent with that send's NIC cycle stamp, for the
+    /// steady estimate and the sent-something check.
+    hist: std::collections::VecDeque<HistPoint>,
+}
+
+/// A flow's sender at one sampling tick ([`Sampler::hist`]).
+#[derive(Debug, Clone, Copy)]
+struct HistPoint {
+    /// DATA packets sent (cumulative).
+    sent: u64,
+    /// The newest PSN sent and its send's NIC cycle stamp.
+    newest: Option<(u32, u32)>,
+    /// Packets declared lost (cumulative).
+    losses: u64,
+}
+
+impl Sampler {
+    /// Packets sent over the detector's window (its last `l` intervals), once it is full.
+    fn window_packets(&self, l: usize) -> Option<u64> {
+        let n = self.hist.len();
+        (n > l).then(|| self.hist[n - 1].sent - self.hist[n - 1 - l].sent)
+    }
+
+    /// Packets the flow's sender declared lost (NACK or RTO) over the detector's window.
+    fn window_losses(&self, l: usize) -> Option<u64> {
+        let n = self.hist.len();
+        (n > l).then(|| self.hist[n - 1].losses - self.hist[n - 1 - l].losses)
+    }
+
+    /// The new packets sent between the newest sends seen at the window's first and last
+    /// samples, over the exact time between those sends (bit/s); `None` if none.
+    fn window_timed(&self, l: usize, mtu: u64) -> Option<u64> {
+        let n = self.hist.len();
+        if n <= l {
+            return None;
+        }
+        let ((p0, t0), (p1, t1)) = (self.hist[n - 1 - l].newest?, self.hist[n - 1].newest?);
+        let (pk, dt) = (p1.wrapping_sub(p0), t1.wrapping_sub(t0));
+        if pk == 0 || dt == 0 || pk >= 1 << 31 {
+            return None;
+        }
+        // NIC cycles are ns: bytes * 8 / (dt ns).
+        Some((u128::from(pk) * u128::from(mtu) * 8_000_000_000 / u128::from(dt)) as u64)
+    }
+
+    /// Eq. 7's estimate `R^` (bit/s) of a steady flow, `None` when not steady. Under
+    /// `rate_metric = "packets"` the detector's window mean (as always). Under another
+    /// metric the flow must also have sent a packet in the window (a stalled sender's window
+    /// is "steady" too), and the estimate is the measured rate (`rate_estimate =
+    /// "packets"`: the window's packets over its length, what the flow really delivered) or
+    /// the metric's window mean (`"metric"`, at most the host line rate).
+    fn estimate(&self, w: &Wormhole) -> Option<u64> {
+        if w.metric == RateMetric::Packets && w.estimate != RateEstimate::Timed {
+            return self.det.estimate();
+        }
+        let est = self.det.estimate()?;
+        let pk = self.window_packets(w.samples).filter(|&p| p > 0)?;
+        // A sender recovering from a loss (an RTO stall above all) keeps a constant window
+        // over a constant srtt, "steady" by cwnd / srtt while it sends next to nothing: a
+        // window with a loss in it is not steady under a CC metric.
+        if w.metric != RateMetric::Packets && self.window_losses(w.samples) != Some(0) {
+            return None;
+        }
+        Some(match w.estimate {
+            RateEstimate::Metric => est.min(w.capacity_bps),
+            RateEstimate::Packets | RateEstimate::Timed => {
+                let measured = if w.estimate == RateEstimate::Timed {
+                    self.window_timed(w.samples, w.mtu)?
+                } else {
+                    let bits = u128::from(pk) * u128::from(w.mtu) * 8 * 1_000_000_000_000;
+                    (bits / (u128::from(w.sample_ps) * w.samples as u128)) as u64
+                };
+                // Calibration: the metric must describe what the flow delivered over the
+                // window (a burst at the start of a window, a ramp the metric does not show,
+                // a stalled sender). The measured rate has to lie within theta of the
+                // metric's mean, the same relative bound Eq. 6 puts on the samples.
+                if measured.abs_diff(est) as u128 * 1_000_000
+                    >= u128::from(self.det.theta_ppm()) * u128::from(est)
+                {
+                    return None;
+                }
+                measured
+            }
+        })
+    }
 }
 
 /// A paused (skipped) partition.
@@ -235,6 +358,10 @@ pub(crate) struct Wormhole {
     capacity_bps: u64,
     /// `skip.partition_by = "all_ports"`: ACK ports merge partitions too.
     all_ports: bool,
+    /// `skip.rate_metric`: what `R(t_k)` is.
+    metric: RateMetric,
+    /// `skip.rate_estimate`: which rate advances a skipped flow.
+    estimate: RateEstimate,
     parts: Partitions,
     /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
     hdr: u64,
@@ -336,6 +463,8 @@ impl Sim {
             reserve_bytes: (RESERVE_BDPS * self.bdp_bytes).max(mtu),
             capacity_bps: (self.fabric.host_gbps * 1e9).round() as u64,
             all_ports: s.skip.partition_by == crate::scenario::PartitionBy::AllPorts,
+            metric: s.skip.rate_metric,
+            estimate: s.skip.rate_estimate,
             hdr: u64::from(s.transport.header_bytes),
             phantom: BTreeMap::new(),
             parts: Partitions::new(),
@@ -605,6 +734,7 @@ impl Sim {
                 hint: None,
                 frozen: false,
                 last_rate: 0,
+                hist: Default::default(),
             },
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
@@ -644,6 +774,7 @@ impl Sim {
                 s.det.reset();
                 s.last = None;
                 s.steady = false;
+                s.hist.clear();
             }
         }
     }
@@ -712,28 +843,47 @@ impl Sim {
         }
         let w = self.wh.as_mut().expect("wormhole on");
         w.st.ticks += 1;
-        let (mtu, sample_ps) = (w.mtu, w.sample_ps);
+        let (mtu, sample_ps, metric, l) = (w.mtu, w.sample_ps, w.metric, w.samples);
+        let keep_hist = metric != RateMetric::Packets || w.estimate == RateEstimate::Timed;
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
-        for (&f, s) in w.active.iter_mut() {
+        // Out of `w` while sampling, so a sampler can read `w`'s settings.
+        let mut active = std::mem::take(&mut w.active);
+        for (&f, s) in active.iter_mut() {
             if s.frozen {
                 continue;
             }
-            let Some(sent) = self.flows[f as usize]
-                .cc
-                .as_ref()
-                .map(|c| c.stats().packets_sent)
-            else {
+            let flow = &self.flows[f as usize];
+            let Some(cc) = flow.cc.as_ref() else {
                 continue;
             };
+            let sent = cc.stats().packets_sent;
+            if keep_hist {
+                let newest = match cc {
+                    Cc::Dctcp(d) => d.newest_sent(),
+                    _ => None,
+                };
+                s.hist.push_back(HistPoint {
+                    sent,
+                    newest,
+                    losses: cc.stats().losses,
+                });
+                if s.hist.len() > l + 1 {
+                    s.hist.pop_front();
+                }
+            }
             if let Some(last) = s.last {
                 let bits = u128::from(sent - last) * u128::from(mtu) * 8;
                 let rate = (bits * 1_000_000_000_000 / u128::from(sample_ps)) as u64;
-                s.det.push(rate);
+                s.det.push(match metric {
+                    RateMetric::Packets => rate,
+                    RateMetric::Cc | RateMetric::Inflight => cc_rate(cc, flow.srtt8, metric),
+                });
                 s.last_rate = rate;
-                let steady = s.det.is_steady();
+                let est = s.estimate(w);
+                let steady = est.is_some();
                 if steady {
-                    s.hint = s.det.estimate();
+                    s.hint = est;
                 }
                 if steady && !s.steady {
                     w.st.steady_entries += 1;
@@ -745,6 +895,7 @@ impl Sim {
                 ready.extend(w.parts.partition_of_flow(f));
             }
         }
+        w.active = active;
         ready.sort_unstable();
         ready.dedup();
         // After the samples: an interrupted-transient lookup sees each flow's latest.
@@ -822,7 +973,7 @@ impl Sim {
         if !w.skip {
             return;
         }
-        let est = |f: u32| w.active.get(&f).and_then(|s| s.det.estimate());
+        let est = |f: u32| w.active.get(&f).and_then(|s| s.estimate(w));
         let Some(flows) = self.steady_flows(id, est) else {
             return;
         };

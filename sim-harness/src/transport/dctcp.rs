@@ -105,6 +105,7 @@ fn sender_ack(cx: &mut Cx, f: u32, a: Ack) {
     cc.sync(now_c);
     if let Some(rtt) = cc.rtt_sample(&a) {
         flow.detector.on_rtt_sample(now_c, rtt);
+        flow.srtt8 = crate::flow::srtt8_update(flow.srtt8, rtt);
     }
     let newly = cc.on_ack(&a);
     Conns::lb(&mut p.conns.lb, &mut flow.lb, flow.conn_lb).on_ack_psn(now_c, a.ev, a.ecn, a.psn);
