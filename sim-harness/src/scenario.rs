@@ -930,7 +930,7 @@ pub enum RateMetric {
     Packets,
     /// The congestion controller's own sending rate at the sampling instant: for DCTCP,
     /// `cwnd / srtt` (the window over the smoothed RTT, RFC 6298 EWMA of the ACKs' RTT
-    /// samples). No packet quantization.
+    /// samples), at most the host line rate. No packet quantization.
     Cc,
     /// The sender's bytes in flight over its smoothed RTT at the sampling instant (7.3's
     /// in-flight metric `I`, as a rate; quantized to whole packets in flight).
