@@ -57,6 +57,7 @@ impl Sim {
     }
 
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
+    #[inline]
     pub(crate) fn port_enqueue(&mut self, p: u32, pk: Packet) -> bool {
         // While the line is busy nothing can be due before its end, so the arbiter takes
         // the input without coming to now: its next choice is made at the line's end from

@@ -521,6 +521,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     }
 
     /// UPDATE: start the head of `class` in the current cycle.
+    #[inline]
     fn start(&mut self, class: Class) -> Option<Departure<D>> {
         let k = class.index();
         let (desc, bytes, empty) = match class {
