@@ -57,8 +57,15 @@ impl Sim {
     }
 
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
-    #[inline]
     pub(crate) fn port_enqueue(&mut self, p: u32, pk: Packet) -> bool {
+        self.port_enqueue_inline(p, pk)
+    }
+
+    /// [`Sim::port_enqueue`], inlined into the switch arrival ([`Sim::port_arrive`]) only:
+    /// the host's own control packets (`send_ctrl`, shared with every transport) keep the
+    /// call.
+    #[inline(always)]
+    fn port_enqueue_inline(&mut self, p: u32, pk: Packet) -> bool {
         // While the line is busy nothing can be due before its end, so the arbiter takes
         // the input without coming to now: its next choice is made at the line's end from
         // the queues as they are then (the bucket's fill is additive in idle cycles), and
@@ -78,9 +85,11 @@ impl Sim {
         }
     }
 
-    /// A packet reached a switch whose output `out` is a DCSIM port.
+    /// A packet reached a switch whose output `out` is a DCSIM port. Out of line: the
+    /// engine's delivery loop (shared with every transport) stays as small as without it.
+    #[inline(never)]
     pub(crate) fn port_arrive(&mut self, out: u32, pk: Packet) {
-        if self.port_enqueue(out, pk) {
+        if self.port_enqueue_inline(out, pk) {
             // `port_enqueue` brought the port to now.
             self.port_serve_synced(out);
         }
