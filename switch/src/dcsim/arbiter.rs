@@ -29,7 +29,9 @@
 //! availability is computed arithmetically with [`TokenBucket::cycles_until`]. Then
 //! [`DcsimArbiter::take_next`] jumps to that cycle and starts the packet. Both models give
 //! the same departure sequence (a property test checks it), and
-//! [`Clocked::advance`] jumps idle stretches in O(1).
+//! [`Clocked::advance`] jumps idle stretches in O(1). A caller that keeps the answer between
+//! inputs asks [`DcsimArbiter::next_plan`] (class and start cycle, no descriptor copied) and
+//! starts it with [`DcsimArbiter::take_plan`].
 //!
 //! **Token rate.** Eq. 2 gives the SIM rate `C / (alpha + 2.1)` in bits/s with
 //! `alpha = L / l`, i.e. one SIM token per `(L + 2.1 l) / C` seconds. On a `W`-byte
