@@ -113,6 +113,10 @@ impl Clocked for TokenBucket {
 
     #[inline]
     fn advance(&mut self, cycles: Cycles) {
+        // A full bucket stays full (the fill saturates at the depth): skip the product.
+        if self.tokens_q >= self.depth_q {
+            return;
+        }
         let filled = self.tokens_q as u128 + self.rate.over(cycles);
         self.tokens_q = filled.min(self.depth_q as u128) as u64;
     }

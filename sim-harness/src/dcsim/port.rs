@@ -20,7 +20,7 @@ use crate::clock::ClockDomain;
 use crate::packet::{Packet, PktKind};
 use rtl_models::{ConfigError, Cycles};
 use switch::dcsim::{
-    Class, DcsimArbiter, DcsimArbiterConfig, DcsimArbiterStats, Departure, Enqueue,
+    Class, DcsimArbiter, DcsimArbiterConfig, DcsimArbiterStats, Departure, Enqueue, Plan,
 };
 
 /// Capacity of each small queue (`B` may be set up to this, and the arbiter's 4-bit limit).
@@ -52,12 +52,12 @@ pub struct DcsimPort {
     retired: DcsimArbiterStats,
     /// Departures found overdue by [`DcsimPort::catch_up`] (0 when the engine is right).
     pub late: u64,
-    /// The arbiter's answer to [`DcsimArbiter::next_departure`], kept until an input or a
-    /// start changes it (`None`: not known; an empty port is asked again, which is cheap).
-    /// The answer does not depend on the arbiter's clock while it idles up to the planned
-    /// start (the bucket's fill is additive in idle cycles), so [`DcsimPort::idle_until`]
-    /// keeps it.
-    plan: Option<Departure<Packet>>,
+    /// The arbiter's answer to [`DcsimArbiter::next_plan`] and its start in ps, kept until
+    /// an input or a start changes it (`None`: not known; an empty port is asked again,
+    /// which is cheap). The answer does not depend on the arbiter's clock while it idles up
+    /// to the planned start (the bucket's fill is additive in idle cycles), so idling keeps
+    /// it.
+    plan: Option<(Plan, u64)>,
 }
 
 impl DcsimPort {
@@ -127,10 +127,10 @@ impl DcsimPort {
     /// [`DcsimPort::catch_up`] to cycle `c` when packets wait and the line is free before.
     #[inline(never)]
     fn catch_up_slow(&mut self, c: Cycles) -> Option<Departure<Packet>> {
-        match self.next_departure() {
-            Some(d) if d.start < c => {
+        match self.next_plan() {
+            Some((d, _)) if d.start < c => {
                 self.late += 1;
-                self.take_planned(&d)
+                self.take_kept_plan()
             }
             _ => {
                 self.arb.idle_until(c);
@@ -155,7 +155,7 @@ impl DcsimPort {
 
     /// When the next packet starts (no further arrivals), ps.
     pub fn next_start_ps(&self) -> Option<u64> {
-        self.arb.next_departure().map(|d| self.ps_at(d.start))
+        self.arb.next_plan().map(|d| self.ps_at(d.start))
     }
 
     /// Start the next packet (at [`DcsimPort::next_start_ps`]).
@@ -164,23 +164,48 @@ impl DcsimPort {
         self.arb.take_next()
     }
 
-    /// The next departure (no further arrivals), as [`DcsimArbiter::next_departure`]; the
-    /// answer is kept until the next input or start.
-    #[inline]
+    /// The next departure (no further arrivals), as [`DcsimArbiter::next_departure`].
     pub fn next_departure(&mut self) -> Option<Departure<Packet>> {
+        self.next_plan()?;
+        self.arb.next_departure()
+    }
+
+    /// The next departure's class and start cycle (no further arrivals), as
+    /// [`DcsimArbiter::next_plan`], and its start in ps; the answer is kept until the next
+    /// input or start.
+    #[inline]
+    pub fn next_plan(&mut self) -> Option<(Plan, u64)> {
         if self.plan.is_none() {
-            self.plan = self.arb.next_departure();
+            self.plan = self.arb.next_plan().map(|d| (d, self.ps_at(d.start)));
         }
-        debug_assert_eq!(self.plan, self.arb.next_departure(), "stale plan");
+        debug_assert_eq!(
+            self.plan.map(|(d, _)| d),
+            self.arb.next_plan(),
+            "stale plan"
+        );
         self.plan
     }
 
-    /// Start `d`, the answer of [`DcsimPort::next_departure`] with no change since (at
-    /// its start): [`DcsimPort::take`] without asking the arbiter again.
+    /// The kept plan's start, ps, if a plan is kept (no input or start since it was made):
+    /// asks nothing.
     #[inline]
-    pub fn take_planned(&mut self, d: &Departure<Packet>) -> Option<Departure<Packet>> {
-        self.plan = None;
-        self.arb.take_planned(d)
+    pub fn kept_start_ps(&self) -> Option<u64> {
+        self.plan.map(|(_, t)| t)
+    }
+
+    /// When the next packet starts (no further arrivals), ps: [`DcsimPort::next_plan`]'s
+    /// start.
+    #[inline]
+    pub fn planned_start_ps(&mut self) -> Option<u64> {
+        self.next_plan().map(|(_, t)| t)
+    }
+
+    /// Start the kept plan ([`DcsimPort::next_plan`] with no input since, at its start):
+    /// [`DcsimPort::take`] without asking the arbiter again. `None` without a kept plan.
+    #[inline]
+    pub fn take_kept_plan(&mut self) -> Option<Departure<Packet>> {
+        let (d, _) = self.plan.take()?;
+        self.arb.take_plan(d)
     }
 
     /// End of a departure (line free again), ps.
@@ -351,11 +376,13 @@ mod tests {
             let k = kinds[(x % 4) as usize];
             let bytes = if k == PktKind::Data { 9064 } else { 64 };
             // Ask first so that the input meets a kept plan.
-            let _ = p.next_departure();
+            let _ = p.next_plan();
             p.enqueue(pk(k, bytes, i));
+            let fresh = p.arbiter().next_plan();
+            assert_eq!(p.next_plan().map(|(d, _)| d), fresh, "input {i}");
             assert_eq!(
-                p.next_departure(),
-                p.arbiter().next_departure(),
+                p.planned_start_ps(),
+                fresh.map(|d| p.ps_at(d.start)),
                 "input {i}"
             );
             if (x >> 8).is_multiple_of(3) {
@@ -363,9 +390,12 @@ mod tests {
                 while let Some(d) = p.catch_up(now) {
                     let _ = d;
                 }
-                if let Some(d) = p.next_departure() {
-                    if p.ps_at(d.start) <= now {
-                        p.take_planned(&d);
+                if let Some((_, t)) = p.next_plan() {
+                    if t <= now {
+                        let mut twin = p.arbiter().clone();
+                        let got = p.take_kept_plan();
+                        assert_eq!(got, twin.take_next(), "start {i}");
+                        assert_eq!(p.arbiter(), &twin, "start {i}");
                     }
                 }
             }

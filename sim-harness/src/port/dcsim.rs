@@ -58,6 +58,14 @@ impl Sim {
 
     /// Offer `pk` to DCSIM port `p` now; a refused packet is a tail drop of its class.
     pub(crate) fn port_enqueue(&mut self, p: u32, pk: Packet) -> bool {
+        self.port_enqueue_inline(p, pk)
+    }
+
+    /// [`Sim::port_enqueue`], inlined into the switch arrival ([`Sim::port_arrive`]) only:
+    /// the host's own control packets (`send_ctrl`, shared with every transport) keep the
+    /// call.
+    #[inline(always)]
+    fn port_enqueue_inline(&mut self, p: u32, pk: Packet) -> bool {
         // While the line is busy nothing can be due before its end, so the arbiter takes
         // the input without coming to now: its next choice is made at the line's end from
         // the queues as they are then (the bucket's fill is additive in idle cycles), and
@@ -77,9 +85,11 @@ impl Sim {
         }
     }
 
-    /// A packet reached a switch whose output `out` is a DCSIM port.
+    /// A packet reached a switch whose output `out` is a DCSIM port. Out of line: the
+    /// engine's delivery loop (shared with every transport) stays as small as without it.
+    #[inline(never)]
     pub(crate) fn port_arrive(&mut self, out: u32, pk: Packet) {
-        if self.port_enqueue(out, pk) {
+        if self.port_enqueue_inline(out, pk) {
             // `port_enqueue` brought the port to now.
             self.port_serve_synced(out);
         }
@@ -97,6 +107,16 @@ impl Sim {
     /// Serve DCSIM port `p` now: start its next packet if one is due, else arrange the
     /// wake-up at the next start.
     pub(crate) fn port_serve(&mut self, p: u32) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        if let PortDriver::Dcsim(dp) = &mut port.kind {
+            // The usual wake-up: the kept plan starts now on a free line. Bringing the
+            // arbiter to now would idle it to exactly that start (nothing departs before
+            // the plan's start), which starting the plan does itself.
+            if dp.kept_start_ps() == Some(now) && port.busy_until <= now {
+                return self.port_start_kept(p);
+            }
+        }
         self.port_sync(p);
         self.port_serve_synced(p);
     }
@@ -113,15 +133,24 @@ impl Sim {
         let PortDriver::Dcsim(dp) = &mut port.kind else {
             return;
         };
-        let Some(next) = dp.next_departure() else {
+        let Some(t) = dp.planned_start_ps() else {
             return;
         };
-        let t = dp.ps_at(next.start);
         if t > now {
             self.port_wake(p, t);
             return;
         }
-        let Some(d) = dp.take_planned(&next) else {
+        self.port_start_kept(p);
+    }
+
+    /// Start DCSIM port `p`'s kept plan, due now on a free line, and arm the wake-up at the
+    /// next planned start.
+    #[inline]
+    fn port_start_kept(&mut self, p: u32) {
+        let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
+            return;
+        };
+        let Some(d) = dp.take_kept_plan() else {
             return;
         };
         let end = dp.end_ps(&d);
@@ -130,14 +159,14 @@ impl Sim {
         // the next SIM token's arrival when only SIMs wait (no wake-up at the end that
         // would only re-arm for the token). An arrival before then serves the port itself.
         if let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind {
-            if let Some(next) = dp.next_departure() {
-                let t = dp.ps_at(next.start);
+            if let Some(t) = dp.planned_start_ps() {
                 self.port_wake(p, t);
             }
         }
     }
 
     /// Packet `pk` leaves port `p` now; the line is busy until `end`.
+    #[inline]
     pub(crate) fn port_depart(&mut self, p: u32, pk: Packet, end: u64) {
         let host = p < self.fabric.hosts;
         if host {

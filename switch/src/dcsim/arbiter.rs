@@ -29,7 +29,9 @@
 //! availability is computed arithmetically with [`TokenBucket::cycles_until`]. Then
 //! [`DcsimArbiter::take_next`] jumps to that cycle and starts the packet. Both models give
 //! the same departure sequence (a property test checks it), and
-//! [`Clocked::advance`] jumps idle stretches in O(1).
+//! [`Clocked::advance`] jumps idle stretches in O(1). A caller that keeps the answer between
+//! inputs asks [`DcsimArbiter::next_plan`] (class and start cycle, no descriptor copied) and
+//! starts it with [`DcsimArbiter::take_plan`].
 //!
 //! **Token rate.** Eq. 2 gives the SIM rate `C / (alpha + 2.1)` in bits/s with
 //! `alpha = L / l`, i.e. one SIM token per `(L + 2.1 l) / C` seconds. On a `W`-byte
@@ -129,6 +131,16 @@ impl<D> Departure<D> {
     pub const fn end(&self) -> Cycles {
         self.start + self.cycles as Cycles
     }
+}
+
+/// When the next packet starts and of which class ([`DcsimArbiter::next_plan`]): a
+/// [`Departure`] without its descriptor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Plan {
+    /// The winning class.
+    pub class: Class,
+    /// Cycle in which it starts on the line.
+    pub start: Cycles,
 }
 
 /// Configuration of a [`DcsimArbiter`]. Validate with [`DcsimArbiterConfig::validate`].
@@ -324,6 +336,9 @@ pub struct DcsimArbiter<D: Copy, const B: usize, const ND: usize> {
     bucket: TokenBucket,
     now: Cycles,
     busy_until: Cycles,
+    /// The queues' not-empty flags, bit [`Class::index`] (the four request lines into
+    /// ARBITRATE; derived from the queues, kept so arbitration is one priority encoder).
+    waiting: u8,
     started: Option<Departure<D>>,
     sim_drops: u32,
     data_drops: u32,
@@ -352,6 +367,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
             bucket,
             now: 0,
             busy_until: 0,
+            waiting: 0,
             started: None,
             sim_drops: 0,
             data_drops: 0,
@@ -413,7 +429,11 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
 
     /// Whether every queue is empty.
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty() && self.queues_small.iter().all(|q| q.is_empty())
+        debug_assert_eq!(
+            self.waiting == 0,
+            self.data.is_empty() && self.queues_small.iter().all(|q| q.is_empty())
+        );
+        self.waiting == 0
     }
 
     /// The packet that started transmission in the last closed cycle (BookSim's "read the
@@ -425,7 +445,9 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// Input of the current cycle: a `bytes`-byte packet of `class` arrives.
     pub fn enqueue(&mut self, class: Class, desc: D, bytes: u32) -> Enqueue {
         let k = class.index();
-        if self.cfg.cycles_of(bytes) > MAX_PACKET_CYCLES {
+        // `cycles_of(bytes) > MAX_PACKET_CYCLES`, i.e. `ceil(bytes / W) > 65535`, without
+        // the division (`W >= 1`, validated).
+        if bytes as u64 > MAX_PACKET_CYCLES * self.cfg.bytes_per_cycle as u64 {
             self.stats.rejected[k] += 1;
             return Enqueue::Rejected;
         }
@@ -437,6 +459,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
             }
         };
         if ok {
+            self.waiting |= 1 << k;
             self.stats.accepted[k] += 1;
             Enqueue::Accepted
         } else {
@@ -452,17 +475,43 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
 
     /// ARBITRATE: the class that wins if the line is free, given whether a token is there.
     fn arbitrate(&self, token: bool) -> Option<Class> {
-        if token && !self.queues_small[0].is_empty() {
+        if token && self.sim_waiting() {
             Some(Class::Sim)
-        } else if !self.queues_small[1].is_empty() {
-            Some(Class::SimAck)
-        } else if !self.queues_small[2].is_empty() {
-            Some(Class::DataAck)
-        } else if !self.data.is_empty() {
-            Some(Class::Data)
         } else {
-            None
+            self.arbitrate_lower()
         }
+    }
+
+    /// ARBITRATE below the SIMs: the highest non-empty of SIM-ACK, DATA-ACK, DATA.
+    #[inline]
+    fn arbitrate_lower(&self) -> Option<Class> {
+        self.check_waiting();
+        // The lowest set flag above the SIM's is the highest priority (`Class::index`).
+        match (self.waiting >> 1).trailing_zeros() {
+            0 => Some(Class::SimAck),
+            1 => Some(Class::DataAck),
+            2 => Some(Class::Data),
+            _ => None,
+        }
+    }
+
+    /// Whether a SIM waits.
+    #[inline]
+    fn sim_waiting(&self) -> bool {
+        self.check_waiting();
+        self.waiting & 1 != 0
+    }
+
+    /// Debug check: the not-empty flags match the queues.
+    #[inline]
+    fn check_waiting(&self) {
+        debug_assert_eq!(
+            self.waiting,
+            (0..3).fold(u8::from(!self.data.is_empty()) << 3, |m, k| m | u8::from(
+                !self.queues_small[k].is_empty()
+            ) << k),
+            "not-empty flags out of step with the queues"
+        );
     }
 
     /// The head of `class`'s queue.
@@ -474,18 +523,29 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     }
 
     /// UPDATE: start the head of `class` in the current cycle.
+    #[inline]
     fn start(&mut self, class: Class) -> Option<Departure<D>> {
-        let (desc, bytes) = match class {
-            Class::Data => self.data.pop(),
-            c => self.queues_small[c.index()].pop(),
-        }?;
+        let k = class.index();
+        let (desc, bytes, empty) = match class {
+            Class::Data => {
+                let (d, b) = self.data.pop()?;
+                (d, b, self.data.is_empty())
+            }
+            c => {
+                let q = &mut self.queues_small[c.index()];
+                let (d, b) = q.pop()?;
+                (d, b, q.is_empty())
+            }
+        };
+        if empty {
+            self.waiting &= !(1 << k);
+        }
         if class == Class::Sim {
             let granted = self.bucket.try_take(1);
             debug_assert!(granted, "a SIM starts only with a token");
         }
         let cycles = self.cfg.cycles_of(bytes) as u32;
         self.busy_until = self.now + cycles as Cycles;
-        let k = class.index();
         self.stats.departed[k] += 1;
         self.stats.departed_bytes[k] += bytes as u64;
         self.stats.busy_cycles += cycles as u64;
@@ -521,20 +581,10 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// With the line free at `f = max(now, line_free_at)`: a SIM goes at `f` if a token is
     /// there at `f`; otherwise the highest non-empty lower class goes at `f` (no
     /// preemption); with only SIMs waiting, the first SIM goes when its token arrives,
-    /// `f + bucket.cycles_until(1)`.
+    /// `f + bucket.cycles_until(1)`. ([`DcsimArbiter::next_plan`] with the head's
+    /// descriptor.)
     pub fn next_departure(&self) -> Option<Departure<D>> {
-        let f = self.now.max(self.busy_until);
-        let mut b = self.bucket;
-        b.advance(f - self.now);
-        let (class, start) = match self.arbitrate(b.can_take(1)) {
-            Some(c) => (c, f),
-            None if !self.queues_small[0].is_empty() => {
-                // Only SIMs wait, without a token: the rate is never zero (rounded up).
-                let wait = b.cycles_until(1)?;
-                (Class::Sim, f + wait)
-            }
-            None => return None,
-        };
+        let Plan { class, start } = self.next_plan()?;
         let (desc, bytes) = self.head(class)?;
         Some(Departure {
             class,
@@ -542,6 +592,38 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
             bytes,
             start,
             cycles: self.cfg.cycles_of(bytes) as u32,
+        })
+    }
+
+    /// [`DcsimArbiter::next_departure`]'s class and start cycle, without reading the head
+    /// descriptor: what the event model needs to know between inputs (the DES keeps it and
+    /// starts it with [`DcsimArbiter::take_plan`]). No state changes.
+    ///
+    /// The same ARBITRATE as [`DcsimArbiter::step`] at `f = max(now, line_free_at)`: the
+    /// token bucket is only consulted when a SIM waits (section 2.3: the tokens gate SIMs
+    /// alone).
+    #[inline]
+    pub fn next_plan(&self) -> Option<Plan> {
+        let f = self.now.max(self.busy_until);
+        if !self.sim_waiting() {
+            return self.arbitrate_lower().map(|class| Plan { class, start: f });
+        }
+        let mut b = self.bucket;
+        b.advance(f - self.now);
+        if b.can_take(1) {
+            return Some(Plan {
+                class: Class::Sim,
+                start: f,
+            });
+        }
+        if let Some(class) = self.arbitrate_lower() {
+            return Some(Plan { class, start: f });
+        }
+        // Only SIMs wait, without a token: the rate is never zero (rounded up).
+        let wait = b.cycles_until(1)?;
+        Some(Plan {
+            class: Class::Sim,
+            start: f + wait,
         })
     }
 
@@ -559,20 +641,30 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// or state change since: equals [`DcsimArbiter::take_next`] without computing the
     /// answer again (the DES asks first, then takes when the start is due).
     pub fn take_planned(&mut self, d: &Departure<D>) -> Option<Departure<D>> {
-        debug_assert_eq!(
-            self.next_departure().map(|x| (x.class, x.start)),
-            Some((d.class, d.start)),
-            "take_planned with a stale departure"
-        );
-        self.idle_to(d.start);
-        // `step` with its arbitration already known (the line is free at `d.start`).
+        self.take_plan(Plan {
+            class: d.class,
+            start: d.start,
+        })
+    }
+
+    /// Start `plan`, the answer of [`DcsimArbiter::next_plan`] with no input or state change
+    /// since: jump to its cycle and close that cycle with its arbitration already known
+    /// (equals [`DcsimArbiter::take_next`]).
+    #[inline]
+    pub fn take_plan(&mut self, plan: Plan) -> Option<Departure<D>> {
+        debug_assert_eq!(self.next_plan(), Some(plan), "take_plan with a stale plan");
+        self.idle_to(plan.start);
+        // `step` with its arbitration already known (the line is free at `plan.start`).
         debug_assert!(self.busy_until <= self.now);
-        debug_assert_eq!(self.arbitrate(self.bucket.can_take(1)), Some(d.class));
-        let dep = self.start(d.class);
+        debug_assert_eq!(self.arbitrate(self.bucket.can_take(1)), Some(plan.class));
+        let dep = self.start(plan.class);
         self.bucket.tick();
         self.now += 1;
         self.started = dep;
-        debug_assert_eq!(dep.map(|g| (g.class, g.start)), Some((d.class, d.start)));
+        debug_assert_eq!(
+            dep.map(|g| (g.class, g.start)),
+            Some((plan.class, plan.start))
+        );
         dep
     }
 

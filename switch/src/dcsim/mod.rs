@@ -26,7 +26,7 @@ pub mod arbiter;
 pub mod regs;
 
 pub use arbiter::{
-    Class, DcsimArbiter, DcsimArbiterConfig, DcsimArbiterStats, Departure, Enqueue,
+    Class, DcsimArbiter, DcsimArbiterConfig, DcsimArbiterStats, Departure, Enqueue, Plan,
     DEFAULT_DATA_SLOTS, DEFAULT_SMALL_SLOTS,
 };
 pub use regs::{ArbiterRegs, ArbiterRegsPacked};
