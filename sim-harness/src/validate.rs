@@ -733,6 +733,21 @@ fn check_supported(s: &Scenario) -> Result<()> {
             ),
         ));
     }
+    if s.transport.lb.switch_round_robin() {
+        if s.skip.enabled {
+            return Err(Error::field(
+                "transport.lb",
+                "spray_rr switches keep a counter per input link, which wormhole skipping \
+                 cannot replay: set skip.enabled = false or use ops",
+            ));
+        }
+        if s.topology.kind != TopologyKind::FatTree {
+            return Err(Error::field(
+                "transport.lb",
+                "spray_rr (the dcPIM simulator's round-robin spraying) runs on a fat_tree only",
+            ));
+        }
+    }
     if s.transport.cc == CcKind::Dcsim && lb_is_reps_baseline(s.transport.lb) {
         return Err(Error::field(
             "transport.lb",
@@ -1247,6 +1262,20 @@ mod tests {
                 Box::new(|s| s.transport.cc = CcKind::Zeropod),
             ),
             ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
+            (
+                "transport.lb",
+                Box::new(|s| {
+                    s.transport.lb = LbKind::SprayRr;
+                    s.skip.enabled = true;
+                }),
+            ),
+            (
+                "transport.lb",
+                Box::new(|s| {
+                    s.transport.lb = LbKind::SprayRr;
+                    s.topology.kind = TopologyKind::TwoDc;
+                }),
+            ),
             (
                 "transport.cc",
                 Box::new(|s| {

@@ -304,6 +304,7 @@ impl Sim {
             now: 0,
             ports,
             adaptive: None,
+            spray: None,
             switches,
             flows,
             next_arrival: 0,
@@ -362,6 +363,13 @@ impl Sim {
             sim.adaptive = Some(Box::new(topology::adaptive::AdaptiveSwitches::new(
                 sim.switches.len(),
                 (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
+            )));
+        }
+        if s.transport.lb.switch_round_robin() && s.transport.cc != crate::scenario::CcKind::Dcsim {
+            // Seeded from the scenario seed alone, like the adaptive switches above.
+            sim.spray = Some(Box::new(topology::spray_rr::SpraySwitches::new(
+                sim.ports.len(),
+                (s.seed ^ (s.seed >> 32)) as u32 ^ 0x5b7a_4400,
             )));
         }
         if s.workload.self_clocked {

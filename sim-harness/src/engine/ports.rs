@@ -82,9 +82,15 @@ impl Sim {
         self.ports[p as usize].drops += 1;
     }
 
-    pub(super) fn switch_arrive(&mut self, s: u32, mut pk: Packet) {
+    /// Packet `pk` delivered into switch `s` by the link of port `from`.
+    pub(super) fn switch_arrive(&mut self, s: u32, from: u32, mut pk: Packet) {
         let (route, seed) = self.switches[s as usize];
         let out = match &mut self.adaptive {
+            None if self.spray.is_some() => {
+                let sp = self.spray.as_deref_mut().expect("checked");
+                sp.select(&route, from, pk.dst)
+                    .or_else(|| route.select(pk.src, pk.dst, pk.ev, seed))
+            }
             None => route.select(pk.src, pk.dst, pk.ev, seed),
             Some(ar) => {
                 let ports = &self.ports;

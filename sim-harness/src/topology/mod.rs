@@ -45,6 +45,7 @@
 pub mod adaptive;
 pub mod cores;
 pub mod fat_tree;
+pub mod spray_rr;
 pub mod two_dc;
 pub mod zeropod;
 

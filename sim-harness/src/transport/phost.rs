@@ -67,6 +67,13 @@ pub const ON_TOKEN: u32 = 1 << 31;
 pub struct PhostSection {
     /// Free tokens of a new flow, in BDPs (pHost: the first BDP goes at once).
     pub free_bdp: f64,
+    /// Free tokens only for a flow that fits in `free_bdp` whole (all its packets go at
+    /// once); a larger flow gets none and waits for tokens after its RTS. The dcPIM
+    /// simulator's pHost does this (Terabit-Ethernet/dcPIM `ext/capabilityflow.cpp`,
+    /// `CapabilityFlow::init_capa_size`: `size_in_pkt <= capability_initial ? size_in_pkt :
+    /// 0`), where the DCSIM paper ran it (4.1). false: every flow sends its first
+    /// `free_bdp` at once (pHost's paper).
+    pub free_small_flows_only: bool,
     /// Token validity after the one-way base delay, in MTU times (pHost: about 1.5).
     pub token_ttl_mtus: f64,
     /// Base RTTs a flow's tokens may go unanswered before it is downgraded.
@@ -96,6 +103,7 @@ impl Default for PhostSection {
     fn default() -> Self {
         PhostSection {
             free_bdp: 1.0,
+            free_small_flows_only: false,
             token_ttl_mtus: 1.5,
             downgrade_timeout_rtts: 2.0,
             downgrade_rtts: 3.0,
@@ -149,10 +157,10 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
     if s.transport.cc != CcKind::Phost {
         return Ok(());
     }
-    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops) {
+    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops | LbKind::SprayRr) {
         return Err(Error::field(
             "transport.lb",
-            "phost sprays its packets (ops) or hashes them per flow (ecmp); other load balancers need ACK feedback pHost does not send",
+            "phost sprays its packets (ops, or spray_rr in the switches) or hashes them per flow (ecmp); other load balancers need ACK feedback pHost does not send",
         ));
     }
     if s.transport.trimming {
@@ -343,7 +351,12 @@ impl Sim {
                 ));
             }
             let pkts = pkts as u32;
-            flows.push(FlowState::new(pkts, pkts.min(free_pkts)));
+            let free = if sec.free_small_flows_only && pkts > free_pkts {
+                0
+            } else {
+                pkts.min(free_pkts)
+            };
+            flows.push(FlowState::new(pkts, free));
             f.rx = FlowRx::InTransport;
         }
         let hosts = (0..self.fabric.hosts)
