@@ -443,7 +443,8 @@ fn fig4_dcsim_14_percent_above_pfabric_as_the_paper_ran_it() {
 /// (b) all-to-all: "the non-activation of dcPIM for short flows of size 0.5 x BDP increases
 /// dcPIM's CCT even beyond that of pFabric and pHost": with round-robin spraying dcPIM's
 /// unscheduled 0.5-BDP flows collide and lose DATAs (157.0 us against pFabric's 125.3 and
-/// pHost's 100.6), with random spraying they do not (62.0 against 118.8 and 165.2). (a)
+/// pHost's 100.6), with random spraying they do not (62.0 against 118.8 and 165.2). At 128
+/// hosts it does not hold (dcPIM 615.3 against 678.1 and 713.4: docs/dcsim_figures.md). (a)
 /// permutation: DCSIM completes before pHost at 4 and 8 BDP (76.8 / 107.6 against 86.5 /
 /// 129.7 us: pHost's larger flows wait for tokens and lose DATAs in the sprays'
 /// collisions), and both pHost and pFabric complete the 0.5-BDP flows long before DCSIM.
