@@ -711,6 +711,21 @@ fn check_supported(s: &Scenario) -> Result<()> {
             format!("{what} is not supported yet by the fabric simulator ({instead})"),
         ))
     };
+    if s.transport.lb.switch_round_robin() {
+        if s.skip.enabled {
+            return Err(Error::field(
+                "transport.lb",
+                "spray_rr switches keep a counter per input link, which wormhole skipping \
+                 cannot replay: set skip.enabled = false or use ops",
+            ));
+        }
+        if s.topology.kind != TopologyKind::FatTree {
+            return Err(Error::field(
+                "transport.lb",
+                "spray_rr (the dcPIM simulator's round-robin spraying) runs on a fat_tree only",
+            ));
+        }
+    }
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Mprdma | CcKind::Dcsim => {}
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
@@ -732,21 +747,6 @@ fn check_supported(s: &Scenario) -> Result<()> {
                 s.topology.radix
             ),
         ));
-    }
-    if s.transport.lb.switch_round_robin() {
-        if s.skip.enabled {
-            return Err(Error::field(
-                "transport.lb",
-                "spray_rr switches keep a counter per input link, which wormhole skipping \
-                 cannot replay: set skip.enabled = false or use ops",
-            ));
-        }
-        if s.topology.kind != TopologyKind::FatTree {
-            return Err(Error::field(
-                "transport.lb",
-                "spray_rr (the dcPIM simulator's round-robin spraying) runs on a fat_tree only",
-            ));
-        }
     }
     if s.transport.cc == CcKind::Dcsim && lb_is_reps_baseline(s.transport.lb) {
         return Err(Error::field(
@@ -1274,6 +1274,14 @@ mod tests {
                 Box::new(|s| {
                     s.transport.lb = LbKind::SprayRr;
                     s.topology.kind = TopologyKind::TwoDc;
+                }),
+            ),
+            (
+                "transport.lb",
+                Box::new(|s| {
+                    s.transport.lb = LbKind::SprayRr;
+                    s.transport.cc = CcKind::Zeropod;
+                    s.topology.kind = TopologyKind::ZeropodPods;
                 }),
             ),
             (
