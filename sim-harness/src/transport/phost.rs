@@ -74,6 +74,12 @@ pub struct PhostSection {
     /// 0`), where the DCSIM paper ran it (4.1). false: every flow sends its first
     /// `free_bdp` at once (pHost's paper).
     pub free_small_flows_only: bool,
+    /// The receiver's SRPT as the dcPIM simulator's pHost keeps it (Terabit-Ethernet/dcPIM
+    /// `ext/capabilityhost.cpp`, `CapabilityFlowComparatorAtReceiver`, `send_capability`,
+    /// over `ext/custompriorityqueue.h`), where the DCSIM paper ran it (4.1): the flow
+    /// with the fewest packets not yet *received*, ties to the flow granted (tried) last.
+    /// false: the fewest packets not yet *granted*, ties to the flow registered first.
+    pub srpt_by_received: bool,
     /// Token validity after the one-way base delay, in MTU times (pHost: about 1.5).
     pub token_ttl_mtus: f64,
     /// Base RTTs a flow's tokens may go unanswered before it is downgraded.
@@ -104,6 +110,7 @@ impl Default for PhostSection {
         PhostSection {
             free_bdp: 1.0,
             free_small_flows_only: false,
+            srpt_by_received: false,
             token_ttl_mtus: 1.5,
             downgrade_timeout_rtts: 2.0,
             downgrade_rtts: 3.0,
@@ -336,6 +343,7 @@ impl Sim {
                 "transport.phost.token_window_timeout_rtts",
                 sec.token_window_timeout_rtts * rtt,
             )?,
+            srpt_received: sec.srpt_by_received,
         };
         let rx: PhostReceiver<{ state::FLOWS }> =
             PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))?;
@@ -669,6 +677,9 @@ fn rx_data(cx: &mut Cx, h: u32, pk: Packet) {
         }
         let new = set(&mut fs.got, psn);
         fs.received += u32::from(new);
+        if new {
+            hs.rx.on_received(f);
+        }
         let done = fs.received == fs.pkts;
         if done {
             fs.complete = true;
