@@ -3,7 +3,8 @@
 
     python3 scenarios/dcsim_figs/collect.py OUTDIR [--doc FILE]
 
-Reads OUTDIR/<sweep>/sweep.csv of every sweep run.sh makes (a missing one is skipped) and
+Reads OUTDIR/<sweep>/sweep.csv of every sweep run.sh makes (a missing one is skipped; a
+figure's rows come from <fig>/ and then <fig>_baselines/, the paper's baselines) and
 writes, per figure, OUTDIR/<figure>.csv: one row per (x value, cc) with the figure's metrics
 taken from the sweep's summary.json columns (`extra.*`), converted to readable units:
 
@@ -40,17 +41,17 @@ METRICS = {
 # (figure, title, [(sweep dir, x column, x label prefix)], metrics)
 FIGURES = [
     ("fig4", "Fig. 4: single all-to-all, infinite flows",
-     [("fig4", None, "")], ["utilization", "data_loss", "reorder", "reorder_per_iv", "qdelay_us"]),
+     [("fig4", None, ""), ("fig4_baselines", None, "")], ["utilization", "data_loss", "reorder", "reorder_per_iv", "qdelay_us"]),
     ("fig5_permutation", "Fig. 5(a): single permutation, CCT against flow size",
-     [("fig5_permutation", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us"]),
+     [("fig5_permutation", "workload.message", ""), ("fig5_permutation_baselines", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us"]),
     ("fig5_all_to_all", "Fig. 5(b): single all-to-all, CCT against flow size",
-     [("fig5_all_to_all", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us"]),
+     [("fig5_all_to_all", "workload.message", ""), ("fig5_all_to_all_baselines", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us"]),
     ("fig6_a2av", "Fig. 6: single all-to-all-v, CCT against average flow size",
-     [("fig6_a2av", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us", "reorder"]),
+     [("fig6_a2av", "workload.message", ""), ("fig6_a2av_baselines", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us", "reorder"]),
     ("fig7_five_a2av", "Fig. 7: five all-to-all-v collectives",
-     [("fig7_five_a2av", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us", "reorder"]),
+     [("fig7_five_a2av", "workload.message", ""), ("fig7_five_a2av_baselines", "workload.message", "")], ["cct_us", "data_loss", "qdelay_us", "reorder"]),
     ("fig8_oversubscribed", "Fig. 8: five all-to-all-v, half the core switches at 1%",
-     [("fig8_oversubscribed", "workload.message", "")], ["cct_us", "data_loss", "sim_loss", "qdelay_us"]),
+     [("fig8_oversubscribed", "workload.message", ""), ("fig8_oversubscribed_baselines", "workload.message", "")], ["cct_us", "data_loss", "sim_loss", "qdelay_us"]),
     ("fig11", "Fig. 11: DCSIM DATA loss against B_data / B",
      [("fig11", "transport.dcsim.data_buffer_ratio", "")], ["data_loss", "cct_us"]),
     ("fig13", "Fig. 13: sync, async and fractional DCSIM",

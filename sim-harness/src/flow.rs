@@ -301,13 +301,15 @@ impl Lb {
     /// FlowBender's aggressive setting (REPS 4.1) over rounds of one BDP of ACKs; flowlet
     /// timeout half the base RTT (REPS 4.1); MPRDMA with `L = 64`, `delta = L / 2`; MPTCP
     /// with 8 subflows ([`MPTCP_PICK`]); BitMap over [`BITMAP_PATHS_LOG2`] EV bits cleared
-    /// every [`BITMAP_CLEAR_RTTS`] base RTTs. ECMP (and `adaptive_roce`, an ECMP NIC), PLB,
+    /// every [`BITMAP_CLEAR_RTTS`] base RTTs. ECMP (and `adaptive_roce`, `spray_rr`: ECMP NICs), PLB,
     /// flowlet, MPTCP and BitMap draw their first EVs from `rng`. `Unolb` is not a per-flow
     /// entropy chooser of this transport: an error.
     pub fn new(kind: LbKind, p: &LbParams, rng: &mut Lfsr32) -> Result<Lb, ConfigError> {
         let evs_bits = p.evs_bits;
         Ok(match kind {
-            LbKind::Ecmp | LbKind::AdaptiveRoce => Lb::Ecmp(Ecmp::new(evs_bits, rng)),
+            LbKind::Ecmp | LbKind::AdaptiveRoce | LbKind::SprayRr => {
+                Lb::Ecmp(Ecmp::new(evs_bits, rng))
+            }
             LbKind::Ops => Lb::Ops(Ops::new(evs_bits)),
             LbKind::Reps => Lb::Reps(Reps::new(RepsConfig {
                 ev_bits: evs_bits.min(16) as u8,

@@ -298,6 +298,13 @@ pub enum LbKind {
     /// Adaptive RoCE: switches pick the least-loaded uplink per packet (the NIC keeps an
     /// ECMP entropy value, which the switches ignore).
     AdaptiveRoce,
+    /// Round-robin packet spraying in the switches, as the dcPIM simulator the DCSIM paper ran
+    /// its baselines in (DCSIM 4.1; Terabit-Ethernet/dcPIM `simulator/coresim/
+    /// fatTreeTopology.cpp`, `load_balancing = 0`, the setting of all its configurations): a
+    /// switch sends each packet bound up the tree to the next of its uplinks, one counter per
+    /// input link, started at a random uplink. The NIC keeps an ECMP entropy value, which the
+    /// switches ignore. With `cc = "dcsim"` the switches route DCSIM's own per-SIM EVs.
+    SprayRr,
 }
 
 impl LbKind {
@@ -305,6 +312,12 @@ impl LbKind {
     /// uplink) instead of by the ECMP hash of the entropy value.
     pub const fn switch_adaptive(self) -> bool {
         matches!(self, LbKind::AdaptiveRoce)
+    }
+
+    /// Whether the switches spray this load balancer's packets round-robin over their
+    /// uplinks (one counter per input link) instead of by the ECMP hash of the entropy value.
+    pub const fn switch_round_robin(self) -> bool {
+        matches!(self, LbKind::SprayRr)
     }
 }
 
@@ -320,7 +333,8 @@ impl LbKind {
 pub struct Transport {
     /// dctcp | mprdma | uno | gemini | mprdma_bbr | dcsim | zeropod | phost | pfabric | dcpim.
     pub cc: CcKind,
-    /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce.
+    /// ecmp | ops | reps | unolb | plb | flowlet | mprdma | mptcp | bitmap | adaptive_roce |
+    /// spray_rr.
     pub lb: LbKind,
     /// Bytes of payload per DATA packet.
     pub mtu: u32,

@@ -727,6 +727,21 @@ fn check_supported(s: &Scenario) -> Result<()> {
             format!("{what} is not supported yet by the fabric simulator ({instead})"),
         ))
     };
+    if s.transport.lb.switch_round_robin() {
+        if s.skip.enabled {
+            return Err(Error::field(
+                "transport.lb",
+                "spray_rr switches keep a counter per input link, which wormhole skipping \
+                 cannot replay: set skip.enabled = false or use ops",
+            ));
+        }
+        if s.topology.kind != TopologyKind::FatTree {
+            return Err(Error::field(
+                "transport.lb",
+                "spray_rr (the dcPIM simulator's round-robin spraying) runs on a fat_tree only",
+            ));
+        }
+    }
     match s.transport.cc {
         CcKind::Dctcp | CcKind::Mprdma | CcKind::Dcsim => {}
         CcKind::Uno | CcKind::Gemini | CcKind::MprdmaBbr => {}
@@ -1270,6 +1285,28 @@ mod tests {
                 Box::new(|s| s.transport.cc = CcKind::Zeropod),
             ),
             ("transport.lb", Box::new(|s| s.transport.lb = LbKind::Unolb)),
+            (
+                "transport.lb",
+                Box::new(|s| {
+                    s.transport.lb = LbKind::SprayRr;
+                    s.skip.enabled = true;
+                }),
+            ),
+            (
+                "transport.lb",
+                Box::new(|s| {
+                    s.transport.lb = LbKind::SprayRr;
+                    s.topology.kind = TopologyKind::TwoDc;
+                }),
+            ),
+            (
+                "transport.lb",
+                Box::new(|s| {
+                    s.transport.lb = LbKind::SprayRr;
+                    s.transport.cc = CcKind::Zeropod;
+                    s.topology.kind = TopologyKind::ZeropodPods;
+                }),
+            ),
             (
                 "transport.cc",
                 Box::new(|s| {

@@ -174,6 +174,7 @@ const PHOST_CFG: PhostReceiverConfig = PhostReceiverConfig {
     downgrade_cycles: 30,
     window: 0,
     window_timeout: 0,
+    srpt_received: false,
 };
 
 fn phost_token_exchange() -> Trace {

@@ -20,7 +20,10 @@
 //! `window = 0`: no window, pHost's paper). A flow kept at its window for `window_timeout`
 //! cycles gives one pending token up (`capability_window_timeout`: its DATA is taken as
 //! lost, else lost DATAs would close the window for good). A flow
-//! leaves the table when nothing is left to grant or pending. Units: cycles, packets.
+//! leaves the table when nothing is left to grant or pending. With `srpt_received` the
+//! SRPT key is the packets not yet received (`on_received`) and ties go to the flow granted
+//! or registered last, as the dcPIM simulator's pHost queue orders them. Units: cycles,
+//! packets.
 
 use rtl_models::budget::StateBudget;
 use rtl_models::{field_bits, Clocked, ConfigError, Cycles};
@@ -46,6 +49,15 @@ pub struct PhostReceiverConfig {
     /// Cycles a flow may stay at its window before one pending token is given up (>= 1
     /// when `window > 0`).
     pub window_timeout: u32,
+    /// SRPT key and tie rule of the dcPIM simulator's pHost (Terabit-Ethernet/dcPIM
+    /// `ext/capabilityhost.cpp`, `CapabilityFlowComparatorAtReceiver` and
+    /// `CapabilityHost::send_capability` over `ext/custompriorityqueue.h`): the fewest
+    /// packets not yet *received* (the host reports each new DATA with
+    /// [`PhostReceiver::on_received`]), ties to the flow tried last (its queue's `top()`
+    /// takes the last of equal flows, and the flows tried for a token go back to the end,
+    /// the one granted last). false: the fewest packets not yet *granted*, ties to the
+    /// lowest table slot (pHost's paper, section 3.2; the default).
+    pub srpt_received: bool,
 }
 
 impl PhostReceiverConfig {
@@ -91,11 +103,16 @@ pub struct RxFlow {
     pub downgraded: u32,
     /// Cycles at its token window (tokens left to grant, none allowed).
     pub blocked: u32,
+    /// Packets not yet received (`srpt_received`'s key; counted down by
+    /// [`PhostReceiver::on_received`]).
+    pub left: u32,
+    /// Queue position for `srpt_received`'s ties: higher = pushed later (wins a tie).
+    pub order: u32,
 }
 
 impl StateBudget for RxFlow {
     const NAME: &'static str = "pHost receiver flow entry";
-    const BITS: u32 = 32 + 32 + 16 + 32 + 32 + 32;
+    const BITS: u32 = 32 + 32 + 16 + 32 + 32 + 32 + 32 + 32;
     const UNIT: &'static str = "per flow";
 }
 const _: () = assert!(
@@ -106,6 +123,8 @@ const _: () = assert!(
             + field_bits!(RxFlow, silent)
             + field_bits!(RxFlow, downgraded)
             + field_bits!(RxFlow, blocked)
+            + field_bits!(RxFlow, left)
+            + field_bits!(RxFlow, order)
 );
 
 /// Why a flow could not be registered.
@@ -128,6 +147,8 @@ pub struct PhostReceiver<const F: usize> {
     now: Cycles,
     /// Downgrades so far.
     downgrades: u64,
+    /// Next queue position (`srpt_received`; wraps after 2^32 pushes).
+    stamp: u32,
 }
 
 impl<const F: usize> PhostReceiver<F> {
@@ -143,6 +164,7 @@ impl<const F: usize> PhostReceiver<F> {
             token: None,
             now: 0,
             downgrades: 0,
+            stamp: 0,
         })
     }
 
@@ -165,8 +187,21 @@ impl<const F: usize> PhostReceiver<F> {
             silent: 0,
             downgraded: 0,
             blocked: 0,
+            left: size_pkts,
+            order: self.stamp,
         });
+        self.stamp = self.stamp.wrapping_add(1);
         Ok(())
+    }
+
+    /// A new DATA of `flow` arrived (free or on a token): one packet less to receive
+    /// (`srpt_received`'s key; without it the count is kept and not used).
+    pub fn on_received(&mut self, flow: u32) {
+        if let Some(i) = self.find(flow) {
+            if let Some(f) = self.flows[i].as_mut() {
+                f.left = f.left.saturating_sub(1);
+            }
+        }
     }
 
     /// A DATA of `flow` sent on a token arrived (free-token DATA needs no call).
@@ -252,8 +287,20 @@ impl<const F: usize> PhostReceiver<F> {
         self.cfg.window > 0 && f.to_grant > 0 && f.pending >= self.cfg.window
     }
 
-    /// SRPT: the eligible flow with the fewest packets left to grant (ties: lowest slot).
+    /// SRPT: the eligible flow with the fewest packets left to grant (ties: lowest slot),
+    /// or with `srpt_received` the fewest packets left to receive (ties: latest `order`).
     fn srpt(&self) -> Option<usize> {
+        if self.cfg.srpt_received {
+            let mut best: Option<(usize, RxFlow)> = None;
+            for (i, f) in self.flows.iter().enumerate() {
+                if let Some(f) = f {
+                    if self.eligible(f) && !matches!(best, Some((_, b)) if Self::ahead(&b, f)) {
+                        best = Some((i, *f));
+                    }
+                }
+            }
+            return best.map(|(i, _)| i);
+        }
         let mut best: Option<(usize, u32)> = None;
         for (i, f) in self.flows.iter().enumerate() {
             if let Some(f) = f {
@@ -267,6 +314,50 @@ impl<const F: usize> PhostReceiver<F> {
             }
         }
         best.map(|(i, _)| i)
+    }
+
+    /// Whether `f` may get a token now.
+    fn eligible(&self, f: &RxFlow) -> bool {
+        f.to_grant > 0 && f.downgraded == 0 && (self.cfg.window == 0 || f.pending < self.cfg.window)
+    }
+
+    /// `srpt_received`'s order: `a` comes before `b` (fewer packets left to receive, ties:
+    /// pushed later; the wrapping distance keeps the order across a wrap of the stamps).
+    fn ahead(a: &RxFlow, b: &RxFlow) -> bool {
+        a.left < b.left || (a.left == b.left && (b.order.wrapping_sub(a.order) as i32) < 0)
+    }
+
+    /// `srpt_received`: the flow at slot `chosen` got a token; it and every flow ahead of
+    /// it (tried first and passed over: window, downgrade, nothing left to grant) go back
+    /// to the end of the queue in the order they were tried, so the granted flow is last
+    /// (the simulator's `flows_tried` pushed back after `send_capability`).
+    fn requeue(&mut self, chosen: usize) {
+        let Some(c) = self.flows[chosen] else { return };
+        let mut ahead = [false; F];
+        for (i, f) in self.flows.iter().enumerate() {
+            ahead[i] = i != chosen && matches!(f, Some(f) if Self::ahead(f, &c));
+        }
+        // In the order they were tried (best first), each to the end of the queue.
+        loop {
+            let mut next: Option<(usize, RxFlow)> = None;
+            for (i, f) in self.flows.iter().enumerate() {
+                if let (true, Some(f)) = (ahead[i], f) {
+                    if !matches!(next, Some((_, b)) if Self::ahead(&b, f)) {
+                        next = Some((i, *f));
+                    }
+                }
+            }
+            let Some((i, _)) = next else { break };
+            ahead[i] = false;
+            if let Some(f) = self.flows[i].as_mut() {
+                f.order = self.stamp;
+            }
+            self.stamp = self.stamp.wrapping_add(1);
+        }
+        if let Some(f) = self.flows[chosen].as_mut() {
+            f.order = self.stamp;
+        }
+        self.stamp = self.stamp.wrapping_add(1);
     }
 
     /// Take `flow` out of the table whatever it still has to grant or has pending (the
@@ -332,6 +423,9 @@ impl<const F: usize> Clocked for PhostReceiver<F> {
         self.wait = self.wait.saturating_sub(1);
         if self.wait == 0 && self.token.is_none() {
             if let Some(i) = self.srpt() {
+                if self.cfg.srpt_received {
+                    self.requeue(i);
+                }
                 if let Some(f) = self.flows[i].as_mut() {
                     f.to_grant -= 1;
                     f.pending = f.pending.saturating_add(1);
@@ -378,8 +472,9 @@ impl<const F: usize> Clocked for PhostReceiver<F> {
 impl<const F: usize> StateBudget for PhostReceiver<F> {
     const NAME: &'static str = "pHost receiver token scheduler";
     /// `F` flow entries with valid bits + token-interval counter + token register (flow,
-    /// expiry, valid) + cycle counter + downgrade counter. Timing is configuration.
-    const BITS: u32 = F as u32 * (RxFlow::BITS + 1) + 32 + (32 + 64 + 1) + 64 + 64;
+    /// expiry, valid) + cycle counter + downgrade counter + queue stamp. Timing is
+    /// configuration.
+    const BITS: u32 = F as u32 * (RxFlow::BITS + 1) + 32 + (32 + 64 + 1) + 64 + 64 + 32;
     const UNIT: &'static str = "per host";
 }
 const _: () = assert!(
@@ -391,4 +486,5 @@ const _: () = assert!(
             + 1
             + field_bits!(PhostReceiver<32>, now)
             + field_bits!(PhostReceiver<32>, downgrades)
+            + field_bits!(PhostReceiver<32>, stamp)
 );

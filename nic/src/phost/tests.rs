@@ -14,6 +14,7 @@ const CFG: PhostReceiverConfig = PhostReceiverConfig {
     downgrade_cycles: 30,
     window: 0,
     window_timeout: 0,
+    srpt_received: false,
 };
 
 /// Sender and receiver wired back to back: tokens and DATA take `delay` cycles; the sender
@@ -389,6 +390,7 @@ fn a_flow_gets_no_token_beyond_its_window_until_data_answers() {
     let cfg = PhostReceiverConfig {
         window: 2,
         window_timeout: 1000,
+        downgrade_timeout: 10_000,
         ..CFG
     };
     let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
@@ -431,4 +433,79 @@ fn a_flow_gets_no_token_beyond_its_window_until_data_answers() {
         })
         .count();
     assert!(n >= 4, "{n}");
+}
+
+/// The tokens `rx` sends over `n` token intervals (the flow of each).
+fn tokens_over(rx: &mut PhostReceiver<4>, n: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    for _ in 0..n * CFG.token_interval as usize {
+        rx.tick();
+        if let Some(t) = rx.take_token() {
+            out.push(t.flow);
+        }
+    }
+    out
+}
+
+/// `srpt_received` (the dcPIM simulator's pHost): ties go to the flow registered (pushed)
+/// last and then to the flow granted last; the key is packets not yet received, so a flow
+/// whose DATA arrives overtakes one that only got tokens. The default (packets not yet
+/// granted, ties to the lowest slot) grants the first flow and keeps to it.
+#[test]
+fn srpt_received_follows_the_simulators_queue() {
+    let big = 1000;
+    // No downgrade within the test (its senders never answer).
+    let quiet = PhostReceiverConfig {
+        downgrade_timeout: 10_000,
+        ..CFG
+    };
+    let mut def = PhostReceiver::<4>::new(quiet).unwrap();
+    let mut sim = PhostReceiver::<4>::new(PhostReceiverConfig {
+        srpt_received: true,
+        ..quiet
+    })
+    .unwrap();
+    for rx in [&mut def, &mut sim] {
+        rx.on_rts(1, big, 0).unwrap();
+        rx.on_rts(2, big, 0).unwrap();
+    }
+    // Default: to_grant of flow 1 falls with its first token, so it keeps every token.
+    assert_eq!(tokens_over(&mut def, 4), [1, 1, 1, 1]);
+    // Simulator: equal keys (nothing received), the flow pushed last (2) wins and, granted,
+    // goes back to the end of the queue: it keeps the tie.
+    assert_eq!(tokens_over(&mut sim, 4), [2, 2, 2, 2]);
+    // Flow 1's DATA arrives (a free packet, say): fewer left to receive, it comes first.
+    sim.on_received(1);
+    assert_eq!(tokens_over(&mut sim, 2), [1, 1]);
+    // Flow 2 receives two: now it has the fewest left.
+    sim.on_received(2);
+    sim.on_received(2);
+    assert_eq!(tokens_over(&mut sim, 2), [2, 2]);
+    // A flow registered later with the same packets left wins the tie.
+    sim.on_rts(3, big - 2, 0).unwrap();
+    assert_eq!(tokens_over(&mut sim, 1), [3]);
+}
+
+/// `srpt_received` with a window: the best flow at its window is passed over (and goes
+/// back to the queue's end), the next one gets the tokens; once its DATA comes back it
+/// is first again.
+#[test]
+fn srpt_received_passes_over_a_flow_at_its_window() {
+    let mut rx = PhostReceiver::<4>::new(PhostReceiverConfig {
+        srpt_received: true,
+        window: 2,
+        window_timeout: 1000,
+        downgrade_timeout: 10_000,
+        ..CFG
+    })
+    .unwrap();
+    rx.on_rts(1, 100, 0).unwrap();
+    rx.on_rts(2, 100, 0).unwrap();
+    rx.on_received(1);
+    // Flow 1 (fewer left) gets its window of 2, then flow 2 its window; then none.
+    assert_eq!(tokens_over(&mut rx, 6), [1, 1, 2, 2]);
+    // Flow 1 answers (pending 2 -> 0) and has still the fewest left: back to it.
+    rx.on_data(1);
+    rx.on_data(1);
+    assert_eq!(tokens_over(&mut rx, 2), [1, 1]);
 }

@@ -304,7 +304,7 @@ impl Sim {
             q: EventQueue::new(),
             now: 0,
             ports,
-            adaptive: None,
+            routing: None,
             switches,
             flows,
             next_arrival: 0,
@@ -360,9 +360,20 @@ impl Sim {
         if s.transport.lb.switch_adaptive() {
             // Seeded from the scenario seed alone (no draw from the run's generator, so the
             // flows' random sources are those of the same run under ECMP).
-            sim.adaptive = Some(Box::new(topology::adaptive::AdaptiveSwitches::new(
-                sim.switches.len(),
-                (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
+            sim.routing = Some(Box::new(topology::SwitchRouting::Adaptive(
+                topology::adaptive::AdaptiveSwitches::new(
+                    sim.switches.len(),
+                    (s.seed ^ (s.seed >> 32)) as u32 ^ 0xada7_1e00,
+                ),
+            )));
+        }
+        if s.transport.lb.switch_round_robin() && s.transport.cc != crate::scenario::CcKind::Dcsim {
+            // Seeded from the scenario seed alone, like the adaptive switches above.
+            sim.routing = Some(Box::new(topology::SwitchRouting::Spray(
+                topology::spray_rr::SpraySwitches::new(
+                    sim.ports.len(),
+                    (s.seed ^ (s.seed >> 32)) as u32 ^ 0x5b7a_4400,
+                ),
             )));
         }
         if s.workload.self_clocked {

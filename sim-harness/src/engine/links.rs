@@ -56,7 +56,7 @@ impl Sim {
             port.link.pop_front();
             let peer = port.peer;
             match peer {
-                Node::Switch(s) => self.switch_arrive(s, pk),
+                Node::Switch(s) => self.switch_arrive(s, p, pk),
                 // While a Wormhole partition is skipped, a packet of one of its flows is held
                 // until it resumes (engine/skip.rs, `skip.partition_by = "data_ports"`).
                 Node::Host(h) if self.wh_holding => self.arrive_or_hold(h, pk),

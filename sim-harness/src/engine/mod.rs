@@ -218,8 +218,10 @@ pub struct Sim {
     pub(crate) ports: Vec<PortRt>,
     pub(crate) switches: Vec<(Route, u64)>,
     /// `transport.lb = "adaptive_roce"`: the switches' adaptive-routing engines
-    /// ([`topology::adaptive`]); `None` routes by the ECMP hash alone.
-    pub(crate) adaptive: Option<Box<topology::adaptive::AdaptiveSwitches>>,
+    /// ([`topology::adaptive`]); `"spray_rr"` (not under `cc = "dcsim"`): the round-robin
+    /// counters of every input link ([`topology::spray_rr`]); `None` routes by the ECMP hash
+    /// alone.
+    pub(crate) routing: Option<Box<topology::SwitchRouting>>,
     pub(crate) flows: Vec<FlowRt>,
     pub(crate) next_arrival: usize,
     pub(crate) failures: Vec<FailureRt>,

@@ -82,11 +82,15 @@ impl Sim {
         self.ports[p as usize].drops += 1;
     }
 
-    pub(super) fn switch_arrive(&mut self, s: u32, mut pk: Packet) {
+    /// Packet `pk` delivered into switch `s` by the link of port `from`.
+    pub(super) fn switch_arrive(&mut self, s: u32, from: u32, mut pk: Packet) {
         let (route, seed) = self.switches[s as usize];
-        let out = match &mut self.adaptive {
+        let out = match self.routing.as_deref_mut() {
             None => route.select(pk.src, pk.dst, pk.ev, seed),
-            Some(ar) => {
+            Some(topology::SwitchRouting::Spray(sp)) => sp
+                .select(&route, from, pk.dst)
+                .or_else(|| route.select(pk.src, pk.dst, pk.ev, seed)),
+            Some(topology::SwitchRouting::Adaptive(ar)) => {
                 let ports = &self.ports;
                 ar.select(s, &route, seed, pk.src, pk.dst, pk.ev, pk.bytes, |p| {
                     let port = &ports[p as usize];

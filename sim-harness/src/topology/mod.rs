@@ -45,6 +45,18 @@
 pub mod adaptive;
 pub mod cores;
 pub mod fat_tree;
+pub mod spray_rr;
+
+/// Switch-side routing that replaces the ECMP hash of the entropy value for some load
+/// balancers (`transport.lb`): one `Option` in the engine, so ECMP / OPS / REPS runs pay a
+/// single check per routed packet.
+#[derive(Debug, Clone)]
+pub enum SwitchRouting {
+    /// `adaptive_roce`: the least-loaded uplink ([`adaptive`]).
+    Adaptive(adaptive::AdaptiveSwitches),
+    /// `spray_rr`: round-robin per input link ([`spray_rr`]).
+    Spray(spray_rr::SpraySwitches),
+}
 pub mod two_dc;
 pub mod zeropod;
 

@@ -77,10 +77,10 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
     if s.transport.cc != CcKind::Dcpim {
         return Ok(());
     }
-    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops) {
+    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops | LbKind::SprayRr) {
         return Err(Error::field(
             "transport.lb",
-            "dcpim sends its DATAs with ecmp or ops (the load balancers of the DCSIM \
+            "dcpim sends its DATAs with ecmp, ops or spray_rr (the load balancers of the DCSIM \
              comparison); the others need feedback dcpim does not give them",
         ));
     }

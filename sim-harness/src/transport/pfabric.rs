@@ -130,10 +130,13 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
             "pFabric ports have no phantom queue: set it to false with cc = \"pfabric\"",
         );
     }
-    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops | LbKind::Reps) {
+    if !matches!(
+        s.transport.lb,
+        LbKind::Ecmp | LbKind::Ops | LbKind::Reps | LbKind::SprayRr
+    ) {
         return no(
             "transport.lb",
-            "cc = \"pfabric\" runs with ecmp, ops (pFabric's packet spraying) or reps",
+            "cc = \"pfabric\" runs with ecmp, ops (pFabric's packet spraying), spray_rr or reps",
         );
     }
     if s.topology.kind == TopologyKind::TwoDc {

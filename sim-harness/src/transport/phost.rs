@@ -67,6 +67,19 @@ pub const ON_TOKEN: u32 = 1 << 31;
 pub struct PhostSection {
     /// Free tokens of a new flow, in BDPs (pHost: the first BDP goes at once).
     pub free_bdp: f64,
+    /// Free tokens only for a flow that fits in `free_bdp` whole (all its packets go at
+    /// once); a larger flow gets none and waits for tokens after its RTS. The dcPIM
+    /// simulator's pHost does this (Terabit-Ethernet/dcPIM `ext/capabilityflow.cpp`,
+    /// `CapabilityFlow::init_capa_size`: `size_in_pkt <= capability_initial ? size_in_pkt :
+    /// 0`), where the DCSIM paper ran it (4.1). false: every flow sends its first
+    /// `free_bdp` at once (pHost's paper).
+    pub free_small_flows_only: bool,
+    /// The receiver's SRPT as the dcPIM simulator's pHost keeps it (Terabit-Ethernet/dcPIM
+    /// `ext/capabilityhost.cpp`, `CapabilityFlowComparatorAtReceiver`, `send_capability`,
+    /// over `ext/custompriorityqueue.h`), where the DCSIM paper ran it (4.1): the flow
+    /// with the fewest packets not yet *received*, ties to the flow granted (tried) last.
+    /// false: the fewest packets not yet *granted*, ties to the flow registered first.
+    pub srpt_by_received: bool,
     /// Token validity after the one-way base delay, in MTU times (pHost: about 1.5).
     pub token_ttl_mtus: f64,
     /// Base RTTs a flow's tokens may go unanswered before it is downgraded.
@@ -96,6 +109,8 @@ impl Default for PhostSection {
     fn default() -> Self {
         PhostSection {
             free_bdp: 1.0,
+            free_small_flows_only: false,
+            srpt_by_received: false,
             token_ttl_mtus: 1.5,
             downgrade_timeout_rtts: 2.0,
             downgrade_rtts: 3.0,
@@ -149,10 +164,10 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
     if s.transport.cc != CcKind::Phost {
         return Ok(());
     }
-    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops) {
+    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops | LbKind::SprayRr) {
         return Err(Error::field(
             "transport.lb",
-            "phost sprays its packets (ops) or hashes them per flow (ecmp); other load balancers need ACK feedback pHost does not send",
+            "phost sprays its packets (ops, or spray_rr in the switches) or hashes them per flow (ecmp); other load balancers need ACK feedback pHost does not send",
         ));
     }
     if s.transport.trimming {
@@ -328,6 +343,7 @@ impl Sim {
                 "transport.phost.token_window_timeout_rtts",
                 sec.token_window_timeout_rtts * rtt,
             )?,
+            srpt_received: sec.srpt_by_received,
         };
         let rx: PhostReceiver<{ state::FLOWS }> =
             PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))?;
@@ -343,7 +359,12 @@ impl Sim {
                 ));
             }
             let pkts = pkts as u32;
-            flows.push(FlowState::new(pkts, pkts.min(free_pkts)));
+            let free = if sec.free_small_flows_only && pkts > free_pkts {
+                0
+            } else {
+                pkts.min(free_pkts)
+            };
+            flows.push(FlowState::new(pkts, free));
             f.rx = FlowRx::InTransport;
         }
         let hosts = (0..self.fabric.hosts)
@@ -656,6 +677,9 @@ fn rx_data(cx: &mut Cx, h: u32, pk: Packet) {
         }
         let new = set(&mut fs.got, psn);
         fs.received += u32::from(new);
+        if new {
+            hs.rx.on_received(f);
+        }
         let done = fs.received == fs.pkts;
         if done {
             fs.complete = true;
