@@ -36,6 +36,10 @@ impl Sim {
             crate::scenario::EcnMark::Arrival => switch::output_port::MarkAt::Arrival,
             crate::scenario::EcnMark::Departure => switch::output_port::MarkAt::Departure,
         };
+        let phantom_mark_at = match t.phantom_mark_at {
+            crate::scenario::EcnMark::Arrival => switch::output_port::MarkAt::Arrival,
+            crate::scenario::EcnMark::Departure => switch::output_port::MarkAt::Departure,
+        };
         let ctl = OutputPortCtl::new(port_cfg)
             .map_err(|e| cfg_err("topology.buffer", e))?
             .with_mark_at(mark_at);
@@ -130,7 +134,8 @@ impl Sim {
                         ..port_cfg
                     })
                     .expect("checked by validate")
-                    .with_mark_at(mark_at);
+                    .with_mark_at(mark_at)
+                    .with_phantom_mark_at(phantom_mark_at);
                     PortDriver::Switch(c, NIC_CLOCK)
                 }
                 Node::Switch(_) => PortDriver::Switch(ctl, NIC_CLOCK),
