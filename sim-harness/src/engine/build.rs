@@ -49,9 +49,10 @@ impl Sim {
             (dc_buffer_bytes as f64 * t.ecn_kmin) as u64,
             (dc_buffer_bytes as f64 * t.ecn_kmax) as u64,
         );
+        // `topology.two_dc.dc_ecn = false`: no physical marker there.
         let dc_port_cfg = PortConfig {
             buffer_bytes: dc_buffer_bytes,
-            ecn: Some(dc_red),
+            ecn: t.two_dc.dc_ecn.then_some(dc_red),
             ..port_cfg
         };
         let dc_ctl = OutputPortCtl::new(dc_port_cfg)
