@@ -205,6 +205,11 @@ pub struct TxParams {
     pub base_rtt: Cycles,
     /// Pacing on.
     pub pacing: bool,
+    /// The window never counts above this many bytes (`transport.uno.baseline_max_cwnd`;
+    /// `u64::MAX`: no cap beyond the CC's own).
+    pub cwnd_cap: u64,
+    /// A sender timeout cuts the window (MPRDMA; `transport.uno.baseline_timeout_cut`).
+    pub timeout_cut: bool,
 }
 
 /// The sender's counters.
@@ -386,7 +391,7 @@ impl UnoTx {
     /// which Quick Adapt then reads as a congested RTT and cuts to one MTU again); the
     /// other congestion controls need a whole MTU of room.
     fn window_ok(&self) -> bool {
-        let cwnd = self.cc.cwnd();
+        let cwnd = self.cc.cwnd().min(self.p.cwnd_cap);
         match self.cc {
             FlowCc::Uno(_) if self.p.pacing => self.inflight < cwnd,
             _ => self.inflight == 0 || self.inflight + u64::from(self.p.mtu) <= cwnd,
@@ -586,7 +591,9 @@ impl UnoTx {
                 .is_none_or(|t| now >= t + self.p.base_rtt);
             if react {
                 self.last_cc_timeout = Some(now);
-                self.cc.on_timeout(now, self.p.mtu);
+                if self.p.timeout_cut {
+                    self.cc.on_timeout(now, self.p.mtu);
+                }
             }
         }
         evs
@@ -639,4 +646,61 @@ pub fn flow_cc(
             now,
         )?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(cwnd_cap: u64, timeout_cut: bool) -> TxParams {
+        TxParams {
+            bytes: 64 * 1000,
+            mtu: 1000,
+            x: 1,
+            y: 0,
+            ec: false,
+            rto_ps: 1_000,
+            base_rtt: 10,
+            pacing: false,
+            cwnd_cap,
+            timeout_cut,
+        }
+    }
+
+    fn mprdma(p: TxParams) -> UnoTx {
+        UnoTx::new(
+            p,
+            FlowCc::Mprdma(MprdmaCc::new(1000, 8000, 16_000).unwrap()),
+        )
+        .unwrap()
+    }
+
+    /// `transport.uno.baseline_timeout_cut = false` (the authors' `-noRto`): a sender
+    /// timeout retransmits without cutting MPRDMA's window; the default cuts one packet.
+    #[test]
+    fn mprdma_timeout_cut_only_when_asked() {
+        for cut in [true, false] {
+            let mut t = mprdma(params(u64::MAX, cut));
+            assert!(t.send(0, 0, || 0).is_some());
+            let evs = t.on_timer(100, 10_000);
+            assert_eq!(evs.len(), 1);
+            assert_eq!(t.stats.timeouts, 1);
+            assert_eq!(t.cc.cwnd(), if cut { 7000 } else { 8000 }, "cut = {cut}");
+        }
+    }
+
+    /// `transport.uno.baseline_max_cwnd`: the window the sender fills never exceeds the cap
+    /// (BBR's own window may be larger).
+    #[test]
+    fn baseline_cap_bounds_the_bytes_in_flight() {
+        for (cap, want) in [(u64::MAX, 8), (3000, 3)] {
+            let mut t = mprdma(params(cap, true));
+            let mut n = 0;
+            while t.can_send(0) {
+                t.send(0, 0, || 0).unwrap();
+                n += 1;
+            }
+            assert_eq!(n, want, "cap {cap}");
+        }
+    }
 }
