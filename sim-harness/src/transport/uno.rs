@@ -125,6 +125,10 @@ pub struct UnoSection {
     /// `false`.
     #[serde(skip_serializing_if = "is_true")]
     pub baseline_timeout_cut: bool,
+    /// Gemini and MPRDMA paced at cwnd / base RTT as the authors' `LcpSrc` with
+    /// `-usePacing 1` (`update_pacing_delay`); off: window only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub baseline_pacing: bool,
 }
 
 fn is_true(v: &bool) -> bool {
@@ -160,6 +164,7 @@ impl Default for UnoSection {
             max_cwnd: 2.0,
             baseline_max_cwnd: None,
             baseline_timeout_cut: true,
+            baseline_pacing: false,
         }
     }
 }
@@ -500,6 +505,7 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         pacing: sec.pacing,
         cwnd_cap: baseline_cap,
         timeout_cut: sec.baseline_timeout_cut,
+        window_pacing: sec.baseline_pacing,
     };
     let sender = UnoTx::new(params, cc).expect("message size checked at build");
     st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));

@@ -210,6 +210,10 @@ pub struct TxParams {
     pub cwnd_cap: u64,
     /// A sender timeout cuts the window (MPRDMA; `transport.uno.baseline_timeout_cut`).
     pub timeout_cut: bool,
+    /// Gemini and MPRDMA paced at cwnd / base RTT, one packet `(payload + 64 B) x base RTT /
+    /// cwnd` after the last (`transport.uno.baseline_pacing`; the authors'
+    /// `LcpSrc::update_pacing_delay` with `-usePacing 1`).
+    pub window_pacing: bool,
 }
 
 /// The sender's counters.
@@ -270,6 +274,8 @@ pub struct UnoTx {
     fifo: VecDeque<(u64, u32)>,
     inflight: u64,
     last_cc_timeout: Option<Cycles>,
+    /// `window_pacing`: the earliest cycle of the next send.
+    win_pace_at: Cycles,
     /// Counters.
     pub stats: TxStats,
 }
@@ -319,6 +325,7 @@ impl UnoTx {
             fifo: VecDeque::new(),
             inflight: 0,
             last_cc_timeout: None,
+            win_pace_at: 0,
             stats: TxStats::default(),
             p,
         })
@@ -400,12 +407,17 @@ impl UnoTx {
 
     /// Whether a packet may leave at cycle `now`.
     pub fn can_send(&self, now: Cycles) -> bool {
-        self.has_work() && self.window_ok() && now >= self.cc.pace_at(self.p.pacing)
+        self.has_work() && self.window_ok() && now >= self.pace_at()
+    }
+
+    /// The earliest cycle a pacer lets the next packet go.
+    fn pace_at(&self) -> Cycles {
+        self.cc.pace_at(self.p.pacing).max(self.win_pace_at)
     }
 
     /// The cycle the pacer next allows a send, when that is all that holds a packet back.
     pub fn pace_wait(&self, now: Cycles) -> Option<Cycles> {
-        let at = self.cc.pace_at(self.p.pacing);
+        let at = self.pace_at();
         (self.has_work() && self.window_ok() && at > now).then_some(at)
     }
 
@@ -452,6 +464,11 @@ impl UnoTx {
         }
         self.inflight += u64::from(payload);
         self.cc.on_send(now, payload, self.p.pacing);
+        if self.p.window_pacing && matches!(self.cc, FlowCc::Gemini(_) | FlowCc::Mprdma(_)) {
+            let cwnd = self.cc.cwnd().min(self.p.cwnd_cap).max(1);
+            let gap = (u64::from(payload) + 64) * self.p.base_rtt / cwnd;
+            self.win_pace_at = now.max(self.win_pace_at) + gap;
+        }
         self.stats.packets_sent += 1;
         if retx {
             self.stats.retransmits += 1;
@@ -664,6 +681,7 @@ mod tests {
             pacing: false,
             cwnd_cap,
             timeout_cut,
+            window_pacing: false,
         }
     }
 
@@ -702,5 +720,23 @@ mod tests {
             }
             assert_eq!(n, want, "cap {cap}");
         }
+    }
+
+    /// `transport.uno.baseline_pacing`: MPRDMA's packets leave (payload + 64 B) x base RTT
+    /// / cwnd apart; without it the window alone holds them.
+    #[test]
+    fn mprdma_paced_at_cwnd_over_base_rtt() {
+        let mut p = params(u64::MAX, true);
+        p.base_rtt = 8000;
+        let mut t = mprdma(p);
+        assert!(t.send(0, 0, || 0).is_some());
+        assert!(t.can_send(0));
+        p.window_pacing = true;
+        let mut t = mprdma(p);
+        assert!(t.send(0, 0, || 0).is_some());
+        // 1064 B x 8000 cycles / 8000 B = 1064 cycles.
+        assert!(!t.can_send(1063));
+        assert_eq!(t.pace_wait(5), Some(1064));
+        assert!(t.can_send(1064));
     }
 }
