@@ -122,6 +122,11 @@ pub struct Topology {
     /// authors' simulator: 60%).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phantom_kmax: Option<f64>,
+    /// When a phantom queue's RED/ECN marker decides: `arrival` (the default: on the level a
+    /// packet sees when offered) or `departure` (on the level when it starts transmission,
+    /// as the Uno authors' htsim queue marks). Written out only when `departure`.
+    #[serde(skip_serializing_if = "EcnMark::is_arrival")]
+    pub phantom_mark_at: EcnMark,
     /// `[topology.two_dc]`: the inter-DC part of `kind = "two_dc"` (written out only when it
     /// differs from its defaults).
     #[serde(skip_serializing_if = "TwoDcSection::is_default")]
@@ -141,6 +146,12 @@ pub enum EcnMark {
     Arrival,
     /// On the occupancy behind a packet when it starts transmission.
     Departure,
+}
+
+impl EcnMark {
+    fn is_arrival(&self) -> bool {
+        *self == EcnMark::Arrival
+    }
 }
 
 pub use crate::topology::two_dc::TwoDcSection;
@@ -237,6 +248,7 @@ impl Default for Topology {
             phantom_mark_on: PhantomMarkOn::Phantom,
             phantom_size: None,
             phantom_kmin: None,
+            phantom_mark_at: EcnMark::Arrival,
             phantom_kmax: None,
             two_dc: TwoDcSection::default(),
             ecn_mark: EcnMark::Departure,

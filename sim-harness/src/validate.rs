@@ -1112,6 +1112,10 @@ mod tests {
                 Box::new(|s| s.transport.uno.gentle_delay = Some(-1.0)),
             ),
             (
+                "transport.uno.baseline_max_cwnd",
+                Box::new(|s| s.transport.uno.baseline_max_cwnd = Some(0.0)),
+            ),
+            (
                 "topology.ecn_kmin",
                 Box::new(|s| {
                     s.topology.ecn_kmin = 0.9;

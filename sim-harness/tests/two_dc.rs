@@ -384,3 +384,34 @@ fn border_link_failure_reroutes_with_reps() {
         "REPS {reps} vs OPS {ops} packets lost on the dead link"
     );
 }
+
+/// `topology.two_dc.dc_ecn = false` (the Uno authors' baselines, built without `-interEcn`):
+/// the ports only inter-DC traffic crosses (`spine*.up*`, `border*.down*`, `border*.wan*`)
+/// never mark on their physical queue, while the intra-DC ports still do.
+#[test]
+fn dc_ecn_off_leaves_the_inter_dc_ports_unmarked() {
+    let mut s = small();
+    s.workload.degree = 24;
+    s.topology.buffer = Size::Bytes(256 * 1024);
+    let inter_dc = |r: &RunResult| -> (u64, u64) {
+        let (mut dc, mut other) = (0, 0);
+        for l in &r.links {
+            let n = l.link.as_str();
+            let is_dc = n.starts_with("border") || (n.starts_with("spine") && n.contains(".up"));
+            if is_dc {
+                dc += l.ecn_marks;
+            } else {
+                other += l.ecn_marks;
+            }
+        }
+        (dc, other)
+    };
+    let on = run(&s);
+    s.topology.two_dc.dc_ecn = false;
+    let off = run(&s);
+    assert!(completed(&on) && completed(&off));
+    let ((dc_on, other_on), (dc_off, other_off)) = (inter_dc(&on), inter_dc(&off));
+    assert!(dc_on > 0, "the inter-DC ports mark by default: {dc_on}");
+    assert_eq!(dc_off, 0, "{other_off} marks elsewhere");
+    assert!(other_on > 0 && other_off > 0);
+}

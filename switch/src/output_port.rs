@@ -280,6 +280,7 @@ pub struct OutputPortCtl {
     trimming: bool,
     header_bytes: u32,
     mark_at: MarkAt,
+    phantom_mark_at: MarkAt,
     occ_bytes: u64,
     occ_pkts: u32,
     drops: u64,
@@ -318,6 +319,7 @@ impl OutputPortCtl {
             trimming: cfg.trimming,
             header_bytes: cfg.header_bytes,
             mark_at: MarkAt::Arrival,
+            phantom_mark_at: MarkAt::Arrival,
             occ_bytes: 0,
             occ_pkts: 0,
             drops: 0,
@@ -336,6 +338,21 @@ impl OutputPortCtl {
     /// When the physical marker decides.
     pub const fn mark_at(&self) -> MarkAt {
         self.mark_at
+    }
+
+    /// The same block with its phantom marker deciding at `at`: [`MarkAt::Arrival`] (unless
+    /// set) on the level a packet sees when it is offered, [`MarkAt::Departure`] on the level
+    /// when it starts transmission ([`OutputPortCtl::on_departure_marked_at`]), as the Uno
+    /// authors' htsim queue does (`CompositeQueue::completeService` calls `decide_ECN` on
+    /// the packet it dequeues). The phantom queue grows on arrival either way.
+    pub const fn with_phantom_mark_at(mut self, at: MarkAt) -> Self {
+        self.phantom_mark_at = at;
+        self
+    }
+
+    /// When the phantom marker decides.
+    pub const fn phantom_mark_at(&self) -> MarkAt {
+        self.phantom_mark_at
     }
 
     /// The configuration this block was built from.
@@ -383,12 +400,13 @@ impl OutputPortCtl {
                 p.queue.sync_to(now);
                 let level = p.queue.occupancy();
                 p.queue.on_enqueue(bytes);
+                let ph_arrival = matches!(self.phantom_mark_at, MarkAt::Arrival);
                 match p.mark_on {
                     MarkOn::Physical => phys_mark(&self.red, rng),
-                    MarkOn::Phantom => p.red.should_mark(level, rng),
+                    MarkOn::Phantom => ph_arrival && p.red.should_mark(level, rng),
                     MarkOn::Both => {
                         let a = phys_mark(&self.red, rng);
-                        let b = p.red.should_mark(level, rng);
+                        let b = ph_arrival && p.red.should_mark(level, rng);
                         a | b
                     }
                 }
@@ -452,6 +470,45 @@ impl OutputPortCtl {
             Some(m) => m.should_mark(self.occ_bytes, rng),
             None => false,
         };
+        self.marks += mark as u64;
+        mark
+    }
+
+    /// As [`OutputPortCtl::on_departure_marked`] at cycle `now`, and with the phantom marker
+    /// deciding at departure ([`OutputPortCtl::with_phantom_mark_at`]) the phantom marker too,
+    /// on the phantom level at `now` (synced first): `true` = set CE. The physical draw comes
+    /// first. With the phantom marker at arrival this is exactly
+    /// [`OutputPortCtl::on_departure_marked`].
+    #[inline]
+    pub fn on_departure_marked_at<R: RandomSource>(
+        &mut self,
+        now: Cycles,
+        bytes: u32,
+        rng: &mut R,
+    ) -> bool {
+        let ph_departure = matches!(self.phantom_mark_at, MarkAt::Departure)
+            && matches!(&self.phantom, Some(p) if !matches!(p.mark_on, MarkOn::Physical));
+        if !ph_departure {
+            return self.on_departure_marked(bytes, rng);
+        }
+        self.on_departure(bytes);
+        let phys = match (&self.phantom, &self.red) {
+            (Some(p), Some(m))
+                if matches!(self.mark_at, MarkAt::Departure)
+                    && matches!(p.mark_on, MarkOn::Both) =>
+            {
+                m.should_mark(self.occ_bytes, rng)
+            }
+            _ => false,
+        };
+        let ph = match &mut self.phantom {
+            Some(p) => {
+                p.queue.sync_to(now);
+                p.red.should_mark(p.queue.occupancy(), rng)
+            }
+            None => false,
+        };
+        let mark = phys | ph;
         self.marks += mark as u64;
         mark
     }

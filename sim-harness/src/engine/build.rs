@@ -36,6 +36,10 @@ impl Sim {
             crate::scenario::EcnMark::Arrival => switch::output_port::MarkAt::Arrival,
             crate::scenario::EcnMark::Departure => switch::output_port::MarkAt::Departure,
         };
+        let phantom_mark_at = match t.phantom_mark_at {
+            crate::scenario::EcnMark::Arrival => switch::output_port::MarkAt::Arrival,
+            crate::scenario::EcnMark::Departure => switch::output_port::MarkAt::Departure,
+        };
         let ctl = OutputPortCtl::new(port_cfg)
             .map_err(|e| cfg_err("topology.buffer", e))?
             .with_mark_at(mark_at);
@@ -45,9 +49,10 @@ impl Sim {
             (dc_buffer_bytes as f64 * t.ecn_kmin) as u64,
             (dc_buffer_bytes as f64 * t.ecn_kmax) as u64,
         );
+        // `topology.two_dc.dc_ecn = false`: no physical marker there.
         let dc_port_cfg = PortConfig {
             buffer_bytes: dc_buffer_bytes,
-            ecn: Some(dc_red),
+            ecn: t.two_dc.dc_ecn.then_some(dc_red),
             ..port_cfg
         };
         let dc_ctl = OutputPortCtl::new(dc_port_cfg)
@@ -130,7 +135,8 @@ impl Sim {
                         ..port_cfg
                     })
                     .expect("checked by validate")
-                    .with_mark_at(mark_at);
+                    .with_mark_at(mark_at)
+                    .with_phantom_mark_at(phantom_mark_at);
                     PortDriver::Switch(c, NIC_CLOCK)
                 }
                 Node::Switch(_) => PortDriver::Switch(ctl, NIC_CLOCK),

@@ -25,7 +25,7 @@ impl Sim {
         } else {
             let mut x = port.data_q.pop_front();
             if let Some(pk) = &mut x {
-                port.kind.on_data_departure(pk, &mut port.rng);
+                port.kind.on_data_departure(pk, self.now, &mut port.rng);
             }
             x
         };

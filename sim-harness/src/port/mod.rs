@@ -93,12 +93,13 @@ impl PortDriver {
         matches!(self, PortDriver::Dcsim(_))
     }
 
-    /// DATA `pk` left the port's DATA FIFO (starts transmission): a switch port's marker
-    /// marks it here under `topology.ecn_mark = "departure"` (drawing from `rng` only then).
+    /// DATA `pk` left the port's DATA FIFO (starts transmission) at DES time `now`: a switch
+    /// port's marker marks it here under `topology.ecn_mark = "departure"` (and its phantom
+    /// marker under `topology.phantom_mark_at = "departure"`), drawing from `rng` only then.
     #[inline]
-    pub fn on_data_departure(&mut self, pk: &mut Packet, rng: &mut Lfsr32) {
-        if let PortDriver::Switch(ctl, _) = self {
-            pk.ecn |= ctl.on_departure_marked(pk.bytes, rng);
+    pub fn on_data_departure(&mut self, pk: &mut Packet, now: Time, rng: &mut Lfsr32) {
+        if let PortDriver::Switch(ctl, clock) = self {
+            pk.ecn |= ctl.on_departure_marked_at(clock.cycle_at(now), pk.bytes, rng);
         }
     }
 

@@ -58,6 +58,17 @@ pub struct TwoDcSection {
     pub dc_buffer: Option<Size>,
     /// Links between each core and its border switch (Uno 5.1: 8).
     pub border_links_per_core: u32,
+    /// Whether the physical RED/ECN marker of the ports only inter-DC traffic crosses marks
+    /// (default); `false`: those ports never mark on their physical queue, as the Uno
+    /// authors' htsim builds them for runs without `-interEcn` (their baselines'
+    /// `CompositeQueueNoEcn`). A phantom queue's own marks are not affected. Written out
+    /// only when `false`.
+    #[serde(skip_serializing_if = "is_true")]
+    pub dc_ecn: bool,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl Default for TwoDcSection {
@@ -68,6 +79,7 @@ impl Default for TwoDcSection {
             dc_link_delay_us: 990.0,
             dc_buffer: None,
             border_links_per_core: 8,
+            dc_ecn: true,
         }
     }
 }

@@ -113,6 +113,26 @@ pub struct UnoSection {
     /// The new fields are written out only when not their defaults.
     #[serde(skip_serializing_if = "is_two")]
     pub max_cwnd: f64,
+    /// The baselines' window cap in BDPs of the flow (`cc` = `gemini` / `mprdma_bbr`):
+    /// Gemini's and MPRDMA's `max_cwnd`, BBR's inflight. Unset: Gemini and MPRDMA at two
+    /// BDPs, BBR at its `cwnd_gain x` estimated BDP only. The authors' simulator
+    /// (spcl/Uno_SC25 `LcpSrc::updateParams`, `BBRSrc::updateParams`: `_maxcwnd = _bdp`,
+    /// enforced by `check_limits_cwnd`) caps all three at 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_max_cwnd: Option<f64>,
+    /// MPRDMA cuts its window (one packet per base RTT) on a sender timeout. The authors'
+    /// MPRDMA+BBR runs pass `-noRto` (`LCP_RTO_REDUCE_CWND = false`: retransmit, no cut):
+    /// `false`.
+    #[serde(skip_serializing_if = "is_true")]
+    pub baseline_timeout_cut: bool,
+    /// Gemini and MPRDMA paced at cwnd / base RTT as the authors' `LcpSrc` with
+    /// `-usePacing 1` (`update_pacing_delay`); off: window only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub baseline_pacing: bool,
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 fn is_four(v: &u32) -> bool {
@@ -142,6 +162,9 @@ impl Default for UnoSection {
             gentle_fixed: false,
             gentle_delay: None,
             max_cwnd: 2.0,
+            baseline_max_cwnd: None,
+            baseline_timeout_cut: true,
+            baseline_pacing: false,
         }
     }
 }
@@ -169,6 +192,9 @@ impl UnoSection {
         frac("k", self.k, 1e-6, 1000.0)?;
         frac("block_timeout_us", self.block_timeout_us, 0.001, 1e6)?;
         frac("max_cwnd", self.max_cwnd, 0.01, 1000.0)?;
+        if let Some(m) = self.baseline_max_cwnd {
+            frac("baseline_max_cwnd", m, 0.01, 1000.0)?;
+        }
         if let Some(d) = self.gentle_delay {
             frac("gentle_delay", d, 0.0, 100.0)?;
         }
@@ -451,6 +477,15 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         cfg.max_cwnd_bytes =
             ((bdp as f64 * sec.max_cwnd) as u64).clamp(u64::from(st.mtu), (1 << 32) - 1);
     }
+    // `transport.uno.baseline_max_cwnd`: Gemini's and MPRDMA's cap, and BBR's (below).
+    let baseline_cap = match sec.baseline_max_cwnd {
+        Some(m) if st.cc != CcKind::Uno => {
+            let cap = ((bdp as f64 * m) as u64).clamp(u64::from(st.mtu), (1 << 32) - 1);
+            cfg.max_cwnd_bytes = cap;
+            cap
+        }
+        _ => u64::MAX,
+    };
     let init = st
         .init_cwnd
         .bytes(bdp)
@@ -468,6 +503,9 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         rto_ps: fp.base_rtt_ps + st.rto_ps + block_ps,
         base_rtt,
         pacing: sec.pacing,
+        cwnd_cap: baseline_cap,
+        timeout_cut: sec.baseline_timeout_cut,
+        window_pacing: sec.baseline_pacing,
     };
     let sender = UnoTx::new(params, cc).expect("message size checked at build");
     st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));

@@ -38,6 +38,10 @@ pub const WAN_CDF_CSV: &str = include_str!("../../../scenarios/data/wan_alibaba_
 /// (`scenarios/data/uno_artifact_inter_cdf.csv`).
 pub const ARTIFACT_INTER_CDF_CSV: &str =
     include_str!("../../../scenarios/data/uno_artifact_inter_cdf.csv");
+/// The intra-DC sizes of the same matrix, as shipped
+/// (`scenarios/data/uno_artifact_intra_cdf.csv`).
+pub const ARTIFACT_INTRA_CDF_CSV: &str =
+    include_str!("../../../scenarios/data/uno_artifact_intra_cdf.csv");
 /// The Google-all-RPC message sizes as shipped (`scenarios/data/google_rpc_cdf.csv`).
 pub const RPC_CDF_CSV: &str = include_str!("../../../scenarios/data/google_rpc_cdf.csv");
 
@@ -62,6 +66,11 @@ pub struct TwoDcWorkload {
     /// only when not the default.
     #[serde(skip_serializing_if = "InterSizes::is_default")]
     pub inter_sizes: InterSizes,
+    /// `uno_mix`: the intra-DC size CDF: `websearch` (default, DCTCP's web search) or
+    /// `uno_artifact` (the authors' Fig. 10 traffic matrix's intra-DC sizes, median 6.2 KB).
+    /// Written out only when not the default.
+    #[serde(skip_serializing_if = "IntraSizes::is_default")]
+    pub intra_sizes: IntraSizes,
     /// `dc_allreduce`: training iterations.
     pub iterations: u32,
     /// `dc_allreduce`: time between two iterations' bursts, us.
@@ -88,6 +97,7 @@ impl Default for TwoDcWorkload {
             inter_fraction: 0.2,
             inter_share: InterShare::Bytes,
             inter_sizes: InterSizes::WanAlibabaLike,
+            intra_sizes: IntraSizes::Websearch,
             iterations: 10,
             iteration_us: 10_000.0,
             burst_min: Size::Bytes(70 << 20),
@@ -118,6 +128,33 @@ pub enum InterSizes {
     WanAlibabaLike,
     /// `scenarios/data/uno_artifact_inter_cdf.csv`.
     UnoArtifact,
+}
+
+/// `workload.two_dc.intra_sizes`: the intra-DC flow-size CDF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntraSizes {
+    /// `scenarios/data/websearch_cdf.csv`.
+    Websearch,
+    /// `scenarios/data/uno_artifact_intra_cdf.csv`.
+    UnoArtifact,
+}
+
+impl IntraSizes {
+    fn is_default(&self) -> bool {
+        *self == IntraSizes::Websearch
+    }
+
+    /// The CDF.
+    pub fn cdf(self) -> Cdf {
+        match self {
+            IntraSizes::Websearch => websearch_cdf(),
+            IntraSizes::UnoArtifact => {
+                Cdf::parse("uno_artifact_intra_cdf.csv", ARTIFACT_INTRA_CDF_CSV)
+                    .expect("shipped file, tested")
+            }
+        }
+    }
 }
 
 impl InterShare {
@@ -389,7 +426,7 @@ pub fn mean_bytes(s: &Scenario, msg: f64) -> f64 {
     let x = &s.workload.two_dc;
     match s.workload.kind {
         WorkloadKind::UnoMix => {
-            let (mi, mw) = (websearch_cdf().mean(), x.inter_sizes.cdf().mean());
+            let (mi, mw) = (x.intra_sizes.cdf().mean(), x.inter_sizes.cdf().mean());
             let p = x.p_inter(mi, mw);
             (1.0 - p) * mi + p * mw
         }
@@ -488,7 +525,7 @@ pub fn generate(
             v
         }
         WorkloadKind::UnoMix => {
-            let (ci, cw) = (websearch_cdf(), x.inter_sizes.cdf());
+            let (ci, cw) = (x.intra_sizes.cdf(), x.inter_sizes.cdf());
             let p = x.p_inter(ci.mean(), cw.mean());
             let mean = (1.0 - p) * ci.mean() + p * cw.mean();
             let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * mean);
@@ -599,6 +636,42 @@ mod tests {
         s.workload.two_dc.inter_sizes = InterSizes::WanAlibabaLike;
         let (share, _) = count(&s);
         assert!(share < 0.08, "{share}");
+    }
+
+    /// `intra_sizes = "uno_artifact"`: the intra-DC flows take the authors' matrix's sizes
+    /// (56 B to 1.95 MB, mean 48.9 KB) instead of web search's (mean 1.7 MB, to 30 MB); the
+    /// default leaves every draw as before.
+    #[test]
+    fn uno_mix_intra_sizes_from_the_authors_matrix() {
+        let art = IntraSizes::UnoArtifact.cdf();
+        assert_eq!(art.0.len(), 366);
+        assert_eq!(art.0.last().unwrap().0, 1_948_183.0);
+        // 48.9 KB is the sample's mean; the interpolated CDF's is 46.4 KB.
+        assert!((45_000.0..50_000.0).contains(&art.mean()), "{}", art.mean());
+        let mut s = scenario(WorkloadKind::UnoMix);
+        s.workload.flows = 4000;
+        s.workload.two_dc.inter_share = InterShare::Flows;
+        s.workload.two_dc.inter_sizes = InterSizes::UnoArtifact;
+        let intra = |s: &Scenario| -> Vec<u64> {
+            generate(s, 32, 1000, 100.0, &mut ChaCha8Rng::seed_from_u64(9))
+                .unwrap()
+                .iter()
+                .filter(|x| x.src / 16 == x.dst / 16)
+                .map(|x| x.bytes)
+                .collect()
+        };
+        let web = intra(&s);
+        s.workload.two_dc.intra_sizes = IntraSizes::UnoArtifact;
+        let small = intra(&s);
+        assert_eq!(web.len(), small.len(), "the same flows, other sizes");
+        assert!(small.iter().all(|&b| (56..=1_948_183).contains(&b)));
+        let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len() as f64;
+        assert!(
+            mean(&small) < 0.1 * mean(&web),
+            "{} {}",
+            mean(&small),
+            mean(&web)
+        );
     }
 
     #[test]

@@ -582,3 +582,44 @@ fn departure_marking_decides_on_the_queue_left_behind() {
     }
     assert_eq!(arr.marks(), 5);
 }
+
+/// `with_phantom_mark_at(MarkAt::Departure)` (the Uno authors' htsim queue marks the packet
+/// it dequeues): the phantom marker decides on the phantom level when a packet leaves, not
+/// when it arrives; the phantom still grows on arrival. With the default (arrival) the
+/// departure call never marks on the phantom.
+#[test]
+fn phantom_marks_at_departure_on_the_level_then() {
+    let cfg = |at: MarkAt| {
+        let mut p = uno_cfg(MarkOn::Phantom, false);
+        p.phantom.as_mut().unwrap().ecn = RedConfig::step(16_000);
+        OutputPortCtl::new(p).unwrap().with_phantom_mark_at(at)
+    };
+    let mut rng = Lfsr32::new(5);
+    let mut dep = cfg(MarkAt::Departure);
+    assert_eq!(dep.phantom_mark_at(), MarkAt::Departure);
+    // Arrivals see 0, 4096, 8192, 12 288 bytes of phantom: below 16 000 either way.
+    for _ in 0..4 {
+        assert_eq!(
+            dep.on_arrival(0, 4096, &mut rng),
+            Admit::Enqueue { ecn_mark: false }
+        );
+    }
+    assert_eq!(dep.phantom_bytes(0), Some(16_384));
+    // Two leave at cycle 0 (phantom 16 384: marked), two at cycle 1000 (drained to 0).
+    let marked: Vec<bool> = [0, 0, 1000, 1000]
+        .iter()
+        .map(|&t| dep.on_departure_marked_at(t, 4096, &mut rng))
+        .collect();
+    assert_eq!(marked, [true, true, false, false]);
+    assert_eq!((dep.marks(), dep.occupancy_bytes()), (2, 0));
+
+    let mut arr = cfg(MarkAt::Arrival);
+    assert_eq!(arr.phantom_mark_at(), MarkAt::Arrival);
+    for _ in 0..4 {
+        arr.on_arrival(0, 4096, &mut rng);
+    }
+    for _ in 0..4 {
+        assert!(!arr.on_departure_marked_at(0, 4096, &mut rng));
+    }
+    assert_eq!(arr.marks(), 0);
+}

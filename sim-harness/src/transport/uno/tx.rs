@@ -205,6 +205,15 @@ pub struct TxParams {
     pub base_rtt: Cycles,
     /// Pacing on.
     pub pacing: bool,
+    /// The window never counts above this many bytes (`transport.uno.baseline_max_cwnd`;
+    /// `u64::MAX`: no cap beyond the CC's own).
+    pub cwnd_cap: u64,
+    /// A sender timeout cuts the window (MPRDMA; `transport.uno.baseline_timeout_cut`).
+    pub timeout_cut: bool,
+    /// Gemini and MPRDMA paced at cwnd / base RTT, one packet `(payload + 64 B) x base RTT /
+    /// cwnd` after the last (`transport.uno.baseline_pacing`; the authors'
+    /// `LcpSrc::update_pacing_delay` with `-usePacing 1`).
+    pub window_pacing: bool,
 }
 
 /// The sender's counters.
@@ -265,6 +274,8 @@ pub struct UnoTx {
     fifo: VecDeque<(u64, u32)>,
     inflight: u64,
     last_cc_timeout: Option<Cycles>,
+    /// `window_pacing`: the earliest cycle of the next send.
+    win_pace_at: Cycles,
     /// Counters.
     pub stats: TxStats,
 }
@@ -314,6 +325,7 @@ impl UnoTx {
             fifo: VecDeque::new(),
             inflight: 0,
             last_cc_timeout: None,
+            win_pace_at: 0,
             stats: TxStats::default(),
             p,
         })
@@ -386,7 +398,7 @@ impl UnoTx {
     /// which Quick Adapt then reads as a congested RTT and cuts to one MTU again); the
     /// other congestion controls need a whole MTU of room.
     fn window_ok(&self) -> bool {
-        let cwnd = self.cc.cwnd();
+        let cwnd = self.cc.cwnd().min(self.p.cwnd_cap);
         match self.cc {
             FlowCc::Uno(_) if self.p.pacing => self.inflight < cwnd,
             _ => self.inflight == 0 || self.inflight + u64::from(self.p.mtu) <= cwnd,
@@ -395,12 +407,17 @@ impl UnoTx {
 
     /// Whether a packet may leave at cycle `now`.
     pub fn can_send(&self, now: Cycles) -> bool {
-        self.has_work() && self.window_ok() && now >= self.cc.pace_at(self.p.pacing)
+        self.has_work() && self.window_ok() && now >= self.pace_at()
+    }
+
+    /// The earliest cycle a pacer lets the next packet go.
+    fn pace_at(&self) -> Cycles {
+        self.cc.pace_at(self.p.pacing).max(self.win_pace_at)
     }
 
     /// The cycle the pacer next allows a send, when that is all that holds a packet back.
     pub fn pace_wait(&self, now: Cycles) -> Option<Cycles> {
-        let at = self.cc.pace_at(self.p.pacing);
+        let at = self.pace_at();
         (self.has_work() && self.window_ok() && at > now).then_some(at)
     }
 
@@ -447,6 +464,11 @@ impl UnoTx {
         }
         self.inflight += u64::from(payload);
         self.cc.on_send(now, payload, self.p.pacing);
+        if self.p.window_pacing && matches!(self.cc, FlowCc::Gemini(_) | FlowCc::Mprdma(_)) {
+            let cwnd = self.cc.cwnd().min(self.p.cwnd_cap).max(1);
+            let gap = (u64::from(payload) + 64) * self.p.base_rtt / cwnd;
+            self.win_pace_at = now.max(self.win_pace_at) + gap;
+        }
         self.stats.packets_sent += 1;
         if retx {
             self.stats.retransmits += 1;
@@ -586,7 +608,9 @@ impl UnoTx {
                 .is_none_or(|t| now >= t + self.p.base_rtt);
             if react {
                 self.last_cc_timeout = Some(now);
-                self.cc.on_timeout(now, self.p.mtu);
+                if self.p.timeout_cut {
+                    self.cc.on_timeout(now, self.p.mtu);
+                }
             }
         }
         evs
@@ -639,4 +663,80 @@ pub fn flow_cc(
             now,
         )?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(cwnd_cap: u64, timeout_cut: bool) -> TxParams {
+        TxParams {
+            bytes: 64 * 1000,
+            mtu: 1000,
+            x: 1,
+            y: 0,
+            ec: false,
+            rto_ps: 1_000,
+            base_rtt: 10,
+            pacing: false,
+            cwnd_cap,
+            timeout_cut,
+            window_pacing: false,
+        }
+    }
+
+    fn mprdma(p: TxParams) -> UnoTx {
+        UnoTx::new(
+            p,
+            FlowCc::Mprdma(MprdmaCc::new(1000, 8000, 16_000).unwrap()),
+        )
+        .unwrap()
+    }
+
+    /// `transport.uno.baseline_timeout_cut = false` (the authors' `-noRto`): a sender
+    /// timeout retransmits without cutting MPRDMA's window; the default cuts one packet.
+    #[test]
+    fn mprdma_timeout_cut_only_when_asked() {
+        for cut in [true, false] {
+            let mut t = mprdma(params(u64::MAX, cut));
+            assert!(t.send(0, 0, || 0).is_some());
+            let evs = t.on_timer(100, 10_000);
+            assert_eq!(evs.len(), 1);
+            assert_eq!(t.stats.timeouts, 1);
+            assert_eq!(t.cc.cwnd(), if cut { 7000 } else { 8000 }, "cut = {cut}");
+        }
+    }
+
+    /// `transport.uno.baseline_max_cwnd`: the window the sender fills never exceeds the cap
+    /// (BBR's own window may be larger).
+    #[test]
+    fn baseline_cap_bounds_the_bytes_in_flight() {
+        for (cap, want) in [(u64::MAX, 8), (3000, 3)] {
+            let mut t = mprdma(params(cap, true));
+            let mut n = 0;
+            while t.can_send(0) {
+                t.send(0, 0, || 0).unwrap();
+                n += 1;
+            }
+            assert_eq!(n, want, "cap {cap}");
+        }
+    }
+
+    /// `transport.uno.baseline_pacing`: MPRDMA's packets leave (payload + 64 B) x base RTT
+    /// / cwnd apart; without it the window alone holds them.
+    #[test]
+    fn mprdma_paced_at_cwnd_over_base_rtt() {
+        let mut p = params(u64::MAX, true);
+        p.base_rtt = 8000;
+        let mut t = mprdma(p);
+        assert!(t.send(0, 0, || 0).is_some());
+        assert!(t.can_send(0));
+        p.window_pacing = true;
+        let mut t = mprdma(p);
+        assert!(t.send(0, 0, || 0).is_some());
+        // 1064 B x 8000 cycles / 8000 B = 1064 cycles.
+        assert!(!t.can_send(1063));
+        assert_eq!(t.pace_wait(5), Some(1064));
+        assert!(t.can_send(1064));
+    }
 }
