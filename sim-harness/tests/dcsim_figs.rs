@@ -363,6 +363,16 @@ fn run_sh_sweeps_skips_refused_ccs_and_collects() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// Fig. 4's run (`fig4_infinite_a2a.toml`) with `cc` and the extra `--set`s: the
+/// utilization over the steady window and the DATA loss rate.
+fn fig4_utilization(cc: &str, extra: &[&str]) -> (f64, f64) {
+    let mut sets = vec![format!("transport.cc={cc}")];
+    sets.extend(extra.iter().map(|s| s.to_string()));
+    let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
+    let r = run(&scenario("fig4_infinite_a2a.toml", &sets));
+    (x(&r, "utilization_window"), x(&r, "data_loss_rate"))
+}
+
 /// Fig. 4 (DCSIM 4.2): "The network utilization of DCSIM remains higher than in the other
 /// algorithms by at least 14%" and DCSIM "achieves 0% loss". On 16 hosts (one all-to-all
 /// of infinite flows, each host in its own random order) it holds against dcPIM with the
@@ -373,13 +383,7 @@ fn run_sh_sweeps_skips_refused_ccs_and_collects() {
 /// off).
 #[test]
 fn fig4_dcsim_utilization_above_dcpim_and_pfabric_without_loss() {
-    let util = |cc: &str, extra: &[&str]| {
-        let mut sets = vec![format!("transport.cc={cc}")];
-        sets.extend(extra.iter().map(|s| s.to_string()));
-        let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
-        let r = run(&scenario("fig4_infinite_a2a.toml", &sets));
-        (x(&r, "utilization_window"), x(&r, "data_loss_rate"))
-    };
+    let util = fig4_utilization;
     let (dcsim, dcsim_loss) = util("dcsim", &[]);
     assert_eq!(dcsim_loss, 0.0);
     let (dcpim, _) = util("dcpim", &[]);
@@ -413,13 +417,7 @@ const AS_PAPER_RAN: [&str; 2] = [
 /// and level with DCSIM (0.986): the paper's 14 % over pHost does not hold.
 #[test]
 fn fig4_dcsim_14_percent_above_pfabric_as_the_paper_ran_it() {
-    let util = |cc: &str, extra: &[&str]| {
-        let mut sets = vec![format!("transport.cc={cc}")];
-        sets.extend(extra.iter().map(|s| s.to_string()));
-        let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
-        let r = run(&scenario("fig4_infinite_a2a.toml", &sets));
-        (x(&r, "utilization_window"), x(&r, "data_loss_rate"))
-    };
+    let util = fig4_utilization;
     let (dcsim, dcsim_loss) = util("dcsim", &[]);
     assert_eq!(dcsim_loss, 0.0);
     // DCSIM keeps its own SIM path choice under spray_rr: bit for bit the same run.

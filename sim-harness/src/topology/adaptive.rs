@@ -87,16 +87,7 @@ impl AdaptiveSwitches {
 mod tests {
     use super::*;
 
-    fn tor() -> Route {
-        Route::Tree {
-            lo: 0,
-            hi: 4,
-            per_down: 1,
-            first_down: 10,
-            first_up: 14,
-            n_up: 4,
-        }
-    }
+    use crate::topology::test_tor as tor;
 
     #[test]
     fn picks_the_least_loaded_up_uplink_and_routes_down_by_destination() {

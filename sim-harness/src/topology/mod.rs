@@ -627,6 +627,20 @@ pub fn build(s: &Scenario) -> Result<Fabric> {
     }
 }
 
+/// A ToR for the switch-routing unit tests (adaptive routing, round-robin spraying): hosts
+/// 0-3 on down ports 10-13, four uplinks 14-17.
+#[cfg(test)]
+pub(crate) fn test_tor() -> Route {
+    Route::Tree {
+        lo: 0,
+        hi: 4,
+        per_down: 1,
+        first_down: 10,
+        first_up: 14,
+        n_up: 4,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

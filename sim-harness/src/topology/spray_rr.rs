@@ -54,16 +54,7 @@ impl SpraySwitches {
 mod tests {
     use super::*;
 
-    fn tor() -> Route {
-        Route::Tree {
-            lo: 0,
-            hi: 4,
-            per_down: 1,
-            first_down: 10,
-            first_up: 14,
-            n_up: 4,
-        }
-    }
+    use crate::topology::test_tor as tor;
 
     #[test]
     fn each_input_link_deals_its_packets_to_the_uplinks_in_turn() {
