@@ -464,7 +464,12 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
                 continue;
             }
             for k in [2 * j, 2 * j + 1] {
-                if self.node(k) <= c {
+                if k >= F {
+                    // A due leaf goes to `due` at once (not through the stack).
+                    if self.deadlines[k - F] <= c {
+                        let _ = due.push((k - F) as u16);
+                    }
+                } else if self.tree[k] <= c {
                     // Cannot fail: at most two nodes per level below the root wait.
                     let _ = stack.push(k);
                 }

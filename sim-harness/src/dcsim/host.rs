@@ -195,6 +195,7 @@ impl HostEngine {
         each!(self, e => *e.stats())
     }
     /// `(n_SIM, n_DATA)` of flow slot `f`, if open (Eq. 3 says `n_SIM <= n_DATA`).
+    #[inline]
     pub fn sim_data(&self, f: FlowSlot) -> Option<(u32, u32)> {
         each!(self, e => e.flow(f).map(|x| (x.n_sim(), x.n_data())))
     }
@@ -446,6 +447,7 @@ impl DcsimState {
     }
 
     /// Check Eq. 3 for flow slot `slot` of host `h` (counted; a debug build asserts).
+    #[inline]
     pub fn check_invariant(&mut self, h: u32, slot: FlowSlot) {
         if let Some((n_sim, n_data)) = self.hosts[h as usize].eng.sim_data(slot) {
             self.k.invariant_checks += 1;

@@ -164,15 +164,16 @@ fn refill_sims(cx: &mut Cx, h: u32) {
         return;
     };
     let l = st.p.small_bytes;
-    // At most one SIM per free place of the SIM queue (no allocation per call).
-    let mut slots = [0u16; crate::dcsim::port::SMALL_SLOTS];
+    // At most one SIM per free place of the SIM queue; each flow checked (Eq. 3) as it
+    // sends (the check reads the engine only, so before or after the enqueue is the same).
     let mut n = 0;
-    while dp.arbiter().sim_space() > 0 && n < slots.len() {
+    while dp.arbiter().sim_space() > 0 && n < crate::dcsim::port::SMALL_SLOTS {
         let hd = &mut st.hosts[h as usize];
         let Some((slot, ev)) = hd.eng.next_sim(&mut hd.rng) else {
             break;
         };
         let f = hd.slot_flow[slot as usize];
+        st.check_invariant(h, slot);
         let pk = Packet {
             flow: f,
             src: h,
@@ -186,13 +187,9 @@ fn refill_sims(cx: &mut Cx, h: u32) {
         };
         let r = dp.enqueue(pk);
         debug_assert_eq!(r, Enqueue::Accepted, "the SIM queue had room");
-        slots[n] = slot;
         n += 1;
     }
     p.c.ctrl_created += n as u64;
-    for &slot in &slots[..n] {
-        st.check_invariant(h, slot);
-    }
 }
 
 /// Host `h`: engine to now, releases into the NIC's DATA queue, SIMs, port service,
