@@ -72,6 +72,16 @@ fn mean_err(a: &RunResult, b: &RunResult) -> f64 {
     e / a.flows.len() as f64
 }
 
+/// The skip run `a` has at least `factor` times fewer events than the full run `b`.
+fn assert_fewer_events(a: &RunResult, b: &RunResult, factor: u64) {
+    assert!(
+        a.summary.events * factor < b.summary.events,
+        "{} events with skip, {} without",
+        a.summary.events,
+        b.summary.events
+    );
+}
+
 /// A 6-to-1 incast of 256 KiB flows on one ToR, sampled at 1 us over 2000 samples (the
 /// defaults): its flows are too short to fill a rate window.
 fn incast6_too_short_to_be_steady() -> Scenario {
@@ -205,12 +215,7 @@ fn small_instance_error_below_one_percent_with_fewer_events() {
     assert!(key(&a, "wormhole_skips") >= 2.0);
     assert!(key(&a, "wormhole_skipped_ps") > 0.0);
     assert!(key(&a, "wormhole_skipped_packets") > 0.0);
-    assert!(
-        a.summary.events * 3 < b.summary.events,
-        "{} events with skip, {} without",
-        a.summary.events,
-        b.summary.events
-    );
+    assert_fewer_events(&a, &b, 3);
     // Same run again: same results (determinism of the skipping itself).
     let c = run(&s, true, |_| {});
     assert_eq!(a.flows, c.flows);
@@ -284,12 +289,7 @@ fn cc_rate_metric_is_capped_at_the_line_rate() {
     assert!(key(&a, "wormhole_skips") >= 2.0);
     let e = mean_err(&a, &b);
     assert!(e < 0.01, "mean FCT error {e}");
-    assert!(
-        a.summary.events * 3 < b.summary.events,
-        "{} events with skip, {} without",
-        a.summary.events,
-        b.summary.events
-    );
+    assert_fewer_events(&a, &b, 3);
 }
 
 /// A sender stalled in an RTO keeps a constant window over a constant srtt: "steady" by
@@ -487,12 +487,7 @@ fn reps_is_skipped_within_one_percent() {
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     assert_eq!(key(&a, "wormhole_skip_refused"), 0.0);
     assert!(key(&a, "wormhole_skips") > 0.0);
-    assert!(
-        a.summary.events * 3 < b.summary.events,
-        "{} events with skip, {} without",
-        a.summary.events,
-        b.summary.events
-    );
+    assert_fewer_events(&a, &b, 3);
     let e = mean_err(&a, &b);
     assert!(e < 0.01, "REPS mean FCT error {e}");
     // REPS is in play: the full run differs from ECMP's.

@@ -185,18 +185,23 @@ fn rx_ops() -> impl Strategy<Value = Vec<(u8, u32, u64)>> {
 fn drive(ops: &[(u8, u32, u64)]) -> PhostReceiver<4> {
     let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
     for &(kind, x, gap) in ops {
-        match kind {
-            0 => {
-                let _ = rx.on_rts(x % 5, x, x % 3);
-            }
-            1 => rx.on_data(x % 5),
-            _ => {
-                rx.take_token();
-            }
-        }
+        apply(&mut rx, kind, x);
         rx.advance(gap);
     }
     rx
+}
+
+/// One random receiver input of `rx_ops`: an RTS, a DATA or a token take.
+fn apply(rx: &mut PhostReceiver<4>, kind: u8, x: u32) {
+    match kind {
+        0 => {
+            let _ = rx.on_rts(x % 5, x, x % 3);
+        }
+        1 => rx.on_data(x % 5),
+        _ => {
+            rx.take_token();
+        }
+    }
 }
 
 proptest! {
@@ -249,15 +254,7 @@ proptest! {
         let cfg = PhostReceiverConfig { window, window_timeout: 7, ..CFG };
         let mut rx = PhostReceiver::<4>::new(cfg).unwrap();
         for &(kind, x, gap) in &ops {
-            match kind {
-                0 => {
-                    let _ = rx.on_rts(x % 5, x, x % 3);
-                }
-                1 => rx.on_data(x % 5),
-                _ => {
-                    rx.take_token();
-                }
-            }
+            apply(&mut rx, kind, x);
             for _ in 0..gap.min(64) {
                 rx.tick();
                 rx.take_token();
