@@ -129,6 +129,14 @@ pub struct UnoSection {
     /// `-usePacing 1` (`update_pacing_delay`); off: window only.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub baseline_pacing: bool,
+    /// Every flow's sender timeout (Uno and its baselines) as the authors' `LcpSrc`
+    /// computes it (spcl/Uno_SC25 `LcpSrc::updateParams`): the flow's base RTT plus 5 drain
+    /// times of a `topology.buffer` port at the host rate, plus 3 of a
+    /// `topology.two_dc.dc_buffer` port for an inter-DC flow, without `transport.rto_us` and,
+    /// for flows without erasure coding, without the block timer. Off: base RTT +
+    /// `transport.rto_us` + `block_timeout_us` for every flow.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub authors_rto: bool,
 }
 
 fn is_true(v: &bool) -> bool {
@@ -165,6 +173,7 @@ impl Default for UnoSection {
             baseline_max_cwnd: None,
             baseline_timeout_cut: true,
             baseline_pacing: false,
+            authors_rto: false,
         }
     }
 }
@@ -268,6 +277,8 @@ pub struct UnoState {
     delay_thresh: Cycles,
     init_cwnd: crate::scenario::Size,
     rto_ps: u64,
+    /// `authors_rto`: what the intra- and the inter-DC flows add to their base RTT, ps.
+    authors_rto_ps: Option<(u64, u64)>,
     codec: Option<BlockCodec>,
     tx: Vec<Option<Box<UnoTx>>>,
     rx: Vec<Option<Box<UnoRx>>>,
@@ -288,6 +299,7 @@ impl Clone for UnoState {
             delay_thresh: self.delay_thresh,
             init_cwnd: self.init_cwnd,
             rto_ps: self.rto_ps,
+            authors_rto_ps: self.authors_rto_ps,
             codec: self
                 .codec
                 .as_ref()
@@ -337,6 +349,17 @@ impl UnoState {
                 .map(|r| r.stats.decoded)
                 .sum::<u64>()
     }
+}
+
+/// `transport.uno.authors_rto`: what an intra- and an inter-DC flow add to their base RTT,
+/// ps: 5 drain times of an intra-DC port's `buffer` bytes at `gbps`, and for an inter-DC
+/// flow 3 more of an inter-DC port's `dc_buffer` bytes (spcl/Uno_SC25
+/// `LcpSrc::updateParams`: `_rto = _base_rtt + 5 * intra_queue_latency + 3 *
+/// inter_queue_latency` for inter-DC flows, `+ 5 * intra_queue_latency` inside a DC).
+fn authors_rto_extra_ps(buffer: u64, dc_buffer: u64, gbps: f64) -> (u64, u64) {
+    let drain = |b: u64| (b as f64 * 8.0 * 1000.0 / gbps.max(1e-9)).round() as u64;
+    let intra = 5 * drain(buffer);
+    (intra, intra + 3 * drain(dc_buffer))
 }
 
 fn cfg_err(field: &str, e: rtl_models::ConfigError) -> Error {
@@ -412,6 +435,9 @@ impl Sim {
             delay_thresh: clock.cycle_at(4 * ser_mtu_ps),
             init_cwnd: t.init_cwnd,
             rto_ps: (t.rto_us * 1e6).round() as u64,
+            authors_rto_ps: sec.authors_rto.then(|| {
+                authors_rto_extra_ps(self.buffer_bytes, self.dc_buffer_bytes, fab.host_gbps)
+            }),
             codec,
             tx: vec![None; n],
             rx: vec![None; n],
@@ -500,7 +526,14 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         ec,
         // The block timer is the estimate of the largest queueing delay: a unit is
         // declared lost only after it too (a 1 MiB queue at 100 Gb/s alone is 84 us).
-        rto_ps: fp.base_rtt_ps + st.rto_ps + block_ps,
+        rto_ps: match st.authors_rto_ps {
+            Some((intra, inter)) => {
+                fp.base_rtt_ps
+                    + if fp.inter_dc { inter } else { intra }
+                    + if ec { block_ps } else { 0 }
+            }
+            None => fp.base_rtt_ps + st.rto_ps + block_ps,
+        },
         base_rtt,
         pacing: sec.pacing,
         cwnd_cap: baseline_cap,
@@ -841,4 +874,25 @@ fn add_tx(a: &mut TxStats, b: &TxStats) {
 
 fn ser_q32(gbps: f64) -> u64 {
     (8000.0 / gbps * 4_294_967_296.0).round() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The authors' Fig. 10 buffers (1 MB everywhere, 100 Gb/s): 80 us per drain, so an
+    /// intra-DC flow adds 400 us to its base RTT and an inter-DC flow 640 us; Fig. 12's
+    /// (175 KB inside, 2.24 MB at the border): 70 us and 70 + 537.6 us.
+    #[test]
+    fn authors_rto_adds_the_queue_drain_times() {
+        assert_eq!(
+            authors_rto_extra_ps(1_000_000, 1_000_000, 100.0),
+            (400_000_000, 640_000_000)
+        );
+        assert_eq!(
+            authors_rto_extra_ps(175_000, 2_240_000, 100.0),
+            (70_000_000, 70_000_000 + 537_600_000)
+        );
+        assert!(!UnoSection::default().authors_rto, "off by default");
+    }
 }
