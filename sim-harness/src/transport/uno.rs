@@ -37,7 +37,8 @@
 //! Choices of ours (the paper leaves them open): the block timer (`block_timeout_us`,
 //! default 200 us: two 1 MiB queues' drain at 100 Gb/s and a block's pacing); the sender
 //! timeout = path base RTT + `transport.rto_us` + the block timer (for every flow: the
-//! block timer is the estimate of the largest queueing delay); UnoCC's
+//! block timer is the estimate of the largest queueing delay; `transport.uno.authors_rto`:
+//! the authors' queue-drain timeout instead); UnoCC's
 //! "no physical queue" test is a relative delay of at most 4 MTU serialization times at
 //! the host rate; a flow is inter-DC when its endpoints are in different datacenters.
 
