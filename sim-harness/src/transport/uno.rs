@@ -129,6 +129,12 @@ pub struct UnoSection {
     /// `-usePacing 1` (`update_pacing_delay`); off: window only.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub baseline_pacing: bool,
+    /// Initial window of the intra-DC flows in BDPs of their (intra-DC) BDP, every Uno-family
+    /// `cc`; unset: `transport.init_cwnd`, as the inter-DC flows. The authors' simulator
+    /// starts every flow at one BDP of its own (spcl/Uno_SC25 `STARTING_CWND_BDP_RATIO = 1.0`),
+    /// so a scenario that starts its inter-DC flows lower keeps the intra-DC ones at 1 here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_cwnd_intra: Option<f64>,
 }
 
 fn is_true(v: &bool) -> bool {
@@ -165,6 +171,7 @@ impl Default for UnoSection {
             baseline_max_cwnd: None,
             baseline_timeout_cut: true,
             baseline_pacing: false,
+            init_cwnd_intra: None,
         }
     }
 }
@@ -197,6 +204,9 @@ impl UnoSection {
         }
         if let Some(d) = self.gentle_delay {
             frac("gentle_delay", d, 0.0, 100.0)?;
+        }
+        if let Some(w) = self.init_cwnd_intra {
+            frac("init_cwnd_intra", w, 0.001, 1000.0)?;
         }
         if !(1..=15).contains(&self.ewma_shift) {
             return Err(Error::field(
@@ -486,10 +496,12 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         }
         _ => u64::MAX,
     };
-    let init = st
-        .init_cwnd
-        .bytes(bdp)
-        .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
+    // `transport.uno.init_cwnd_intra`: the intra-DC flows' own start (BDPs of their BDP).
+    let init = match sec.init_cwnd_intra {
+        Some(w) if !fp.inter_dc => (bdp as f64 * w) as u64,
+        _ => st.init_cwnd.bytes(bdp),
+    }
+    .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
     let cc = tx::flow_cc(st.cc, fp.inter_dc, cfg, init, now_c)
         .expect("UnoCC configuration from checked fields");
     let params = TxParams {
