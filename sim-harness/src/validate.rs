@@ -1137,6 +1137,10 @@ mod tests {
                 Box::new(|s| s.transport.uno.init_cwnd_intra = Some(f64::NAN)),
             ),
             (
+                "transport.uno.qa_hold",
+                Box::new(|s| s.transport.uno.qa_hold = "once".to_string()),
+            ),
+            (
                 "output.fair_window_us",
                 Box::new(|s| {
                     s.output.rate_sample_us = 100.0;

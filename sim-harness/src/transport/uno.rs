@@ -135,6 +135,17 @@ pub struct UnoSection {
     /// so a scenario that starts its inter-DC flows lower keeps the intra-DC ones at 1 here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init_cwnd_intra: Option<f64>,
+    /// UnoCC's hold after a Quick Adapt: `"rtt"` (default; 4.1.2: no QA or MD for one
+    /// measured RTT, then a QA window of one RTT) or `"sent"` (the authors' simulator,
+    /// spcl/Uno_SC25 `sim/lcp.cpp` `processQaMeasurementEnd`: no QA or MD until the ACK of a
+    /// packet sent after the QA, the next window from that ACK; `nic::uno::UnoCcConfig::
+    /// qa_hold_sent`).
+    #[serde(skip_serializing_if = "is_rtt")]
+    pub qa_hold: String,
+}
+
+fn is_rtt(v: &str) -> bool {
+    v == "rtt"
 }
 
 fn is_true(v: &bool) -> bool {
@@ -172,6 +183,7 @@ impl Default for UnoSection {
             baseline_timeout_cut: true,
             baseline_pacing: false,
             init_cwnd_intra: None,
+            qa_hold: "rtt".to_string(),
         }
     }
 }
@@ -207,6 +219,12 @@ impl UnoSection {
         }
         if let Some(w) = self.init_cwnd_intra {
             frac("init_cwnd_intra", w, 0.001, 1000.0)?;
+        }
+        if self.qa_hold != "rtt" && self.qa_hold != "sent" {
+            return Err(Error::field(
+                "transport.uno.qa_hold",
+                format!("must be \"rtt\" or \"sent\", got {:?}", self.qa_hold),
+            ));
         }
         if !(1..=15).contains(&self.ewma_shift) {
             return Err(Error::field(
@@ -482,6 +500,7 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     cfg.ewma_shift = sec.ewma_shift as u8;
     cfg.trend_ai = sec.trend_ai;
     cfg.gentle_fixed = sec.gentle_fixed;
+    cfg.qa_hold_sent = sec.qa_hold == "sent";
     if st.cc == CcKind::Uno {
         // `transport.uno.max_cwnd`: UnoCC's cap only (the baselines keep two BDPs).
         cfg.max_cwnd_bytes =
