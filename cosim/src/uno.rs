@@ -155,6 +155,7 @@ pub(crate) fn build_cc(c: &DcfabUnoCcConfig) -> Result<UnoCc, Error> {
         line_rate: Rate(c.line_rate_q32),
         trend_ai: c.flags & 1 != 0,
         gentle_fixed: c.flags & 2 != 0,
+        qa_hold_sent: false,
     };
     UnoCc::new(cfg, 0).map_err(|e| Error::config(e.field, e.problem))
 }

@@ -897,6 +897,11 @@ pub struct Output {
     /// summary keys); 0 = off. Left out of the resolved `scenario.toml` when 0.
     #[serde(skip_serializing_if = "is_off")]
     pub rate_sample_us: f64,
+    /// `converge_10pct_us` on rates averaged over windows of this many us (rounded to whole
+    /// `rate_sample_us` intervals); 0 = per sample interval. Left out of the resolved
+    /// `scenario.toml` when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub fair_window_us: f64,
 }
 
 fn is_off(v: &f64) -> bool {
@@ -910,6 +915,7 @@ impl Default for Output {
             trace: false,
             selection_bucket_us: 10.0,
             rate_sample_us: 0.0,
+            fair_window_us: 0.0,
         }
     }
 }

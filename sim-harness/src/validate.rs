@@ -666,6 +666,23 @@ fn check_rest(s: &Scenario) -> Result<()> {
             ));
         }
     }
+    let w = s.output.fair_window_us;
+    if !(w.is_finite() && w >= 0.0) || (w > 0.0 && w < s.output.rate_sample_us) || w > 1e9 {
+        return Err(Error::field(
+            "output.fair_window_us",
+            format!(
+                "{w:?} us is out of range: allowed 0 (per sample interval) or \
+                 output.rate_sample_us ({}) to 1e9 us",
+                s.output.rate_sample_us
+            ),
+        ));
+    }
+    if w > 0.0 && s.output.rate_sample_us == 0.0 {
+        return Err(Error::field(
+            "output.fair_window_us",
+            "needs the rate series: set output.rate_sample_us above 0",
+        ));
+    }
     finite("skip.theta", s.skip.theta)?;
     if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
         return Err(Error::field(
@@ -1114,6 +1131,25 @@ mod tests {
             (
                 "transport.uno.baseline_max_cwnd",
                 Box::new(|s| s.transport.uno.baseline_max_cwnd = Some(0.0)),
+            ),
+            (
+                "transport.uno.init_cwnd_intra",
+                Box::new(|s| s.transport.uno.init_cwnd_intra = Some(f64::NAN)),
+            ),
+            (
+                "transport.uno.qa_hold",
+                Box::new(|s| s.transport.uno.qa_hold = "once".to_string()),
+            ),
+            (
+                "output.fair_window_us",
+                Box::new(|s| {
+                    s.output.rate_sample_us = 100.0;
+                    s.output.fair_window_us = 50.0;
+                }),
+            ),
+            (
+                "output.fair_window_us",
+                Box::new(|s| s.output.fair_window_us = 20_000.0),
             ),
             (
                 "topology.ecn_kmin",

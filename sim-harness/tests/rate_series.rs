@@ -135,3 +135,36 @@ fn progress_counts_acknowledged_bytes() {
         }
     }
 }
+
+/// `output.fair_window_us`: `converge_10pct_us` over windows of 10 intervals is
+/// `fairness::converge_windowed` of the run's own series, here converged where the
+/// per-interval rule never is (output only: the flows and the series are the same as without
+/// it); a window of one interval is the per-interval rule.
+#[test]
+fn fair_window_groups_the_series_for_convergence() {
+    use sim_harness::metrics::fairness::{converge_windowed, FlowSpan};
+    let mut s = incast(CcKind::Dcsim);
+    let plain = run(&s);
+    s.output.fair_window_us = 20.0;
+    let r = run(&s);
+    assert_eq!(r.rates, plain.rates);
+    assert_eq!(r.summary.max_fct_ps, plain.summary.max_fct_ps);
+    let spans: Vec<FlowSpan> = r
+        .flows
+        .iter()
+        .map(|f| FlowSpan {
+            start_ps: f.start_ps,
+            end_ps: f.end_ps,
+        })
+        .collect();
+    let want = converge_windowed(&r.rates, 2_000_000, &spans, 10);
+    assert!(want.is_some());
+    assert_eq!(plain.summary.extra.get("converge_10pct_us"), None);
+    assert_eq!(r.summary.extra.get("converge_10pct_us").copied(), want);
+    s.output.fair_window_us = 2.0;
+    let one = run(&s);
+    assert_eq!(
+        one.summary.extra.get("converge_10pct_us"),
+        plain.summary.extra.get("converge_10pct_us")
+    );
+}

@@ -98,6 +98,13 @@ pub struct UnoCcConfig {
     /// `MD_scale = gentle` on every phantom-only epoch (the authors' simulator: a fixed
     /// 0.35) instead of Algorithm 1 line 10's `MD_scale *= gentle` (compounding).
     pub gentle_fixed: bool,
+    /// The authors' simulator's hold after a Quick Adapt (spcl/Uno_SC25 `sim/lcp.cpp`,
+    /// `processQaMeasurementEnd` / `adjust_window_aimd_phantom`: QA and epochs stay off until
+    /// the ACK of a packet *sent* at or after the QA; the next QA window starts at that ACK).
+    /// Off: 4.1.2's "skips one RTT" from the QA (a hold of one measured RTT, then a window).
+    /// With a backlog in flight (a one-BDP start into a full buffer) the sender may send
+    /// nothing for most of that RTT, and the fixed window then measures the gap.
+    pub qa_hold_sent: bool,
 }
 
 impl UnoCcConfig {
@@ -129,6 +136,7 @@ impl UnoCcConfig {
             line_rate,
             trend_ai: false,
             gentle_fixed: false,
+            qa_hold_sent: false,
         }
     }
 
@@ -424,18 +432,25 @@ impl UnoCc {
             self.set_cwnd_q8(cwnd_q8 + inc_q8);
             out.ai = true;
         }
+        // Epoch end: an ACK for a packet with T_pkt >= T_epoch.
+        let t_pkt = now.saturating_sub(rtt);
+        // `qa_hold_sent`: after a QA, `hold_until` is `T_MAX` and `qa_end` the QA's time
+        // until the ACK of a packet sent since; that ACK ends the hold and opens the window.
+        let pending = self.st.hold_until.value() == T_MAX;
+        if pending && t_pkt >= self.st.qa_end.value() {
+            self.st.hold_until = Self::stamp(now);
+            self.st.qa_end = Self::stamp(now + self.qa_rtt(rtt));
+        }
         if now >= self.st.hold_until.value() {
             self.st.qa_acked = self.st.qa_acked.saturating_add(acked_bytes);
         }
-        // Epoch end: an ACK for a packet with T_pkt >= T_epoch.
-        let t_pkt = now.saturating_sub(rtt);
         if t_pkt >= self.st.t_epoch.value() {
             out.epoch_end = true;
             let (md, gentle) = self.on_epoch(t_pkt);
             out.md = md;
             out.gentle = gentle;
         }
-        if now >= self.st.qa_end.value() {
+        if now >= self.st.qa_end.value() && self.st.hold_until.value() != T_MAX {
             out.qa = self.on_qa(rtt);
         }
         out
@@ -506,10 +521,16 @@ impl UnoCc {
         let rtt = self.qa_rtt(rtt);
         if fired {
             self.set_cwnd_q8((acked as u128) << 8);
-            // 4.1.2: "after triggering QA, UnoCC skips one RTT without triggering any QAs
-            // or MDs".
-            self.st.hold_until = Self::stamp(self.now + rtt);
-            self.st.qa_end = Self::stamp(self.now + 2 * rtt);
+            if self.cfg.qa_hold_sent {
+                // The authors' hold: until the ACK of a packet sent from now on.
+                self.st.hold_until = u48::new(T_MAX);
+                self.st.qa_end = Self::stamp(self.now);
+            } else {
+                // 4.1.2: "after triggering QA, UnoCC skips one RTT without triggering any
+                // QAs or MDs".
+                self.st.hold_until = Self::stamp(self.now + rtt);
+                self.st.qa_end = Self::stamp(self.now + 2 * rtt);
+            }
         } else {
             self.st.qa_end = Self::stamp(self.now + rtt);
         }

@@ -31,6 +31,9 @@ pub(crate) struct RateSampler {
     last_ps: u64,
     /// Rows so far: (flow, end of interval, bytes).
     rows: Vec<(u32, u64, u64)>,
+    /// `converge_10pct_us` over groups of this many intervals (`output.fair_window_us`);
+    /// 0: per interval.
+    pub(crate) window_intervals: usize,
 }
 
 impl RateSampler {
@@ -155,7 +158,11 @@ impl Sim {
         if let Some(j) = f.jain_index_mean {
             x.insert("jain_index_mean".into(), j);
         }
-        if let Some(c) = f.converge_10pct_us {
+        let converge = match s.window_intervals {
+            0 => f.converge_10pct_us,
+            k => fairness::converge_windowed(&r.rates, s.interval_ps, &spans, k),
+        };
+        if let Some(c) = converge {
             x.insert("converge_10pct_us".into(), c);
         }
     }

@@ -48,6 +48,104 @@ pub struct Fairness {
     pub converge_10pct_us: Option<f64>,
 }
 
+/// The convergence window `(T_s, end)`: the last flow start (at or before the series' end)
+/// and the first completion at or after it (the series' end when none); `None` without a
+/// start.
+fn convergence_window(rows: &[RateSample], flows: &[FlowSpan]) -> Option<(u64, u64)> {
+    let end_of_series = rows.last().map_or(0, |r| r.time_ps);
+    let last_start = flows
+        .iter()
+        .map(|f| f.start_ps)
+        .filter(|&s| s <= end_of_series)
+        .max()?;
+    let window_end = flows
+        .iter()
+        .filter(|f| f.end_ps > 0 && f.end_ps >= last_start)
+        .map(|f| f.end_ps)
+        .min()
+        .unwrap_or(end_of_series);
+    Some((last_start, window_end))
+}
+
+/// `converge_10pct_us` on rates averaged over `k` consecutive sample intervals
+/// (`output.fair_window_us`): the convergence window's whole intervals, from its first one,
+/// are grouped `k` at a time (a last, partial group is left out); a flow's rate in a group
+/// is its bytes over the group, and the group is within 10% when every flow active in all of
+/// its intervals is within 10% of their mean. As [`fairness`]'s rule on those groups: the
+/// start of the first group from which on every group is within 10%, minus `T_s`, in µs;
+/// `None` when the last group is not (or there is none). Uno Fig. 3 / 8 plot sending rates
+/// over tens of inter-DC RTTs, not per 100 µs sample, where a window-paced flow's ACK clock
+/// alone moves a flow's rate by more than 10%.
+pub fn converge_windowed(
+    rows: &[RateSample],
+    interval_ps: u64,
+    flows: &[FlowSpan],
+    k: usize,
+) -> Option<f64> {
+    if interval_ps == 0 || k == 0 {
+        return None;
+    }
+    let (last_start, window_end) = convergence_window(rows, flows)?;
+    // Per whole interval of the window: its start and each active flow's bytes.
+    let mut intervals: Vec<(u64, Vec<(u32, u64)>)> = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        let t1 = rows[i].time_ps;
+        let t0 = interval_start(t1, interval_ps);
+        let mut active = Vec::new();
+        while i < rows.len() && rows[i].time_ps == t1 {
+            let r = &rows[i];
+            i += 1;
+            let Some(f) = flows.get(r.flow as usize) else {
+                continue;
+            };
+            if f.start_ps <= t0 && (f.end_ps == 0 || f.end_ps >= t1) {
+                active.push((r.flow, r.bytes));
+            }
+        }
+        if t0 >= last_start && t1 <= window_end && t1 - t0 == interval_ps && !active.is_empty() {
+            intervals.push((t0, active));
+        }
+    }
+    // Per group of k intervals: (start, within 10%).
+    let mut groups: Vec<(u64, bool)> = Vec::new();
+    for g in intervals.chunks_exact(k) {
+        let mut sums: Vec<(u32, u64, usize)> = Vec::new();
+        for (_, active) in g {
+            for &(f, b) in active {
+                match sums.iter_mut().find(|s| s.0 == f) {
+                    Some(s) => {
+                        s.1 += b;
+                        s.2 += 1;
+                    }
+                    None => sums.push((f, b, 1)),
+                }
+            }
+        }
+        let rates: Vec<f64> = sums
+            .iter()
+            .filter(|s| s.2 == k)
+            .map(|s| s.1 as f64)
+            .collect();
+        let mean = rates.iter().sum::<f64>() / rates.len().max(1) as f64;
+        let within = mean > 0.0
+            && rates
+                .iter()
+                .all(|x| (x - mean).abs() <= CONVERGED_WITHIN * mean);
+        groups.push((g[0].0, within));
+    }
+    match groups.last() {
+        Some(&(_, true)) => {
+            let from = groups
+                .iter()
+                .rposition(|g| !g.1)
+                .map_or(0, |last_bad| last_bad + 1);
+            Some((groups[from].0 - last_start) as f64 / 1e6)
+        }
+        _ => None,
+    }
+}
+
 /// Jain's fairness index of `rates` (`None` when empty or all zero).
 pub fn jain_index(rates: &[f64]) -> Option<f64> {
     let n = rates.len() as f64;
@@ -70,21 +168,9 @@ pub fn fairness(rows: &[RateSample], interval_ps: u64, flows: &[FlowSpan]) -> Fa
     if interval_ps == 0 {
         return out;
     }
-    let end_of_series = rows.last().map_or(0, |r| r.time_ps);
-    let last_start = flows
-        .iter()
-        .map(|f| f.start_ps)
-        .filter(|&s| s <= end_of_series)
-        .max();
-    let Some(last_start) = last_start else {
+    let Some((last_start, window_end)) = convergence_window(rows, flows) else {
         return out;
     };
-    let window_end = flows
-        .iter()
-        .filter(|f| f.end_ps > 0 && f.end_ps >= last_start)
-        .map(|f| f.end_ps)
-        .min()
-        .unwrap_or(end_of_series);
     // Per interval of the window: (start, within 10%, Jain's index).
     let mut window: Vec<(u64, bool, f64)> = Vec::new();
     let mut rates = Vec::new();
@@ -286,5 +372,47 @@ mod tests {
             "the last interval that has an index"
         );
         assert_eq!(fairness(&[], 10 * US, &flows), Fairness::default());
+    }
+
+    /// `output.fair_window_us`: two flows that alternate 8 / 12 Gb/s from one interval to the
+    /// next are 20 % apart in every interval (never converged per interval) but equal over
+    /// two; after an unfair start (30 / 10) they converge from the group starting at 40 µs.
+    /// A partial last group is left out; an unequal last group means never.
+    #[test]
+    fn convergence_over_windows_of_intervals() {
+        let flows = [span(0, 0), span(0, 0)];
+        let mut rows = Vec::new();
+        for k in 0..9u64 {
+            let t = (k + 1) * 10;
+            let (a, b) = match k {
+                0..=3 => (30.0, 10.0),
+                _ if k % 2 == 0 => (8.0, 12.0),
+                _ => (12.0, 8.0),
+            };
+            rows.push(row(0, t, a));
+            rows.push(row(1, t, b));
+        }
+        assert_eq!(fairness(&rows, 10 * US, &flows).converge_10pct_us, None);
+        assert_eq!(
+            converge_windowed(&rows, 10 * US, &flows, 2),
+            Some(40.0),
+            "groups (0, 20], (20, 40] unfair; (40, 60], (60, 80] equal; (80, 90] left out"
+        );
+        assert_eq!(
+            converge_windowed(&rows, 10 * US, &flows, 1),
+            fairness(&rows, 10 * US, &flows).converge_10pct_us,
+            "one interval per group: the per-interval rule"
+        );
+        // Groups of 4: (0, 40] unfair, (40, 80] equal.
+        assert_eq!(converge_windowed(&rows, 10 * US, &flows, 4), Some(40.0));
+        // Groups of 3: (30, 60] is 50 / 30 (25 % off 40); (60, 90] is 28 / 32, within 10 % of 30.
+        assert_eq!(converge_windowed(&rows, 10 * US, &flows, 3), Some(60.0));
+        rows.truncate(16);
+        rows.push(row(0, 90, 30.0));
+        rows.push(row(1, 90, 0.0));
+        rows.push(row(0, 100, 30.0));
+        rows.push(row(1, 100, 0.0));
+        assert_eq!(converge_windowed(&rows, 10 * US, &flows, 2), None);
+        assert_eq!(converge_windowed(&[], 10 * US, &flows, 2), None);
     }
 }

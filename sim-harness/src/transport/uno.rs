@@ -138,6 +138,23 @@ pub struct UnoSection {
     /// `transport.rto_us` + `block_timeout_us` for every flow.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub authors_rto: bool,
+    /// Initial window of the intra-DC flows in BDPs of their (intra-DC) BDP, every Uno-family
+    /// `cc`; unset: `transport.init_cwnd`, as the inter-DC flows. The authors' simulator
+    /// starts every flow at one BDP of its own (spcl/Uno_SC25 `STARTING_CWND_BDP_RATIO = 1.0`),
+    /// so a scenario that starts its inter-DC flows lower keeps the intra-DC ones at 1 here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_cwnd_intra: Option<f64>,
+    /// UnoCC's hold after a Quick Adapt: `"rtt"` (default; 4.1.2: no QA or MD for one
+    /// measured RTT, then a QA window of one RTT) or `"sent"` (the authors' simulator,
+    /// spcl/Uno_SC25 `sim/lcp.cpp` `processQaMeasurementEnd`: no QA or MD until the ACK of a
+    /// packet sent after the QA, the next window from that ACK; `nic::uno::UnoCcConfig::
+    /// qa_hold_sent`).
+    #[serde(skip_serializing_if = "is_rtt")]
+    pub qa_hold: String,
+}
+
+fn is_rtt(v: &str) -> bool {
+    v == "rtt"
 }
 
 fn is_true(v: &bool) -> bool {
@@ -175,6 +192,8 @@ impl Default for UnoSection {
             baseline_timeout_cut: true,
             baseline_pacing: false,
             authors_rto: false,
+            init_cwnd_intra: None,
+            qa_hold: "rtt".to_string(),
         }
     }
 }
@@ -207,6 +226,15 @@ impl UnoSection {
         }
         if let Some(d) = self.gentle_delay {
             frac("gentle_delay", d, 0.0, 100.0)?;
+        }
+        if let Some(w) = self.init_cwnd_intra {
+            frac("init_cwnd_intra", w, 0.001, 1000.0)?;
+        }
+        if self.qa_hold != "rtt" && self.qa_hold != "sent" {
+            return Err(Error::field(
+                "transport.uno.qa_hold",
+                format!("must be \"rtt\" or \"sent\", got {:?}", self.qa_hold),
+            ));
         }
         if !(1..=15).contains(&self.ewma_shift) {
             return Err(Error::field(
@@ -499,6 +527,7 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     cfg.ewma_shift = sec.ewma_shift as u8;
     cfg.trend_ai = sec.trend_ai;
     cfg.gentle_fixed = sec.gentle_fixed;
+    cfg.qa_hold_sent = sec.qa_hold == "sent";
     if st.cc == CcKind::Uno {
         // `transport.uno.max_cwnd`: UnoCC's cap only (the baselines keep two BDPs).
         cfg.max_cwnd_bytes =
@@ -513,10 +542,12 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         }
         _ => u64::MAX,
     };
-    let init = st
-        .init_cwnd
-        .bytes(bdp)
-        .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
+    // `transport.uno.init_cwnd_intra`: the intra-DC flows' own start (BDPs of their BDP).
+    let init = match sec.init_cwnd_intra {
+        Some(w) if !fp.inter_dc => (bdp as f64 * w) as u64,
+        _ => st.init_cwnd.bytes(bdp),
+    }
+    .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
     let cc = tx::flow_cc(st.cc, fp.inter_dc, cfg, init, now_c)
         .expect("UnoCC configuration from checked fields");
     let params = TxParams {

@@ -44,6 +44,10 @@ pub const ARTIFACT_INTRA_CDF_CSV: &str =
     include_str!("../../../scenarios/data/uno_artifact_intra_cdf.csv");
 /// The Google-all-RPC message sizes as shipped (`scenarios/data/google_rpc_cdf.csv`).
 pub const RPC_CDF_CSV: &str = include_str!("../../../scenarios/data/google_rpc_cdf.csv");
+/// The RPC sizes of the Uno authors' Fig. 4 run, as shipped
+/// (`scenarios/data/uno_artifact_rpc_cdf.csv`).
+pub const ARTIFACT_RPC_CDF_CSV: &str =
+    include_str!("../../../scenarios/data/uno_artifact_rpc_cdf.csv");
 
 /// `[workload.two_dc]`: the knobs of the two-datacenter workloads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,6 +91,11 @@ pub struct TwoDcWorkload {
     pub rpc_gap_us: f64,
     /// `mixed_incast`: time of the first possible RPC arrival, us.
     pub rpc_start_us: f64,
+    /// `mixed_incast`: the RPC size CDF: `google` (default, Homa's Google-all-RPC) or
+    /// `uno_artifact` (the authors' Fig. 4 run: 4 to 16 KB). Written out only when not the
+    /// default.
+    #[serde(skip_serializing_if = "RpcSizes::is_default")]
+    pub rpc_sizes: RpcSizes,
 }
 
 impl Default for TwoDcWorkload {
@@ -106,6 +115,32 @@ impl Default for TwoDcWorkload {
             rpc_flows: 0,
             rpc_gap_us: 10.0,
             rpc_start_us: 0.0,
+            rpc_sizes: RpcSizes::Google,
+        }
+    }
+}
+
+/// `workload.two_dc.rpc_sizes`: the size CDF of `mixed_incast`'s RPCs (Uno Fig. 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RpcSizes {
+    /// `scenarios/data/google_rpc_cdf.csv` (the paper's words, 2.3: "the Google RPC CDF").
+    Google,
+    /// `scenarios/data/uno_artifact_rpc_cdf.csv` (the authors' Fig. 4 traffic matrix).
+    UnoArtifact,
+}
+
+impl RpcSizes {
+    fn is_default(&self) -> bool {
+        *self == RpcSizes::Google
+    }
+
+    /// The CDF.
+    pub fn cdf(self) -> Cdf {
+        match self {
+            RpcSizes::Google => rpc_cdf(),
+            RpcSizes::UnoArtifact => Cdf::parse("uno_artifact_rpc_cdf.csv", ARTIFACT_RPC_CDF_CSV)
+                .expect("shipped file, tested"),
         }
     }
 }
@@ -437,7 +472,7 @@ pub fn mean_bytes(s: &Scenario, msg: f64) -> f64 {
         WorkloadKind::MixedIncast if x.rpc_flows > 0 => {
             let long = f64::from(x.intra_senders + x.inter_senders);
             let rpc = f64::from(x.rpc_flows);
-            (long * msg + rpc * rpc_cdf().mean()) / (long + rpc)
+            (long * msg + rpc * x.rpc_sizes.cdf().mean()) / (long + rpc)
         }
         _ => msg,
     }
@@ -512,7 +547,7 @@ pub fn generate(
                 .collect();
             // Fig. 4's RPCs: drawn after the long flows, so rpc_flows = 0 draws nothing more.
             if x.rpc_flows > 0 {
-                let cdf = rpc_cdf();
+                let cdf = x.rpc_sizes.cdf();
                 let mut t = x.rpc_start_us * 1e-6;
                 for _ in 0..x.rpc_flows {
                     let u: f64 = rng.gen();
@@ -729,6 +764,33 @@ mod tests {
         assert!(mean < 20_000.0, "mean {mean} B");
         let est = mean_bytes(&s, (1u64 << 20) as f64);
         assert!(est < 10_000.0, "estimate mean {est}");
+    }
+
+    /// `rpc_sizes = "uno_artifact"`: the authors' Fig. 4 RPCs, 4 to 16 KB, drawn from the same
+    /// random numbers as the Google sizes (same senders and arrival times).
+    #[test]
+    fn rpc_sizes_from_the_authors_fig4_matrix() {
+        let mut s = scenario(WorkloadKind::MixedIncast);
+        s.workload.two_dc.intra_senders = 0;
+        s.workload.two_dc.inter_senders = 8;
+        s.workload.two_dc.rpc_flows = 2000;
+        let google = generate(&s, 32, 1 << 20, 100.0, &mut ChaCha8Rng::seed_from_u64(5)).unwrap();
+        assert!(google[8..].iter().any(|x| x.bytes > 16_000));
+        s.workload.two_dc.rpc_sizes = RpcSizes::UnoArtifact;
+        let art = generate(&s, 32, 1 << 20, 100.0, &mut ChaCha8Rng::seed_from_u64(5)).unwrap();
+        assert_eq!(art[..8], google[..8]);
+        for (a, g) in art[8..].iter().zip(&google[8..]) {
+            assert_eq!((a.src, a.dst, a.start_ps), (g.src, g.dst, g.start_ps));
+            assert!((4000..=16_000).contains(&a.bytes), "{} B", a.bytes);
+        }
+        let mean = art[8..].iter().map(|x| x.bytes as f64).sum::<f64>() / 2000.0;
+        assert!((mean - 10_000.0).abs() < 300.0, "mean {mean} B");
+        assert_eq!(RpcSizes::UnoArtifact.cdf().mean(), 10_000.0);
+        let t = toml::to_string(&s.workload.two_dc).unwrap();
+        assert!(t.contains("rpc_sizes = \"uno_artifact\""), "{t}");
+        assert!(!toml::to_string(&TwoDcWorkload::default())
+            .unwrap()
+            .contains("rpc_sizes"));
     }
 
     #[test]

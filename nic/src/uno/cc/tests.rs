@@ -256,6 +256,48 @@ fn quick_adapt_then_one_rtt_without_qa_or_md() {
     assert!(cc.cwnd() < w);
 }
 
+/// `qa_hold_sent` (the authors' simulator, `processQaMeasurementEnd`): after a QA, no QA or
+/// MD until the ACK of a packet sent after it, however late; the next QA window starts at that
+/// ACK. A sender still blocked by its backlog acks almost nothing in the RTT after the hold:
+/// the default window (one RTT after a one-RTT hold) measures that gap and cuts again.
+#[test]
+fn qa_hold_sent_waits_for_the_ack_of_a_packet_sent_after_the_qa() {
+    let rtt = 2_000_000;
+    let run = |hold_sent: bool| {
+        let mut cfg = inter();
+        cfg.qa_hold_sent = hold_sent;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        for k in 0..5 {
+            assert!(!cc.on_ack(rtt + k * 1000, MTU, false, rtt).qa);
+        }
+        assert!(cc.on_ack(2 * rtt, MTU, false, rtt).qa);
+        assert_eq!(cc.cwnd(), 6 * MTU as u64);
+        // One late ACK of a packet sent before the QA, 2.1 RTTs after it.
+        let t = 4 * rtt + rtt / 10;
+        let late = cc.on_ack(t, MTU, false, t - (2 * rtt - 1000));
+        (cc, late.qa)
+    };
+    // Default: the window [3, 4] RTT acked one packet (< beta x 6): QA cuts to one MTU.
+    let (cc, qa) = run(false);
+    assert!(qa);
+    assert_eq!(cc.cwnd(), MTU as u64);
+    // `qa_hold_sent`: still held (no packet sent since the QA acked yet).
+    let (mut cc, qa) = run(true);
+    assert!(!qa);
+    assert_eq!(cc.state().hold_until.value(), T_MAX);
+    let w = cc.cwnd();
+    // The first ACK of a packet sent after the QA opens a window of one RTT; the window-limited
+    // flow acks its 6 packets in it and QA does not fire.
+    let t0 = 4 * rtt + rtt / 2;
+    assert!(!cc.on_ack(t0, MTU, false, rtt).qa);
+    assert_eq!(cc.state().hold_until.value(), t0);
+    assert_eq!(cc.state().qa_end.value(), t0 + rtt);
+    for k in 1..=6u64 {
+        assert!(!cc.on_ack(t0 + k * rtt / 6, MTU, false, rtt).qa, "{k}");
+    }
+    assert!(cc.cwnd() >= w);
+}
+
 #[test]
 fn no_quick_adapt_when_acks_keep_up() {
     let mut cc = UnoCc::new(intra(), 0).unwrap();
