@@ -71,6 +71,8 @@ fn uno_paper_setup_intra_dc_tail_below_the_baselines_by_load_balancing() {
 fn authors_rto_recovers_inter_dc_losses_later() {
     let mut s = paper();
     s.workload.flows = 200;
+    assert!(s.transport.uno.authors_rto, "the file runs the authors' timeout");
+    s.transport.uno.authors_rto = false;
     let inter_p99 = |s: &Scenario| -> (f64, f64) {
         let r = simulate(s, &RunControl::default()).expect("run");
         assert_eq!(r.summary.flows_completed, r.summary.flows);
@@ -87,5 +89,40 @@ fn authors_rto_recovers_inter_dc_losses_later() {
     assert!(
         authors > default,
         "inter-DC p99: authors' RTO {authors} ps, default {default} ps"
+    );
+}
+
+/// Uno 5.2.2 / Fig. 10: Uno "decreases the tail FCT [...] by 1.7x and 2.1x for inter-DC flows"
+/// against MPRDMA+BBR and Gemini. With the authors' whole setup (their sender timeout for every
+/// scheme, their Quick Adapt hold for Uno) Uno's inter-DC p99 is below both baselines'; at the
+/// paper's 5000 flows 1.14-1.32x below Gemini's and 1.42-2.11x below MPRDMA+BBR's on seeds 1-3
+/// (README, Uno, "Session 9"). Here 500 flows, seed 1: measured 1.5x / 2.4x below.
+#[test]
+fn uno_paper_setup_inter_dc_tail_below_the_baselines() {
+    let mut s = paper();
+    assert!(s.transport.uno.authors_rto && s.transport.uno.qa_hold == "sent");
+    s.workload.flows = 500;
+    let inter_p99 = |s: &Scenario| -> f64 {
+        let r = simulate(s, &RunControl::default()).expect("run");
+        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        r.summary.extra["fct_inter_p99_ps"]
+    };
+    let uno = inter_p99(&s);
+    s.transport.lb = LbKind::Ecmp;
+    s.topology.phantom_queue = false;
+    s.topology.two_dc.dc_ecn = false;
+    s.transport.uno.baseline_max_cwnd = Some(1.0);
+    s.transport.uno.baseline_timeout_cut = false;
+    s.transport.uno.baseline_pacing = true;
+    let mut base = Vec::new();
+    for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
+        s.transport.cc = cc;
+        base.push(inter_p99(&s));
+    }
+    assert!(
+        uno * 1.25 < base[0] && uno * 1.25 < base[1],
+        "inter-DC p99: uno {uno} ps, gemini {} ps, mprdma_bbr {} ps",
+        base[0],
+        base[1]
     );
 }
