@@ -174,8 +174,6 @@ struct Sampler {
     /// conflict graph of the next unsteady period (4.2: the instantaneous rate; `None`, class
     /// 0, for a flow that has not had one yet).
     hint: Option<u64>,
-    /// In a paused (skipped) partition: not sampled.
-    frozen: bool,
     /// The flow's last rate sample (bit/s), kept across detector resets: its rate in the
     /// start state of an interrupted-transient lookup.
     last_rate: u64,
@@ -188,12 +186,14 @@ struct Sampler {
 
 /// The active flows' samplers ([`Wormhole::active`]): a slot per flow index and the sorted
 /// list of the active ones, so the sampling tick walks a slice (most of its flows are frozen
-/// in a skipped partition and cost one test each) and a lookup is one index, where the
+/// in a skipped partition and cost one bit test each) and a lookup is one index, where the
 /// `BTreeMap` this replaces walked its nodes. Same interface and order (by flow index).
 #[derive(Debug, Default)]
 struct Samplers {
     slots: Vec<Option<Box<Sampler>>>,
     ids: Vec<u32>,
+    /// Bit `f`: active flow `f` is in a paused (skipped) partition, not sampled.
+    frozen: Vec<u64>,
 }
 
 impl Samplers {
@@ -225,6 +225,33 @@ impl Samplers {
         {
             let at = self.ids.partition_point(|&x| x < *f);
             self.ids.remove(at);
+            self.put_frozen(*f, false);
+        }
+    }
+
+    /// Whether active flow `f` is in a paused partition.
+    fn is_frozen(&self, f: u32) -> bool {
+        self.frozen
+            .get(f as usize / 64)
+            .is_some_and(|w| w >> (f % 64) & 1 == 1)
+    }
+
+    /// Mark active flow `f` paused or not (nothing for a flow not active).
+    fn set_frozen(&mut self, f: u32, frozen: bool) {
+        if self.get(&f).is_some() {
+            self.put_frozen(f, frozen);
+        }
+    }
+
+    fn put_frozen(&mut self, f: u32, frozen: bool) {
+        let w = f as usize / 64;
+        if self.frozen.len() <= w {
+            self.frozen.resize(w + 1, 0);
+        }
+        if frozen {
+            self.frozen[w] |= 1 << (f % 64);
+        } else {
+            self.frozen[w] &= !(1 << (f % 64));
         }
     }
 
@@ -783,7 +810,6 @@ impl Sim {
                 last: None,
                 steady: false,
                 hint: None,
-                frozen: false,
                 last_rate: 0,
                 hist: Default::default(),
             },
@@ -901,12 +927,12 @@ impl Sim {
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
         let mut active = std::mem::take(&mut w.active);
         for &f in &active.ids {
+            if active.is_frozen(f) {
+                continue;
+            }
             let Some(s) = active.slots[f as usize].as_deref_mut() else {
                 continue;
             };
-            if s.frozen {
-                continue;
-            }
             let flow = &self.flows[f as usize];
             let Some(cc) = flow.cc.as_ref() else {
                 continue;
@@ -1111,8 +1137,8 @@ impl Sim {
                 if traj.is_none() {
                     s.hint = Some(f.rate_bps);
                 }
-                s.frozen = true;
             }
+            w.active.set_frozen(f.flow, true);
         }
         w.frozen.insert(
             id,
@@ -1154,10 +1180,8 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
-        for f in &fr.flow_ids {
-            if let Some(s) = w.active.get_mut(f) {
-                s.frozen = false;
-            }
+        for &f in &fr.flow_ids {
+            w.active.set_frozen(f, false);
         }
         let mut cc: Vec<(u32, CcState)> = Vec::new();
         let advance = if let Some(tr) = &fr.traj {
@@ -1305,7 +1329,7 @@ impl Sim {
         let Some(w) = self.wh.as_mut() else {
             return false;
         };
-        if !w.active.get(&pk.flow).is_some_and(|s| s.frozen) {
+        if !w.active.is_frozen(pk.flow) {
             return false;
         }
         let Some(fr) = w
