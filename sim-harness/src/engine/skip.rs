@@ -184,17 +184,24 @@ struct Sampler {
     hist: std::collections::VecDeque<HistPoint>,
 }
 
-/// The active flows' samplers ([`Wormhole::active`]): a slot per flow index and the sorted
-/// list of the active ones, so the sampling tick walks a slice (most of its flows are frozen
-/// in a skipped partition and cost one bit test each) and a lookup is one index, where the
-/// `BTreeMap` this replaces walked its nodes. Same interface and order (by flow index).
+/// The active flows' samplers ([`Wormhole::active`]): a slot per flow index, the sorted
+/// list of the active ones and the (unordered) list of those not frozen in a skipped
+/// partition, so the sampling tick walks only the flows it samples (most active flows are
+/// frozen) and a lookup is one index, where the `BTreeMap` this replaces walked its nodes
+/// and every frozen flow. Same interface and order (by flow index) as the map.
 #[derive(Debug, Default)]
 struct Samplers {
     slots: Vec<Option<Box<Sampler>>>,
     ids: Vec<u32>,
-    /// Bit `f`: active flow `f` is in a paused (skipped) partition, not sampled.
-    frozen: Vec<u64>,
+    /// Active flows not in a paused partition (the ones sampled), in no particular order:
+    /// a tick's samples are independent of each other.
+    live: Vec<u32>,
+    /// Per flow index, its place in `live` ([`NOT_LIVE`] if none).
+    live_at: Vec<u32>,
 }
+
+/// [`Samplers::live_at`] of a flow not in `live`.
+const NOT_LIVE: u32 = u32::MAX;
 
 impl Samplers {
     fn get(&self, f: &u32) -> Option<&Sampler> {
@@ -213,6 +220,7 @@ impl Samplers {
         if self.slots[i].replace(Box::new(s)).is_none() {
             let at = self.ids.partition_point(|&x| x < f);
             self.ids.insert(at, f);
+            self.put_live(f, true);
         }
     }
 
@@ -225,33 +233,38 @@ impl Samplers {
         {
             let at = self.ids.partition_point(|&x| x < *f);
             self.ids.remove(at);
-            self.put_frozen(*f, false);
+            self.put_live(*f, false);
         }
     }
 
     /// Whether active flow `f` is in a paused partition.
     fn is_frozen(&self, f: u32) -> bool {
-        self.frozen
-            .get(f as usize / 64)
-            .is_some_and(|w| w >> (f % 64) & 1 == 1)
+        self.get(&f).is_some() && self.live_at[f as usize] == NOT_LIVE
     }
 
     /// Mark active flow `f` paused or not (nothing for a flow not active).
     fn set_frozen(&mut self, f: u32, frozen: bool) {
         if self.get(&f).is_some() {
-            self.put_frozen(f, frozen);
+            self.put_live(f, !frozen);
         }
     }
 
-    fn put_frozen(&mut self, f: u32, frozen: bool) {
-        let w = f as usize / 64;
-        if self.frozen.len() <= w {
-            self.frozen.resize(w + 1, 0);
+    /// Add `f` to `live` or take it out (swapping the last one into its place).
+    fn put_live(&mut self, f: u32, live: bool) {
+        let i = f as usize;
+        if self.live_at.len() <= i {
+            self.live_at.resize(i + 1, NOT_LIVE);
         }
-        if frozen {
-            self.frozen[w] |= 1 << (f % 64);
-        } else {
-            self.frozen[w] &= !(1 << (f % 64));
+        let at = self.live_at[i];
+        if live && at == NOT_LIVE {
+            self.live_at[i] = self.live.len() as u32;
+            self.live.push(f);
+        } else if !live && at != NOT_LIVE {
+            self.live.swap_remove(at as usize);
+            if let Some(&g) = self.live.get(at as usize) {
+                self.live_at[g as usize] = at;
+            }
+            self.live_at[i] = NOT_LIVE;
         }
     }
 
@@ -926,10 +939,7 @@ impl Sim {
         let mut ready: Vec<PartitionId> = Vec::new();
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
         let mut active = std::mem::take(&mut w.active);
-        for &f in &active.ids {
-            if active.is_frozen(f) {
-                continue;
-            }
+        for &f in &active.live {
             let Some(s) = active.slots[f as usize].as_deref_mut() else {
                 continue;
             };
