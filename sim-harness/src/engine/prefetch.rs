@@ -14,12 +14,21 @@ impl Sim {
     /// | D | p's two link head entries | p's queue heads, link tail |
     /// | D/2 | the next port (routed as [`Sim::switch_arrive`] will) or the flow | |
     /// | D/4 | that port's data queue and link tails (the port remembered in `hops`) | |
-    #[inline]
+    ///
+    /// The on/off test is inlined into the run loop: with prefetching off (a fabric under
+    /// `PREFETCH_MIN_PORTS` ports) an event pays one flag test, not a call and its register
+    /// saves (17 instructions per event on the 128-GPU LLM fabric).
+    #[inline(always)]
     pub(super) fn prefetch_ahead(&mut self) {
-        const D: usize = PREFETCH_AHEAD;
-        if !self.prefetch {
-            return;
+        if self.prefetch {
+            self.prefetch_pipeline();
         }
+    }
+
+    /// The pipeline of [`Sim::prefetch_ahead`].
+    #[inline(never)]
+    fn prefetch_pipeline(&mut self) {
+        const D: usize = PREFETCH_AHEAD;
         if let Some(c) = self.q.ahead_comp(2 * D) {
             if let Some(port) = self.ports.get(c.index() as usize) {
                 match c.kind() {

@@ -24,25 +24,27 @@ impl Sim {
         while !self.interrupted && !(self.all_done() && (!WH || self.wh_finished())) {
             let Some(t) = self.q.peek_time() else { break };
             // The stall deadline is a simulated time, so when a run stalls does not depend on
-            // how many events (e.g. output-only queue samples) happened before it.
-            let may_stall = if WH {
-                self.wh_may_stall()
-            } else {
-                self.next_arrival + self.chain.as_ref().map_or(0, |c| c.opened) > self.flows_done
-            };
-            let stall_at = if may_stall {
-                self.last_progress.saturating_add(self.stall_ps)
-            } else {
-                NEVER
-            };
-            if t > self.max_time.min(stall_at) {
-                if stall_at < self.max_time {
-                    self.now = stall_at;
-                    self.stalled = true;
+            // how many events (e.g. output-only queue samples) happened before it. Whether
+            // the run may stall is asked only once `t` is past the deadline (rare): before
+            // it, neither limit can stop the run.
+            let deadline = self.last_progress.saturating_add(self.stall_ps);
+            if t > self.max_time.min(deadline) {
+                let may_stall = if WH {
+                    self.wh_may_stall()
                 } else {
-                    self.now = self.max_time;
+                    self.next_arrival + self.chain.as_ref().map_or(0, |c| c.opened)
+                        > self.flows_done
+                };
+                let stall_at = if may_stall { deadline } else { NEVER };
+                if t > self.max_time.min(stall_at) {
+                    if stall_at < self.max_time {
+                        self.now = stall_at;
+                        self.stalled = true;
+                    } else {
+                        self.now = self.max_time;
+                    }
+                    break;
                 }
-                break;
             }
             let (t, c) = self.q.pop_peeked();
             self.prefetch_ahead();

@@ -174,8 +174,6 @@ struct Sampler {
     /// conflict graph of the next unsteady period (4.2: the instantaneous rate; `None`, class
     /// 0, for a flow that has not had one yet).
     hint: Option<u64>,
-    /// In a paused (skipped) partition: not sampled.
-    frozen: bool,
     /// The flow's last rate sample (bit/s), kept across detector resets: its rate in the
     /// start state of an interrupted-transient lookup.
     last_rate: u64,
@@ -184,6 +182,96 @@ struct Sampler {
     /// (cumulative) and its newest PSN sent with that send's NIC cycle stamp, for the
     /// steady estimate and the sent-something check.
     hist: std::collections::VecDeque<HistPoint>,
+}
+
+/// The active flows' samplers ([`Wormhole::active`]): a slot per flow index, the sorted
+/// list of the active ones and the (unordered) list of those not frozen in a skipped
+/// partition, so the sampling tick walks only the flows it samples (most active flows are
+/// frozen) and a lookup is one index, where the `BTreeMap` this replaces walked its nodes
+/// and every frozen flow. Same interface and order (by flow index) as the map.
+#[derive(Debug, Default)]
+struct Samplers {
+    slots: Vec<Option<Box<Sampler>>>,
+    ids: Vec<u32>,
+    /// Active flows not in a paused partition (the ones sampled), in no particular order:
+    /// a tick's samples are independent of each other.
+    live: Vec<u32>,
+    /// Per flow index, its place in `live` ([`NOT_LIVE`] if none).
+    live_at: Vec<u32>,
+}
+
+/// [`Samplers::live_at`] of a flow not in `live`.
+const NOT_LIVE: u32 = u32::MAX;
+
+impl Samplers {
+    fn get(&self, f: &u32) -> Option<&Sampler> {
+        self.slots.get(*f as usize)?.as_deref()
+    }
+
+    fn get_mut(&mut self, f: &u32) -> Option<&mut Sampler> {
+        self.slots.get_mut(*f as usize)?.as_deref_mut()
+    }
+
+    fn insert(&mut self, f: u32, s: Sampler) {
+        let i = f as usize;
+        if self.slots.len() <= i {
+            self.slots.resize_with(i + 1, || None);
+        }
+        if self.slots[i].replace(Box::new(s)).is_none() {
+            let at = self.ids.partition_point(|&x| x < f);
+            self.ids.insert(at, f);
+            self.put_live(f, true);
+        }
+    }
+
+    fn remove(&mut self, f: &u32) {
+        if self
+            .slots
+            .get_mut(*f as usize)
+            .and_then(Option::take)
+            .is_some()
+        {
+            let at = self.ids.partition_point(|&x| x < *f);
+            self.ids.remove(at);
+            self.put_live(*f, false);
+        }
+    }
+
+    /// Whether active flow `f` is in a paused partition.
+    fn is_frozen(&self, f: u32) -> bool {
+        self.get(&f).is_some() && self.live_at[f as usize] == NOT_LIVE
+    }
+
+    /// Mark active flow `f` paused or not (nothing for a flow not active).
+    fn set_frozen(&mut self, f: u32, frozen: bool) {
+        if self.get(&f).is_some() {
+            self.put_live(f, !frozen);
+        }
+    }
+
+    /// Add `f` to `live` or take it out (swapping the last one into its place).
+    fn put_live(&mut self, f: u32, live: bool) {
+        let i = f as usize;
+        if self.live_at.len() <= i {
+            self.live_at.resize(i + 1, NOT_LIVE);
+        }
+        let at = self.live_at[i];
+        if live && at == NOT_LIVE {
+            self.live_at[i] = self.live.len() as u32;
+            self.live.push(f);
+        } else if !live && at != NOT_LIVE {
+            self.live.swap_remove(at as usize);
+            if let Some(&g) = self.live.get(at as usize) {
+                self.live_at[g as usize] = at;
+            }
+            self.live_at[i] = NOT_LIVE;
+        }
+    }
+
+    /// The active flows, in index order.
+    fn keys(&self) -> std::slice::Iter<'_, u32> {
+        self.ids.iter()
+    }
 }
 
 /// A flow's sender at one sampling tick ([`Sampler::hist`]).
@@ -375,7 +463,7 @@ pub(crate) struct Wormhole {
     free_slots: Vec<u32>,
     /// Ports of each started flow (empty until it starts).
     ports: Vec<Vec<u32>>,
-    active: BTreeMap<u32, Sampler>,
+    active: Samplers,
     frozen: BTreeMap<PartitionId, Frozen>,
     misses: BTreeMap<PartitionId, Miss>,
     /// Partitions whose unsteady period began since the last tick (memo lookups due).
@@ -474,7 +562,7 @@ impl Sim {
             redeliver: Vec::new(),
             free_slots: Vec::new(),
             ports: vec![Vec::new(); self.flows.len()],
-            active: BTreeMap::new(),
+            active: Samplers::default(),
             frozen: BTreeMap::new(),
             misses: BTreeMap::new(),
             lookups: Default::default(),
@@ -735,7 +823,6 @@ impl Sim {
                 last: None,
                 steady: false,
                 hint: None,
-                frozen: false,
                 last_rate: 0,
                 hist: Default::default(),
             },
@@ -852,10 +939,10 @@ impl Sim {
         let mut ready: Vec<PartitionId> = Vec::new();
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
         let mut active = std::mem::take(&mut w.active);
-        for (&f, s) in active.iter_mut() {
-            if s.frozen {
+        for &f in &active.live {
+            let Some(s) = active.slots[f as usize].as_deref_mut() else {
                 continue;
-            }
+            };
             let flow = &self.flows[f as usize];
             let Some(cc) = flow.cc.as_ref() else {
                 continue;
@@ -1060,8 +1147,8 @@ impl Sim {
                 if traj.is_none() {
                     s.hint = Some(f.rate_bps);
                 }
-                s.frozen = true;
             }
+            w.active.set_frozen(f.flow, true);
         }
         w.frozen.insert(
             id,
@@ -1103,10 +1190,8 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
-        for f in &fr.flow_ids {
-            if let Some(s) = w.active.get_mut(f) {
-                s.frozen = false;
-            }
+        for &f in &fr.flow_ids {
+            w.active.set_frozen(f, false);
         }
         let mut cc: Vec<(u32, CcState)> = Vec::new();
         let advance = if let Some(tr) = &fr.traj {
@@ -1254,7 +1339,7 @@ impl Sim {
         let Some(w) = self.wh.as_mut() else {
             return false;
         };
-        if !w.active.get(&pk.flow).is_some_and(|s| s.frozen) {
+        if !w.active.is_frozen(pk.flow) {
             return false;
         }
         let Some(fr) = w
