@@ -71,7 +71,10 @@ fn uno_paper_setup_intra_dc_tail_below_the_baselines_by_load_balancing() {
 fn authors_rto_recovers_inter_dc_losses_later() {
     let mut s = paper();
     s.workload.flows = 200;
-    assert!(s.transport.uno.authors_rto, "the file runs the authors' timeout");
+    assert!(
+        s.transport.uno.authors_rto,
+        "the file runs the authors' timeout"
+    );
     s.transport.uno.authors_rto = false;
     let inter_p99 = |s: &Scenario| -> (f64, f64) {
         let r = simulate(s, &RunControl::default()).expect("run");
