@@ -698,6 +698,19 @@ fn check_rest(s: &Scenario) -> Result<()> {
             ),
         ));
     }
+    // A follower is advanced by its leader's DCTCP window and sequence numbers: only the
+    // DCTCP-style sender has them (and only it is fast-forwarded).
+    if s.skip.enabled && s.skip.memo_lockstep && s.transport.cc != crate::scenario::CcKind::Dctcp {
+        return Err(Error::field(
+            "skip.memo_lockstep",
+            format!(
+                "shares a DCTCP sender's trajectory (sequence numbers, cwnd, alpha) among \
+                 partitions in lockstep, which transport.cc = \"{}\" does not have; use \
+                 transport.cc = \"dctcp\" or memo_lockstep = false",
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ),
+        ));
+    }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
     units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
     crate::wormhole::checks::check(s)?;
@@ -1174,6 +1187,14 @@ mod tests {
                 "skip.rate_metric",
                 Box::new(|s| {
                     s.skip.rate_metric = crate::scenario::RateMetric::Cc;
+                    s.transport.cc = crate::scenario::CcKind::Uno;
+                }),
+            ),
+            (
+                "skip.memo_lockstep",
+                Box::new(|s| {
+                    s.skip.enabled = true;
+                    s.skip.memo_lockstep = true;
                     s.transport.cc = crate::scenario::CcKind::Uno;
                 }),
             ),
