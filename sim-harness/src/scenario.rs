@@ -943,6 +943,12 @@ pub struct Skip {
     /// 6.2 (`engine/skip.rs`); DCTCP only.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memo_lockstep: bool,
+    /// With `memo_lockstep`: a follower's flow whose packets left to acknowledge matched its
+    /// leader counterpart's when it was paused completes at that counterpart's completion
+    /// (its remaining bytes credited, its stale packets dropped before their host), instead
+    /// of being woken before its tail (`engine/skip.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_complete: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
     /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
     /// equivalent for steady-state identification, Theorem 1).
@@ -1029,6 +1035,7 @@ impl Default for Skip {
             partition_by: PartitionBy::default(),
             memo_interrupted: false,
             memo_lockstep: false,
+            lockstep_complete: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
         }

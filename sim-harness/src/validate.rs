@@ -711,6 +711,14 @@ fn check_rest(s: &Scenario) -> Result<()> {
             ),
         ));
     }
+    if s.skip.lockstep_complete && !s.skip.memo_lockstep {
+        return Err(Error::field(
+            "skip.lockstep_complete",
+            "completes a lockstep follower's flows with its leader's, so it needs \
+             skip.memo_lockstep = true; set both or lockstep_complete = false"
+                .to_string(),
+        ));
+    }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
     units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
     crate::wormhole::checks::check(s)?;
@@ -1196,6 +1204,13 @@ mod tests {
                     s.skip.enabled = true;
                     s.skip.memo_lockstep = true;
                     s.transport.cc = crate::scenario::CcKind::Uno;
+                }),
+            ),
+            (
+                "skip.lockstep_complete",
+                Box::new(|s| {
+                    s.skip.enabled = true;
+                    s.skip.lockstep_complete = true;
                 }),
             ),
             (

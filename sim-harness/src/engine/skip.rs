@@ -125,6 +125,14 @@
 //!   the pause), which the pipeline DAG amplifies downstream: 59.3x fewer events at 1.36 %
 //!   mean FCT error (the default 57.3x at 0.42 %), hence off; on the shipped gpt_64, where
 //!   the followers end in their leader's steady state, 69.8x at 0.014 % (default 43.3x).
+//!   With `skip.lockstep_complete` as well, a follower's flow whose packets left to
+//!   acknowledge matched its leader flow's (within 1/128) at the pause is not woken before
+//!   its tail: it completes at the leader flow's completion ([`Sim::lockstep_complete`];
+//!   its stale packets dropped before their host), the follower's other flows resuming
+//!   there. Measured (session 9): exact for the completed flows, but at paper size the
+//!   leader of the later micro-batches is itself a released follower (already ~0.3 % off)
+//!   and the followers' other flows resume mid-transfer from their paused window: 56.9x at
+//!   1.76 % (95.8x at 2.08 % with `data_ports`), hence off.
 
 use super::*;
 use crate::scenario::{RateEstimate, RateMetric};
@@ -331,6 +339,10 @@ struct Follow {
     base: Vec<u64>,
     /// ... at the last sampling tick (the wake-up rule of [`Sim::lockstep_check`]).
     prev: Vec<u64>,
+    /// Per flow: `skip.lockstep_complete` and its packets left to acknowledge equalled its
+    /// leader flow's at the pause, so it completes at the leader flow's completion
+    /// ([`Sim::lockstep_complete`]) and is not woken before its tail reserve.
+    matching: Vec<bool>,
 }
 
 /// A leader candidate of one sampling tick's interrupted-transient lookups: the partition
@@ -425,6 +437,10 @@ struct WhStats {
     lock_follows: u64,
     lock_steady: u64,
     lock_reserve_wakes: u64,
+    /// Follower flows completed at their leader flow's completion (`skip.lockstep_complete`)
+    /// and their stale packets dropped before reaching their host.
+    lock_completions: u64,
+    lock_stale_drops: u64,
 }
 
 /// Wormhole's run state ([`Sim::wh`]).
@@ -468,6 +484,13 @@ pub(crate) struct Wormhole {
     /// `skip.memo_lockstep`: partitions starting the same transient at the same tick follow
     /// one leader.
     lockstep: bool,
+    /// `skip.lockstep_complete`: matching follower flows complete with their leader's.
+    lockstep_complete: bool,
+    /// Per flow: completed by [`Sim::lockstep_complete`]; its packets still in the network
+    /// are dropped before their host ([`Sim::wh_hold`]).
+    purged: Vec<bool>,
+    /// Some flow is in `purged`: host arrivals are checked ([`Sim::wh_hold`]).
+    purged_any: bool,
     /// Leader -> its paused followers (in the order they were paused: partition id order).
     leads: BTreeMap<PartitionId, Vec<PartitionId>>,
     done_seen: usize,
@@ -567,6 +590,9 @@ impl Sim {
             traj: (skip && s.skip.memo_interrupted).then(MemoDb::new),
             traj_delay: TRAJ_DELAY_TICKS,
             lockstep: skip && s.skip.memo_lockstep,
+            lockstep_complete: skip && s.skip.memo_lockstep && s.skip.lockstep_complete,
+            purged: vec![false; self.flows.len()],
+            purged_any: false,
             leads: BTreeMap::new(),
             done_seen: 0,
             started: 0,
@@ -886,6 +912,7 @@ impl Sim {
             .collect();
         for f in done {
             if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
+                self.lockstep_complete(id, f);
                 self.traj_store(id);
             }
             let w = self.wh.as_mut().expect("wormhole on");
@@ -921,6 +948,15 @@ impl Sim {
                 let t = d.flow_task[f as usize];
                 self.task_end(t);
             }
+        }
+        // Follower flows completed with their leader's (`skip.lockstep_complete`) leave now
+        // too, so their successors start at the same instant as the leader's.
+        if self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.lockstep_complete && w.done_seen != self.flows_done)
+        {
+            self.wh_completions();
         }
     }
 
@@ -1103,6 +1139,7 @@ impl Sim {
         // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
         // pause. A port whose driver serves its own queues cannot hold its DATA lane alone.
         let all_ports = w.all_ports;
+        let purged = w.purged_any;
         let live = w.parts.foreign_ack_ports(id);
         let ports: Vec<u32> = w
             .parts
@@ -1139,7 +1176,7 @@ impl Sim {
         self.add_phantom(&phantom, true);
         // Under `all_ports` every port of the partition's flows is paused: none of their
         // packets can reach a host until it resumes, so deliveries need no check.
-        self.wh_holding = !all_ports;
+        self.wh_holding = !all_ports || purged;
         self.q.pause(id, shift::partition_set(&ports, &flow_ids));
         let w = self.wh.as_mut().expect("wormhole on");
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
@@ -1347,7 +1384,7 @@ impl Sim {
                 Comp::new(Kind::Wormhole, HELD0 + slot),
             );
         }
-        self.wh_holding = !w.all_ports && !w.frozen.is_empty();
+        self.wh_holding = (!w.all_ports && !w.frozen.is_empty()) || w.purged_any;
         self.reset_partition(id);
     }
 
@@ -1389,6 +1426,11 @@ impl Sim {
         let Some(w) = self.wh.as_mut() else {
             return false;
         };
+        if w.purged.get(pk.flow as usize).is_some_and(|&p| p) {
+            // A stale packet of a flow completed with its lockstep leader: never delivered.
+            w.st.lock_stale_drops += 1;
+            return true;
+        }
         if !w.active.get(&pk.flow).is_some_and(|s| s.frozen) {
             return false;
         }
@@ -1757,6 +1799,20 @@ impl Sim {
                 _ => 0,
             })
             .collect();
+        let left = |f: u32| match &self.flows[f as usize].cc {
+            Some(Cc::Dctcp(s)) => Some(s.regs().total.saturating_sub(s.regs().snd_una)),
+            _ => None,
+        };
+        let matching: Vec<bool> = flows
+            .iter()
+            .zip(&lr.flows)
+            .map(|(&f, &lf)| match (left(f), left(lf)) {
+                // Within 1/128 of what is left: completing with the leader's flow is at
+                // most that much of the rest of its transfer early or late.
+                (Some(a), Some(b)) => w.lockstep_complete && a.abs_diff(b) * 128 <= b,
+                _ => false,
+            })
+            .collect();
         // The follower's flows keep their rate weights (the leader's are unchanged too).
         let hints: Vec<Option<u64>> = flows
             .iter()
@@ -1778,6 +1834,7 @@ impl Sim {
             lead_flows: lr.flows,
             prev: base.clone(),
             base,
+            matching,
         });
         for (f, h) in flows.iter().zip(hints) {
             if let Some(s) = w.active.get_mut(f) {
@@ -1832,6 +1889,69 @@ impl Sim {
         }
     }
 
+    /// Flow `lf` of partition `leader` completed now (`skip.lockstep_complete`): every
+    /// follower of `leader` with a matching flow in `lf`'s place (its packets left to
+    /// acknowledge equalled `lf`'s at the pause, [`Follow::matching`]) is resumed
+    /// ([`Sim::thaw`]: advanced by the leader's trajectory, its queues and events shifted)
+    /// and that flow completes at this instant, its unacknowledged packets credited as
+    /// skipped: the DAG starts its successors with the leader's. Its packets still in the
+    /// network (the window in flight and the queue entries frozen at the pause, which in
+    /// the lockstep trajectory were delivered long ago) are stale: they drain through their
+    /// ports and are dropped before their host ([`Sim::wh_hold`]), never delivered. dcfab's
+    /// extension of Wormhole 6.2 (a skipped flow normally completes at packet level).
+    fn lockstep_complete(&mut self, leader: PartitionId, lf: u32) {
+        let Some(w) = self.wh.as_ref().filter(|w| w.lockstep_complete) else {
+            return;
+        };
+        let Some(followers) = w.leads.get(&leader) else {
+            return;
+        };
+        let mut todo: Vec<(PartitionId, u32)> = Vec::new();
+        for &id in followers {
+            let Some(fr) = w.frozen.get(&id) else {
+                continue;
+            };
+            let Some(fo) = fr.follow.as_ref().filter(|fo| fo.leader == leader) else {
+                continue;
+            };
+            if let Some(i) = fo.lead_flows.iter().position(|&x| x == lf) {
+                if fo.matching[i] {
+                    todo.push((id, fr.flows[i].flow));
+                }
+            }
+        }
+        let now = self.now;
+        for (id, f) in todo {
+            self.thaw(id);
+            let flow = &mut self.flows[f as usize];
+            let Some(Cc::Dctcp(s)) = &flow.cc else {
+                continue;
+            };
+            let left = u64::from(s.regs().total.saturating_sub(s.regs().snd_una));
+            flow.stats = s.stats;
+            if flow.conn != crate::flow::NO_CONN {
+                self.conns.cwnd[flow.conn as usize] = s.cwnd();
+            }
+            flow.cc = None;
+            flow.end_ps = now;
+            self.flows_done += 1;
+            if let Some(c) = self.chain.as_deref_mut() {
+                c.done.push(f);
+                self.q.push(
+                    now,
+                    Comp::new(Kind::Arrivals, crate::engine::chain::CHAIN_ARRIVALS),
+                );
+            }
+            self.last_progress = now;
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.purged[f as usize] = true;
+            w.purged_any = true;
+            w.st.skipped_packets += left;
+            w.st.lock_completions += 1;
+            self.wh_holding = true;
+        }
+    }
+
     /// At a sampling tick: wake every follower one more tick of its leader's progress
     /// would carry past one of its flows' skippable bytes (its remaining bytes less the
     /// packet-level tail reserve): it resumes at packet level with at least that reserve
@@ -1866,6 +1986,10 @@ impl Sim {
                         .saturating_mul(mtu)
                         .max(tick);
                     fo.prev[i] = sent;
+                    // A matching flow completes with its leader's ([`Sim::lockstep_complete`]).
+                    if fo.matching[i] {
+                        continue;
+                    }
                     if done.saturating_mul(mtu).saturating_add(step) > f.skippable() {
                         near = true;
                     }
@@ -2058,6 +2182,14 @@ impl Sim {
                 ("wormhole_lockstep_follows", w.st.lock_follows),
                 ("wormhole_lockstep_steady", w.st.lock_steady),
                 ("wormhole_lockstep_reserve_wakes", w.st.lock_reserve_wakes),
+            ] {
+                x.insert(k.into(), v as f64);
+            }
+        }
+        if w.lockstep_complete {
+            for (k, v) in [
+                ("wormhole_lockstep_completions", w.st.lock_completions),
+                ("wormhole_lockstep_stale_drops", w.st.lock_stale_drops),
             ] {
                 x.insert(k.into(), v as f64);
             }
