@@ -942,6 +942,19 @@ pub struct Skip {
     /// does not pay on the shipped LLM scenarios (`benches/README.md`, session 7).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memo_interrupted: bool,
+    /// Share a transient among partitions that start it in lockstep: a partition whose
+    /// interrupted-transient key (conflict graph + start state) equals that of another
+    /// partition opening its miss at the same tick follows it (paused, then advanced by the
+    /// leader's simulated trajectory at its wake-up). dcfab's extension of Wormhole 4.4 /
+    /// 6.2 (`engine/skip.rs`); DCTCP only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memo_lockstep: bool,
+    /// With `memo_lockstep`: a follower's flow whose packets left to acknowledge matched its
+    /// leader counterpart's when it was paused completes at that counterpart's completion
+    /// (its remaining bytes credited, its stale packets dropped before their host), instead
+    /// of being woken before its tail (`engine/skip.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_complete: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
     /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
     /// equivalent for steady-state identification, Theorem 1).
@@ -1027,6 +1040,8 @@ impl Default for Skip {
             sample_us: DEFAULT_SAMPLE_US,
             partition_by: PartitionBy::default(),
             memo_interrupted: false,
+            memo_lockstep: false,
+            lockstep_complete: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
         }

@@ -715,6 +715,27 @@ fn check_rest(s: &Scenario) -> Result<()> {
             ),
         ));
     }
+    // A follower is advanced by its leader's DCTCP window and sequence numbers: only the
+    // DCTCP-style sender has them (and only it is fast-forwarded).
+    if s.skip.enabled && s.skip.memo_lockstep && s.transport.cc != crate::scenario::CcKind::Dctcp {
+        return Err(Error::field(
+            "skip.memo_lockstep",
+            format!(
+                "shares a DCTCP sender's trajectory (sequence numbers, cwnd, alpha) among \
+                 partitions in lockstep, which transport.cc = \"{}\" does not have; use \
+                 transport.cc = \"dctcp\" or memo_lockstep = false",
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ),
+        ));
+    }
+    if s.skip.lockstep_complete && !s.skip.memo_lockstep {
+        return Err(Error::field(
+            "skip.lockstep_complete",
+            "completes a lockstep follower's flows with its leader's, so it needs \
+             skip.memo_lockstep = true; set both or lockstep_complete = false"
+                .to_string(),
+        ));
+    }
     non_negative("stop.max_time_us", s.stop.max_time_us)?;
     units::us_to_ps("stop.max_time_us", s.stop.max_time_us)?;
     crate::wormhole::checks::check(s)?;
@@ -1211,6 +1232,21 @@ mod tests {
                 Box::new(|s| {
                     s.skip.rate_metric = crate::scenario::RateMetric::Cc;
                     s.transport.cc = crate::scenario::CcKind::Uno;
+                }),
+            ),
+            (
+                "skip.memo_lockstep",
+                Box::new(|s| {
+                    s.skip.enabled = true;
+                    s.skip.memo_lockstep = true;
+                    s.transport.cc = crate::scenario::CcKind::Uno;
+                }),
+            ),
+            (
+                "skip.lockstep_complete",
+                Box::new(|s| {
+                    s.skip.enabled = true;
+                    s.skip.lockstep_complete = true;
                 }),
             ),
             (

@@ -101,6 +101,38 @@
 //!   phase within a tick are taken for the same. Measured (`benches/README.md`, session
 //!   7): on the shipped LLM scenarios it gains nothing (the pipeline partitions chain
 //!   through ACK ports under `all_ports` and rarely repeat), hence off.
+//! * **Lockstep transients** (`skip.memo_lockstep`, off by default; dcfab's extension of
+//!   4.4 and 6.2, [`Follow`]). Partitions that start the same transient at the same tick (the
+//!   32 GPU pairs of a pipeline boundary) all miss both memos at once, so nothing is ever
+//!   replayed. With the option, the interrupted-transient lookups of one tick are grouped
+//!   by their start-state graph plus each flow's unsent packets in eighth-octaves
+//!   ([`remaining_class`]): the first partition of a group (lowest id) *leads*, simulated at
+//!   packet level; each other one *follows* it through the graphs' isomorphism (flow `i` of
+//!   the follower plays the leader's flow `map[i]`) and is paused at once (queues frozen,
+//!   6.2) until the next known event. At any wake-up of a follower (its own known event, a
+//!   skip-back by a flow joining it, the leader's transient ending by an interrupt, or one
+//!   more tick of the leader's progress exceeding a flow's skippable bytes,
+//!   [`Sim::lockstep_check`]) each of its flows is advanced by what its leader flow got
+//!   acknowledged since the pause (the leader has been simulated up to now: causal), at
+//!   most its remaining bytes less the packet-level tail reserve, and takes the leader
+//!   flow's cwnd / alpha / slow-start flag; its completions are then simulated, as after a
+//!   steady skip. When the leader turns steady its followers go on into a steady skip at
+//!   their counterparts' rates (3.2 step 3). A follower never outlives its leader's data
+//!   (released whenever the leader's miss ends) and affects no other partition.
+//!   Measured (`benches/README.md`, session 9): the followers of the first pipeline
+//!   boundary of paper-size GPT-13B / 128 simulate 17-29 % of their packets, but their FCTs
+//!   move by ~0.5 % (the follower resumes with its own window in flight and queues from
+//!   the pause), which the pipeline DAG amplifies downstream: 59.3x fewer events at 1.36 %
+//!   mean FCT error (the default 57.3x at 0.42 %), hence off; on the shipped gpt_64, where
+//!   the followers end in their leader's steady state, 69.8x at 0.014 % (default 43.3x).
+//!   With `skip.lockstep_complete` as well, a follower's flow whose packets left to
+//!   acknowledge matched its leader flow's (within 1/128) at the pause is not woken before
+//!   its tail: it completes at the leader flow's completion ([`Sim::lockstep_complete`];
+//!   its stale packets dropped before their host), the follower's other flows resuming
+//!   there. Measured (session 9): exact for the completed flows, but at paper size the
+//!   leader of the later micro-batches is itself a released follower (already ~0.3 % off)
+//!   and the followers' other flows resume mid-transfer from their paused window: 56.9x at
+//!   1.76 % (95.8x at 2.08 % with `data_ports`), hence off.
 
 use super::*;
 use crate::scenario::{RateEstimate, RateMetric};
@@ -378,6 +410,53 @@ struct Frozen {
     /// An interrupted-transient hit: the stored points (in `flows` order) up to the plan's
     /// end, read at a wake-up or skip-back for each flow's bytes and block state.
     traj: Option<Trajectory>,
+    /// A lockstep follower (`skip.memo_lockstep`): advanced at its wake-up by what its
+    /// leader's flows have sent since it was paused.
+    follow: Option<Follow>,
+}
+
+/// A lockstep follower's link to its leader (`skip.memo_lockstep`).
+#[derive(Debug, Clone)]
+struct Follow {
+    leader: PartitionId,
+    /// Per flow of the follower (`Frozen::flows` order): the leader's flow in its place
+    /// (the isomorphism of the two start-state graphs).
+    lead_flows: Vec<u32>,
+    /// Those leader flows' oldest unacknowledged PSN (`snd_una`) when the follower was
+    /// paused.
+    base: Vec<u64>,
+    /// ... at the last sampling tick (the wake-up rule of [`Sim::lockstep_check`]).
+    prev: Vec<u64>,
+    /// Per flow: `skip.lockstep_complete` and its packets left to acknowledge equalled its
+    /// leader flow's at the pause, so it completes at the leader flow's completion
+    /// ([`Sim::lockstep_complete`]) and is not woken before its tail reserve.
+    matching: Vec<bool>,
+}
+
+/// A leader candidate of one sampling tick's interrupted-transient lookups: the partition
+/// and its flows in its start-state graph's vertex order (a lookup permutes them into the
+/// follower's order, [`memo::PerFlowValue`]).
+#[derive(Debug, Clone)]
+struct LeadRef {
+    leader: PartitionId,
+    flows: Vec<u32>,
+}
+
+impl memo::PerFlowValue for LeadRef {
+    fn lengths(&self) -> Vec<(&'static str, usize)> {
+        vec![("flows", self.flows.len())]
+    }
+
+    fn permuted(&self, map: &[u32]) -> Self {
+        LeadRef {
+            leader: self.leader,
+            flows: map.iter().map(|&m| self.flows[m as usize]).collect(),
+        }
+    }
+
+    fn approx_bytes(&self) -> usize {
+        self.flows.len() * 4 + 4
+    }
 }
 
 /// A memo miss waiting for its partition's steady state.
@@ -404,6 +483,14 @@ struct Miss {
     points: Vec<Vec<(u64, CcState)>>,
     /// Longer than [`TRAJ_MAX_TICKS`]: not stored.
     overflow: bool,
+}
+
+impl Wormhole {
+    /// Bytes one sampling tick carries at the host line rate (rounded up).
+    fn line_tick_bytes(&self) -> u64 {
+        (u128::from(self.capacity_bps) * u128::from(self.sample_ps)).div_ceil(8_000_000_000_000)
+            as u64
+    }
 }
 
 /// The LLM iteration being run.
@@ -433,6 +520,15 @@ struct WhStats {
     steady_entries: u64,
     memo_skips: u64,
     traj_skips: u64,
+    /// Lockstep followers paused, released into their leader's steady skip, woken before
+    /// their skippable bytes ran out.
+    lock_follows: u64,
+    lock_steady: u64,
+    lock_reserve_wakes: u64,
+    /// Follower flows completed at their leader flow's completion (`skip.lockstep_complete`)
+    /// and their stale packets dropped before reaching their host.
+    lock_completions: u64,
+    lock_stale_drops: u64,
 }
 
 /// Wormhole's run state ([`Sim::wh`]).
@@ -473,6 +569,18 @@ pub(crate) struct Wormhole {
     traj: Option<MemoDb<Trajectory>>,
     /// Ticks between a steady-memo miss and its interrupted-transient lookup (at least 1).
     traj_delay: u32,
+    /// `skip.memo_lockstep`: partitions starting the same transient at the same tick follow
+    /// one leader.
+    lockstep: bool,
+    /// `skip.lockstep_complete`: matching follower flows complete with their leader's.
+    lockstep_complete: bool,
+    /// Per flow: completed by [`Sim::lockstep_complete`]; its packets still in the network
+    /// are dropped before their host ([`Sim::wh_hold`]).
+    purged: Vec<bool>,
+    /// Some flow is in `purged`: host arrivals are checked ([`Sim::wh_hold`]).
+    purged_any: bool,
+    /// Leader -> its paused followers (in the order they were paused: partition id order).
+    leads: BTreeMap<PartitionId, Vec<PartitionId>>,
     done_seen: usize,
     started: usize,
     dag: Option<DagRun>,
@@ -569,6 +677,11 @@ impl Sim {
             memo: MemoDb::new(),
             traj: (skip && s.skip.memo_interrupted).then(MemoDb::new),
             traj_delay: TRAJ_DELAY_TICKS,
+            lockstep: skip && s.skip.memo_lockstep,
+            lockstep_complete: skip && s.skip.memo_lockstep && s.skip.lockstep_complete,
+            purged: vec![false; self.flows.len()],
+            purged_any: false,
+            leads: BTreeMap::new(),
             done_seen: 0,
             started: 0,
             dag,
@@ -886,6 +999,7 @@ impl Sim {
             .collect();
         for f in done {
             if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
+                self.lockstep_complete(id, f);
                 self.traj_store(id);
             }
             let w = self.wh.as_mut().expect("wormhole on");
@@ -921,6 +1035,15 @@ impl Sim {
                 let t = d.flow_task[f as usize];
                 self.task_end(t);
             }
+        }
+        // Follower flows completed with their leader's (`skip.lockstep_complete`) leave now
+        // too, so their successors start at the same instant as the leader's.
+        if self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.lockstep_complete && w.done_seen != self.flows_done)
+        {
+            self.wh_completions();
         }
     }
 
@@ -992,6 +1115,7 @@ impl Sim {
         ready.dedup();
         // After the samples: an interrupted-transient lookup sees each flow's latest.
         self.traj_record();
+        self.lockstep_check();
         let w = self.wh.as_ref().expect("wormhole on");
         ready.retain(|&id| {
             !w.frozen.contains_key(&id)
@@ -1078,7 +1202,15 @@ impl Sim {
             return;
         }
         self.memo_insert(id, &flows);
+        let rates: Vec<(u32, u64)> = flows.iter().map(|f| (f.flow, f.rate_bps)).collect();
         self.freeze(id, plan, flows, None, None);
+        // A leader turned steady: its followers go on into the same steady state (3.2 step
+        // 3, as a memo hit does).
+        let w = self.wh.as_ref().expect("wormhole on");
+        if w.leads.contains_key(&id) {
+            let skipped = w.frozen.contains_key(&id);
+            self.release_followers(id, skipped.then_some(rates));
+        }
     }
 
     /// Pause partition `id` until `plan.until_ps` (a wake-up then).
@@ -1094,6 +1226,7 @@ impl Sim {
         // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
         // pause. A port whose driver serves its own queues cannot hold its DATA lane alone.
         let all_ports = w.all_ports;
+        let purged = w.purged_any;
         let live = w.parts.foreign_ack_ports(id);
         let ports: Vec<u32> = w
             .parts
@@ -1130,7 +1263,7 @@ impl Sim {
         self.add_phantom(&phantom, true);
         // Under `all_ports` every port of the partition's flows is paused: none of their
         // packets can reach a host until it resumes, so deliveries need no check.
-        self.wh_holding = !all_ports;
+        self.wh_holding = !all_ports || purged;
         self.q.pause(id, shift::partition_set(&ports, &flow_ids));
         let w = self.wh.as_mut().expect("wormhole on");
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
@@ -1162,6 +1295,7 @@ impl Sim {
                 held: Vec::new(),
                 transient,
                 traj,
+                follow: None,
             },
         );
     }
@@ -1194,7 +1328,45 @@ impl Sim {
             w.active.set_frozen(f, false);
         }
         let mut cc: Vec<(u32, CcState)> = Vec::new();
-        let advance = if let Some(tr) = &fr.traj {
+        let advance = if let Some(fo) = &fr.follow {
+            // A lockstep follower: each flow advanced by what its leader's flow got
+            // acknowledged since the pause (simulated up to now, so causal), at most its
+            // skippable bytes, with the leader flow's block state now. Acknowledged, not
+            // sent: the follower keeps its own window in flight from the pause (6.2), so its
+            // bytes still to deliver become the leader's (measured: crediting the new PSNs
+            // sent made the followers 0.3-1.2 % slow, the acknowledged ones -0.5 to +0.65 %;
+            // `benches/README.md` session 9).
+            if let Some(v) = w.leads.get_mut(&fo.leader) {
+                v.retain(|&x| x != id);
+                if v.is_empty() {
+                    w.leads.remove(&fo.leader);
+                }
+            }
+            // Its samplers take the leader flows' last sample and rate weight too: the next
+            // lookup keys the follower by the state it was advanced to.
+            for (f, &lf) in fr.flows.iter().zip(&fo.lead_flows) {
+                let lead = w.active.get(&lf).map(|s| (s.last_rate, s.hint));
+                if let (Some((rate, hint)), Some(s)) = (lead, w.active.get_mut(&f.flow)) {
+                    s.last_rate = rate;
+                    s.hint = hint;
+                }
+            }
+            let mtu = w.mtu;
+            fr.flows
+                .iter()
+                .zip(fo.lead_flows.iter().zip(&fo.base))
+                .map(|(f, (&lf, &base))| {
+                    let Some(Cc::Dctcp(s)) = &self.flows[lf as usize].cc else {
+                        return (f.flow, 0);
+                    };
+                    let acked = u64::from(s.regs().snd_una).saturating_sub(base);
+                    if acked > 0 {
+                        cc.push((f.flow, s.cc_state()));
+                    }
+                    (f.flow, acked.saturating_mul(mtu).min(f.skippable()))
+                })
+                .collect()
+        } else if let Some(tr) = &fr.traj {
             // The stored points: at tick k = elapsed / tick, bytes interpolated to `now`
             // between k and k + 1, the block state of tick k (the start state before tick 1).
             if now < fr.plan.until_ps {
@@ -1297,7 +1469,7 @@ impl Sim {
                 Comp::new(Kind::Wormhole, HELD0 + slot),
             );
         }
-        self.wh_holding = !w.all_ports && !w.frozen.is_empty();
+        self.wh_holding = (!w.all_ports && !w.frozen.is_empty()) || w.purged_any;
         self.reset_partition(id);
     }
 
@@ -1339,6 +1511,11 @@ impl Sim {
         let Some(w) = self.wh.as_mut() else {
             return false;
         };
+        if w.purged.get(pk.flow as usize).is_some_and(|&p| p) {
+            // A stale packet of a flow completed with its lockstep leader: never delivered.
+            w.st.lock_stale_drops += 1;
+            return true;
+        }
         if !w.active.is_frozen(pk.flow) {
             return false;
         }
@@ -1430,8 +1607,19 @@ impl Sim {
     /// are taken for the same only when every flow starts in the same classes. `None` when
     /// that memo is off or a flow is not a DCTCP sender.
     fn start_state_graph(&self, flows: &[u32]) -> Option<FlowConflictGraph> {
+        self.state_graph(flows, false)
+    }
+
+    /// [`Sim::start_state_graph`], with `remaining` each weight also carrying the flow's
+    /// unsent packets in eighth-octaves ([`remaining_class`]): the lockstep key. A follower
+    /// flow is advanced by its counterpart's progress, so two flows of a partition in the
+    /// same start state but at different points of their messages (a flow that started
+    /// earlier and one that just joined) must not be taken for each other.
+    fn state_graph(&self, flows: &[u32], remaining: bool) -> Option<FlowConflictGraph> {
         let w = self.wh.as_ref()?;
-        w.traj.as_ref()?;
+        if w.traj.is_none() && !w.lockstep {
+            return None;
+        }
         let mut weights = Vec::with_capacity(flows.len());
         for &f in flows {
             let Some(Cc::Dctcp(s)) = &self.flows[f as usize].cc else {
@@ -1439,10 +1627,11 @@ impl Sim {
             };
             let rate = w.active.get(&f).map_or(0, |s| s.last_rate);
             let rc = memo::rate_class(rate, w.capacity_bps, RATE_CLASSES);
-            weights.push((
-                state_class(rc, s.cc_state(), w.mtu),
-                w.ports[f as usize].as_slice(),
-            ));
+            let mut class = state_class(rc, s.cc_state(), w.mtu);
+            if remaining {
+                class |= remaining_class(s.unsent()) << 15;
+            }
+            weights.push((class, w.ports[f as usize].as_slice()));
         }
         Some(FlowConflictGraph::from_paths(&weights))
     }
@@ -1452,9 +1641,12 @@ impl Sim {
     /// looked up before, whose partition is simulated.
     fn traj_record(&mut self) {
         let Some(w) = self.wh.as_mut() else { return };
-        if w.traj.is_none() || w.misses.is_empty() {
+        if (w.traj.is_none() && !w.lockstep) || w.misses.is_empty() {
             return;
         }
+        // Only the interrupted-transient memo stores points; lockstep followers read their
+        // leader's flows directly.
+        let record = w.traj.is_some();
         let now = self.now;
         let mut due = Vec::new();
         for (&id, m) in w.misses.iter_mut() {
@@ -1468,7 +1660,7 @@ impl Sim {
                 }
                 continue;
             }
-            if m.xat >= now {
+            if m.xat >= now || !record {
                 continue;
             }
             if m.points.len() >= TRAJ_MAX_TICKS {
@@ -1486,15 +1678,18 @@ impl Sim {
             }
             m.points.push(pt);
         }
+        // The leaders opened at this tick, by start-state graph (a follower must start its
+        // transient at the same tick as its leader: lockstep).
+        let mut leads: MemoDb<LeadRef> = MemoDb::new();
         for id in due {
-            self.traj_lookup(id);
+            self.traj_lookup(id, &mut leads);
         }
     }
 
     /// The interrupted-transient lookup of partition `id` (a remembered miss of the steady
     /// memo): a hit skips the stored transient (the miss is dropped: its transient is not
     /// simulated), a miss starts recording one.
-    fn traj_lookup(&mut self, id: PartitionId) {
+    fn traj_lookup(&mut self, id: PartitionId, leads: &mut MemoDb<LeadRef>) {
         let Some(w) = self.wh.as_ref() else { return };
         let Some(m) = w.misses.get(&id) else { return };
         let flows: Vec<u32> = m.flows.iter().map(|&(f, _)| f).collect();
@@ -1511,6 +1706,29 @@ impl Sim {
                 let w = self.wh.as_mut().expect("wormhole on");
                 w.misses.remove(&id);
                 return;
+            }
+        }
+        let lg = self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.lockstep)
+            .then(|| self.state_graph(&flows, true))
+            .flatten();
+        if let Some(lg) = lg {
+            if let Some(lr) = leads.lookup(&lg) {
+                if self.follow(id, &flows, lr) {
+                    let w = self.wh.as_mut().expect("wormhole on");
+                    w.misses.remove(&id);
+                    return;
+                }
+            } else {
+                let _ = leads.insert(
+                    lg,
+                    LeadRef {
+                        leader: id,
+                        flows: flows.clone(),
+                    },
+                );
             }
         }
         let sent: Vec<u64> = flows
@@ -1533,6 +1751,8 @@ impl Sim {
     /// before any steady state: store the transient sampled so far, keyed by its start-state
     /// graph (3.2 step 6 for a transient that ends in an interrupt).
     fn traj_store(&mut self, id: PartitionId) {
+        // A leader's transient ends here (an interrupt): its followers resume now.
+        self.release_followers(id, None);
         let Some(w) = self.wh.as_mut() else { return };
         if w.traj.is_none() {
             return;
@@ -1619,6 +1839,256 @@ impl Sim {
         };
         self.freeze(id, plan, flows_at, None, Some(tr));
         self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id))
+    }
+
+    /// Make partition `id` (flows `flows`, vertex order) a lockstep follower of `lr.leader`,
+    /// which opened a miss of the same start-state graph at this tick and simulates it at
+    /// packet level: paused at once (queues frozen, 6.2) until a wake-up (its own interrupt,
+    /// a skip-back, the leader's transient ending, or its skippable bytes running out,
+    /// [`Sim::lockstep_check`]), where it is advanced by the leader's trajectory up to then
+    /// ([`Sim::thaw`]). Beyond the paper: Wormhole 4.4 only replays stored transients, which
+    /// partitions in lockstep never find (they all miss at the same tick). Returns false (no
+    /// follow) when the partition cannot be paused.
+    fn follow(&mut self, id: PartitionId, flows: &[u32], lr: LeadRef) -> bool {
+        let Some(sf) = self.steady_flows(id, |_| Some(0)) else {
+            return false;
+        };
+        if sf.len() != flows.len()
+            || lr.flows.len() != flows.len()
+            || sf.iter().zip(flows).any(|(a, &b)| a.flow != b)
+        {
+            return false;
+        }
+        let w = self.wh.as_ref().expect("wormhole on");
+        // A flow with less than one tick at line rate to skip would be woken at the next
+        // tick having skipped nothing, one tick late: not worth a pause.
+        let tick = w.line_tick_bytes();
+        if sf.iter().any(|f| f.skippable() < tick) {
+            return false;
+        }
+        let limit = self
+            .known_events()
+            .iter()
+            .map(|k| k.at_ps)
+            .min()
+            .unwrap_or(NEVER);
+        let until = limit.min(self.now.saturating_add(HORIZON_PS));
+        if until < self.now.saturating_add(w.sample_ps) {
+            return false;
+        }
+        let base: Vec<u64> = lr
+            .flows
+            .iter()
+            .map(|&f| match &self.flows[f as usize].cc {
+                Some(Cc::Dctcp(s)) => u64::from(s.regs().snd_una),
+                _ => 0,
+            })
+            .collect();
+        let left = |f: u32| match &self.flows[f as usize].cc {
+            Some(Cc::Dctcp(s)) => Some(s.regs().total.saturating_sub(s.regs().snd_una)),
+            _ => None,
+        };
+        let matching: Vec<bool> = flows
+            .iter()
+            .zip(&lr.flows)
+            .map(|(&f, &lf)| match (left(f), left(lf)) {
+                // Within 1/128 of what is left: completing with the leader's flow is at
+                // most that much of the rest of its transfer early or late.
+                (Some(a), Some(b)) => w.lockstep_complete && a.abs_diff(b) * 128 <= b,
+                _ => false,
+            })
+            .collect();
+        // The follower's flows keep their rate weights (the leader's are unchanged too).
+        let hints: Vec<Option<u64>> = flows
+            .iter()
+            .map(|f| w.active.get(f).and_then(|s| s.hint))
+            .collect();
+        let plan = SkipPlan {
+            from_ps: self.now,
+            until_ps: until,
+            cause: skip::Interrupt::Horizon,
+            advance: Vec::new(),
+        };
+        self.freeze(id, plan, sf, None, None);
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some(fr) = w.frozen.get_mut(&id) else {
+            return false;
+        };
+        fr.follow = Some(Follow {
+            leader: lr.leader,
+            lead_flows: lr.flows,
+            prev: base.clone(),
+            base,
+            matching,
+        });
+        for (f, h) in flows.iter().zip(hints) {
+            if let Some(s) = w.active.get_mut(f) {
+                s.hint = h;
+            }
+        }
+        w.leads.entry(lr.leader).or_default().push(id);
+        w.st.lock_follows += 1;
+        true
+    }
+
+    /// Leader `leader`'s transient ended (an interrupt, or a steady state with the leader's
+    /// per-flow `rates`): each of its followers resumes now, advanced by the leader's
+    /// trajectory ([`Sim::thaw`]); on a steady state it goes straight on into a steady skip
+    /// at the rates of its counterparts in the leader, up to its own next interrupt (3.2
+    /// step 3, as a memo hit does). Followers in the order they were paused.
+    fn release_followers(&mut self, leader: PartitionId, rates: Option<Vec<(u32, u64)>>) {
+        let Some(w) = self.wh.as_mut() else { return };
+        let Some(followers) = w.leads.remove(&leader) else {
+            return;
+        };
+        for id in followers {
+            let w = self.wh.as_ref().expect("wormhole on");
+            let Some((own, lead_flows)) = w.frozen.get(&id).and_then(|fr| {
+                fr.follow
+                    .as_ref()
+                    .filter(|fo| fo.leader == leader)
+                    .map(|fo| (fr.flow_ids.clone(), fo.lead_flows.clone()))
+            }) else {
+                continue;
+            };
+            self.thaw(id);
+            let Some(rates) = &rates else { continue };
+            let rate = |f: u32| {
+                let i = own.iter().position(|&x| x == f)?;
+                rates.iter().find(|r| r.0 == lead_flows[i]).map(|r| r.1)
+            };
+            let Some(flows) = self.steady_flows(id, rate) else {
+                continue;
+            };
+            let known = self.known_events();
+            let horizon = self.now.saturating_add(HORIZON_PS);
+            let Ok(Some(plan)) = skip::plan_skip(self.now, &flows, &known, Some(horizon)) else {
+                continue;
+            };
+            let w = self.wh.as_mut().expect("wormhole on");
+            if plan.shift_ps() < w.sample_ps {
+                continue;
+            }
+            w.st.lock_steady += 1;
+            self.freeze(id, plan, flows, None, None);
+        }
+    }
+
+    /// Flow `lf` of partition `leader` completed now (`skip.lockstep_complete`): every
+    /// follower of `leader` with a matching flow in `lf`'s place (its packets left to
+    /// acknowledge equalled `lf`'s at the pause, [`Follow::matching`]) is resumed
+    /// ([`Sim::thaw`]: advanced by the leader's trajectory, its queues and events shifted)
+    /// and that flow completes at this instant, its unacknowledged packets credited as
+    /// skipped: the DAG starts its successors with the leader's. Its packets still in the
+    /// network (the window in flight and the queue entries frozen at the pause, which in
+    /// the lockstep trajectory were delivered long ago) are stale: they drain through their
+    /// ports and are dropped before their host ([`Sim::wh_hold`]), never delivered. dcfab's
+    /// extension of Wormhole 6.2 (a skipped flow normally completes at packet level).
+    fn lockstep_complete(&mut self, leader: PartitionId, lf: u32) {
+        let Some(w) = self.wh.as_ref().filter(|w| w.lockstep_complete) else {
+            return;
+        };
+        let Some(followers) = w.leads.get(&leader) else {
+            return;
+        };
+        let mut todo: Vec<(PartitionId, u32)> = Vec::new();
+        for &id in followers {
+            let Some(fr) = w.frozen.get(&id) else {
+                continue;
+            };
+            let Some(fo) = fr.follow.as_ref().filter(|fo| fo.leader == leader) else {
+                continue;
+            };
+            if let Some(i) = fo.lead_flows.iter().position(|&x| x == lf) {
+                if fo.matching[i] {
+                    todo.push((id, fr.flows[i].flow));
+                }
+            }
+        }
+        let now = self.now;
+        for (id, f) in todo {
+            self.thaw(id);
+            let flow = &mut self.flows[f as usize];
+            let Some(Cc::Dctcp(s)) = &flow.cc else {
+                continue;
+            };
+            let left = u64::from(s.regs().total.saturating_sub(s.regs().snd_una));
+            flow.stats = s.stats;
+            if flow.conn != crate::flow::NO_CONN {
+                self.conns.cwnd[flow.conn as usize] = s.cwnd();
+            }
+            flow.cc = None;
+            flow.end_ps = now;
+            self.flows_done += 1;
+            if let Some(c) = self.chain.as_deref_mut() {
+                c.done.push(f);
+                self.q.push(
+                    now,
+                    Comp::new(Kind::Arrivals, crate::engine::chain::CHAIN_ARRIVALS),
+                );
+            }
+            self.last_progress = now;
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.purged[f as usize] = true;
+            w.purged_any = true;
+            w.st.skipped_packets += left;
+            w.st.lock_completions += 1;
+            self.wh_holding = true;
+        }
+    }
+
+    /// At a sampling tick: wake every follower one more tick of its leader's progress
+    /// would carry past one of its flows' skippable bytes (its remaining bytes less the
+    /// packet-level tail reserve): it resumes at packet level with at least that reserve
+    /// left, so its completions are simulated, not estimated.
+    fn lockstep_check(&mut self) {
+        let Some(w) = self.wh.as_mut() else { return };
+        if w.leads.is_empty() {
+            return;
+        }
+        let (mtu, tick) = (w.mtu, w.line_tick_bytes());
+        let mut wake = Vec::new();
+        for followers in w.leads.values() {
+            for &id in followers {
+                let Some(fr) = w.frozen.get_mut(&id) else {
+                    continue;
+                };
+                let Some(fo) = fr.follow.as_mut() else {
+                    continue;
+                };
+                let mut near = false;
+                for (i, f) in fr.flows.iter().enumerate() {
+                    let sent = match &self.flows[fo.lead_flows[i] as usize].cc {
+                        Some(Cc::Dctcp(s)) => u64::from(s.regs().snd_una),
+                        _ => fo.prev[i],
+                    };
+                    let done = sent.saturating_sub(fo.base[i]);
+                    // The next tick's progress: at most the line rate's (the last tick's
+                    // when larger, a burst of ACKs), so a follower is never credited less
+                    // than its leader progressed (which would make it late).
+                    let step = sent
+                        .saturating_sub(fo.prev[i])
+                        .saturating_mul(mtu)
+                        .max(tick);
+                    fo.prev[i] = sent;
+                    // A matching flow completes with its leader's ([`Sim::lockstep_complete`]).
+                    if fo.matching[i] {
+                        continue;
+                    }
+                    if done.saturating_mul(mtu).saturating_add(step) > f.skippable() {
+                        near = true;
+                    }
+                }
+                if near {
+                    wake.push(id);
+                }
+            }
+        }
+        let w = self.wh.as_mut().expect("wormhole on");
+        w.st.lock_reserve_wakes += wake.len() as u64;
+        for id in wake {
+            self.thaw(id);
+        }
     }
 
     /// Skip a transient the memo knows (4.4), then go straight to the steady state (3.2 step
@@ -1792,6 +2262,23 @@ impl Sim {
                 x.insert(k.into(), v as f64);
             }
         }
+        if w.lockstep {
+            for (k, v) in [
+                ("wormhole_lockstep_follows", w.st.lock_follows),
+                ("wormhole_lockstep_steady", w.st.lock_steady),
+                ("wormhole_lockstep_reserve_wakes", w.st.lock_reserve_wakes),
+            ] {
+                x.insert(k.into(), v as f64);
+            }
+        }
+        if w.lockstep_complete {
+            for (k, v) in [
+                ("wormhole_lockstep_completions", w.st.lock_completions),
+                ("wormhole_lockstep_stale_drops", w.st.lock_stale_drops),
+            ] {
+                x.insert(k.into(), v as f64);
+            }
+        }
         let st = w.st;
         let ms = w.memo.stats();
         let events_per_pkt = if self.c.data_sent > 0 {
@@ -1910,9 +2397,41 @@ fn state_class(rc: u32, (cwnd, alpha, ss): CcState, mtu: u64) -> u32 {
     rc.min(31) | cw << 5 | a << 11 | u32::from(ss) << 14
 }
 
+/// A flow's unsent packets in eighth-octaves (`8 floor(log2 n)` plus the next three bits;
+/// 0 for none), at most 17 bits: the part of the lockstep key that tells flows at different
+/// points of their messages apart.
+fn remaining_class(unsent: u32) -> u32 {
+    if unsent == 0 {
+        return 0;
+    }
+    let b = 31 - unsent.leading_zeros();
+    let frac = if b >= 3 {
+        (unsent >> (b - 3)) & 7
+    } else {
+        (unsent << (3 - b)) & 7
+    };
+    (1 + b * 8 + frac).min((1 << 17) - 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Remaining-bytes classes: monotone, eighth-octave wide, 0 only for none.
+    #[test]
+    fn remaining_class_is_monotone_in_eighth_octaves() {
+        assert_eq!(remaining_class(0), 0);
+        let mut last = 0;
+        for n in 1..5000u32 {
+            let c = remaining_class(n);
+            assert!(c >= last && c > 0, "{n}");
+            last = c;
+        }
+        // 1100 and 1150 share the eighth-octave [1024 + 0, 1024 + 128); 1300 is two on.
+        assert_eq!(remaining_class(1100), remaining_class(1150));
+        assert_eq!(remaining_class(1300), remaining_class(1100) + 2);
+        assert!(remaining_class(u32::MAX) < 1 << 17);
+    }
 
     /// Each part of an interrupted transient's start state moves the vertex weight: the rate
     /// class, the cwnd by half-octaves, alpha by quarters, slow start. Within one class the
