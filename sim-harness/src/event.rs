@@ -168,7 +168,15 @@ impl QuadHeap {
             return Some(last);
         }
         let top = self.v[0];
-        let mut i = 0;
+        self.sift_down(0, last);
+        Some(top)
+    }
+
+    /// Put `x` at slot `i`, moved down past every smaller child until the 4-ary heap order
+    /// holds below it.
+    #[inline(always)]
+    fn sift_down(&mut self, mut i: usize, x: Entry) {
+        let n = self.v.len();
         loop {
             let c = 4 * i + 1;
             if c >= n {
@@ -184,14 +192,13 @@ impl QuadHeap {
                     mv = vj;
                 }
             }
-            if mv >= last {
+            if mv >= x {
                 break;
             }
             self.v[i] = mv;
             i = m;
         }
-        self.v[i] = last;
-        Some(top)
+        self.v[i] = x;
     }
 
     #[inline]
@@ -204,29 +211,7 @@ impl QuadHeap {
         let n = self.v.len();
         for start in (0..n.div_ceil(4)).rev() {
             let x = self.v[start];
-            let mut i = start;
-            loop {
-                let c = 4 * i + 1;
-                if c >= n {
-                    break;
-                }
-                let end = (c + 4).min(n);
-                let mut m = c;
-                let mut mv = self.v[c];
-                for j in c + 1..end {
-                    let vj = self.v[j];
-                    if vj < mv {
-                        m = j;
-                        mv = vj;
-                    }
-                }
-                if mv >= x {
-                    break;
-                }
-                self.v[i] = mv;
-                i = m;
-            }
-            self.v[i] = x;
+            self.sift_down(start, x);
         }
     }
 

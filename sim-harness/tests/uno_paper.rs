@@ -14,6 +14,16 @@ fn paper() -> Scenario {
     toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The baselines as the authors' scripts run them (README, Uno, "Session 9": `$BASE9`): no
+/// phantom queues, no ECN at the border, MPRDMA's one-BDP cap and `-noRto`, pacing.
+fn as_the_authors_ran_the_baselines(s: &mut Scenario) {
+    s.topology.phantom_queue = false;
+    s.topology.two_dc.dc_ecn = false;
+    s.transport.uno.baseline_max_cwnd = Some(1.0);
+    s.transport.uno.baseline_timeout_cut = false;
+    s.transport.uno.baseline_pacing = true;
+}
+
 fn intra_p99(s: &Scenario) -> f64 {
     let r: RunResult = simulate(s, &RunControl::default()).expect("run");
     assert_eq!(
@@ -46,11 +56,7 @@ fn uno_paper_setup_intra_dc_tail_below_the_baselines_by_load_balancing() {
     let uno = intra_p99(&s);
     s.transport.lb = LbKind::Ecmp;
     let uno_ecmp = intra_p99(&s);
-    s.topology.phantom_queue = false;
-    s.topology.two_dc.dc_ecn = false;
-    s.transport.uno.baseline_max_cwnd = Some(1.0);
-    s.transport.uno.baseline_timeout_cut = false;
-    s.transport.uno.baseline_pacing = true;
+    as_the_authors_ran_the_baselines(&mut s);
     let mut base = Vec::new();
     for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
         s.transport.cc = cc;
@@ -112,11 +118,7 @@ fn uno_paper_setup_inter_dc_tail_below_the_baselines() {
     };
     let uno = inter_p99(&s);
     s.transport.lb = LbKind::Ecmp;
-    s.topology.phantom_queue = false;
-    s.topology.two_dc.dc_ecn = false;
-    s.transport.uno.baseline_max_cwnd = Some(1.0);
-    s.transport.uno.baseline_timeout_cut = false;
-    s.transport.uno.baseline_pacing = true;
+    as_the_authors_ran_the_baselines(&mut s);
     let mut base = Vec::new();
     for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
         s.transport.cc = cc;

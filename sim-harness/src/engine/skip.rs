@@ -2253,31 +2253,34 @@ impl Sim {
         }
         if let Some(db) = &w.traj {
             let ts = db.stats();
-            for (k, v) in [
-                ("wormhole_memo_traj_hits", ts.hits),
-                ("wormhole_memo_traj_misses", ts.misses),
-                ("wormhole_memo_traj_size", ts.entries),
-                ("wormhole_memo_traj_skips", w.st.traj_skips),
-            ] {
-                x.insert(k.into(), v as f64);
-            }
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_memo_traj_hits", ts.hits),
+                    ("wormhole_memo_traj_misses", ts.misses),
+                    ("wormhole_memo_traj_size", ts.entries),
+                    ("wormhole_memo_traj_skips", w.st.traj_skips),
+                ],
+            );
         }
         if w.lockstep {
-            for (k, v) in [
-                ("wormhole_lockstep_follows", w.st.lock_follows),
-                ("wormhole_lockstep_steady", w.st.lock_steady),
-                ("wormhole_lockstep_reserve_wakes", w.st.lock_reserve_wakes),
-            ] {
-                x.insert(k.into(), v as f64);
-            }
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_lockstep_follows", w.st.lock_follows),
+                    ("wormhole_lockstep_steady", w.st.lock_steady),
+                    ("wormhole_lockstep_reserve_wakes", w.st.lock_reserve_wakes),
+                ],
+            );
         }
         if w.lockstep_complete {
-            for (k, v) in [
-                ("wormhole_lockstep_completions", w.st.lock_completions),
-                ("wormhole_lockstep_stale_drops", w.st.lock_stale_drops),
-            ] {
-                x.insert(k.into(), v as f64);
-            }
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_lockstep_completions", w.st.lock_completions),
+                    ("wormhole_lockstep_stale_drops", w.st.lock_stale_drops),
+                ],
+            );
         }
         let st = w.st;
         let ms = w.memo.stats();
@@ -2411,6 +2414,13 @@ fn remaining_class(unsent: u32) -> u32 {
         (unsent << (3 - b)) & 7
     };
     (1 + b * 8 + frac).min((1 << 17) - 1)
+}
+
+/// Counters as `summary.json` `extra` keys.
+fn insert_counts(x: &mut std::collections::BTreeMap<String, f64>, counts: &[(&str, u64)]) {
+    for &(k, v) in counts {
+        x.insert(k.into(), v as f64);
+    }
 }
 
 #[cfg(test)]

@@ -88,21 +88,8 @@ pub fn converge_windowed(
     let (last_start, window_end) = convergence_window(rows, flows)?;
     // Per whole interval of the window: its start and each active flow's bytes.
     let mut intervals: Vec<(u64, Vec<(u32, u64)>)> = Vec::new();
-    let mut i = 0;
-    while i < rows.len() {
-        let t1 = rows[i].time_ps;
-        let t0 = interval_start(t1, interval_ps);
-        let mut active = Vec::new();
-        while i < rows.len() && rows[i].time_ps == t1 {
-            let r = &rows[i];
-            i += 1;
-            let Some(f) = flows.get(r.flow as usize) else {
-                continue;
-            };
-            if f.start_ps <= t0 && (f.end_ps == 0 || f.end_ps >= t1) {
-                active.push((r.flow, r.bytes));
-            }
-        }
+    for (t0, t1, samples) in sample_intervals(rows, interval_ps, flows) {
+        let active: Vec<(u32, u64)> = samples.map(|r| (r.flow, r.bytes)).collect();
         if t0 >= last_start && t1 <= window_end && t1 - t0 == interval_ps && !active.is_empty() {
             intervals.push((t0, active));
         }
@@ -146,6 +133,26 @@ pub fn converge_windowed(
     }
 }
 
+/// `rows` (in time order) cut at each sample time: per interval its start `t0`, its end `t1`
+/// and the samples of the flows that ran over all of it (started by `t0`, not finished
+/// before `t1`; a sample of a flow not in `flows` is left out).
+fn sample_intervals<'a>(
+    rows: &'a [RateSample],
+    interval_ps: u64,
+    flows: &'a [FlowSpan],
+) -> impl Iterator<Item = (u64, u64, impl Iterator<Item = &'a RateSample>)> {
+    rows.chunk_by(|a, b| a.time_ps == b.time_ps).map(move |g| {
+        let t1 = g[0].time_ps;
+        let t0 = interval_start(t1, interval_ps);
+        let active = g.iter().filter(move |r| {
+            flows
+                .get(r.flow as usize)
+                .is_some_and(|f| f.start_ps <= t0 && (f.end_ps == 0 || f.end_ps >= t1))
+        });
+        (t0, t1, active)
+    })
+}
+
 /// Jain's fairness index of `rates` (`None` when empty or all zero).
 pub fn jain_index(rates: &[f64]) -> Option<f64> {
     let n = rates.len() as f64;
@@ -174,21 +181,9 @@ pub fn fairness(rows: &[RateSample], interval_ps: u64, flows: &[FlowSpan]) -> Fa
     // Per interval of the window: (start, within 10%, Jain's index).
     let mut window: Vec<(u64, bool, f64)> = Vec::new();
     let mut rates = Vec::new();
-    let mut i = 0;
-    while i < rows.len() {
-        let t1 = rows[i].time_ps;
-        let t0 = interval_start(t1, interval_ps);
+    for (t0, t1, samples) in sample_intervals(rows, interval_ps, flows) {
         rates.clear();
-        while i < rows.len() && rows[i].time_ps == t1 {
-            let r = &rows[i];
-            i += 1;
-            let Some(f) = flows.get(r.flow as usize) else {
-                continue;
-            };
-            if f.start_ps <= t0 && (f.end_ps == 0 || f.end_ps >= t1) {
-                rates.push(r.rate_gbps);
-            }
-        }
+        rates.extend(samples.map(|r| r.rate_gbps));
         let Some(jain) = jain_index(&rates) else {
             if t0 >= last_start && t1 <= window_end && !rates.is_empty() {
                 window.push((t0, false, 0.0));
