@@ -902,6 +902,12 @@ pub struct Output {
     /// `scenario.toml` when 0.
     #[serde(skip_serializing_if = "is_off")]
     pub fair_window_us: f64,
+    /// Two datacenters only: add each class's FCT *slowdown* (FCT over the ideal FCT, the flow's
+    /// base RTT plus its bytes at the host link rate, at least 1; Uno Fig. 11) to the summary:
+    /// `slowdown_{all,intra,inter}_{mean,p99}`. Left out of the resolved `scenario.toml` when
+    /// off, so that runs without it are unchanged.
+    #[serde(skip_serializing_if = "is_false")]
+    pub fct_slowdown: bool,
 }
 
 fn is_off(v: &f64) -> bool {
@@ -916,6 +922,7 @@ impl Default for Output {
             selection_bucket_us: 10.0,
             rate_sample_us: 0.0,
             fair_window_us: 0.0,
+            fct_slowdown: false,
         }
     }
 }

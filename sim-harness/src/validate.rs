@@ -683,6 +683,12 @@ fn check_rest(s: &Scenario) -> Result<()> {
             "needs the rate series: set output.rate_sample_us above 0",
         ));
     }
+    if s.output.fct_slowdown && s.topology.kind != TopologyKind::TwoDc {
+        return Err(Error::field(
+            "output.fct_slowdown",
+            "the per-class slowdown needs two datacenters: topology.kind = \"two_dc\"",
+        ));
+    }
     finite("skip.theta", s.skip.theta)?;
     if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
         return Err(Error::field(
@@ -1171,6 +1177,10 @@ mod tests {
             (
                 "output.fair_window_us",
                 Box::new(|s| s.output.fair_window_us = 20_000.0),
+            ),
+            (
+                "output.fct_slowdown",
+                Box::new(|s| s.output.fct_slowdown = true),
             ),
             (
                 "topology.ecn_kmin",

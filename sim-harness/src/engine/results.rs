@@ -155,7 +155,7 @@ impl Sim {
         self.rate_results(&mut r);
         self.transport_results(&mut r);
         self.wh_results(&mut r);
-        self.two_dc_results(&mut r);
+        self.two_dc_results(&mut r, s.output.fct_slowdown);
         self.loss_results(&mut r);
         self.failure_results(s, &mut r);
         self.phantom_results(&mut r);

@@ -2,7 +2,9 @@
 //! hosts in one datacenter, `inter`: across) in the `fct` table (`fct.csv`), and the mean and
 //! 99th-percentile FCT of each class in `summary.json` (`fct_intra_mean_ps`, `fct_intra_p99_ps`,
 //! `fct_inter_mean_ps`, `fct_inter_p99_ps`, with `flows_intra` / `flows_inter` and their
-//! completed counts). Nothing is added to a single-datacenter run.
+//! completed counts). Nothing is added to a single-datacenter run. With `output.fct_slowdown`
+//! also each class's FCT slowdown (Uno Fig. 11: FCT over the ideal FCT, base RTT plus the
+//! flow's bytes at the host link rate, at least 1), mean and p99, as `slowdown_{class}_{stat}`.
 
 use super::*;
 use crate::results::Table;
@@ -19,6 +21,22 @@ fn mean_p99(v: &mut [u64]) -> (u64, u64) {
     ((sum / n as u128) as u64, v[idx])
 }
 
+/// Mean and p99 of slowdowns `v` (sorted here), the p99 interpolated linearly between closest
+/// ranks, as the Uno authors' FCT script computes it (`numpy.percentile`, spcl/Uno_SC25
+/// `plot_script_micro.py`, `print_fct_info`).
+fn mean_p99_linear(v: &mut [f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let n = v.len();
+    let mean = v.iter().sum::<f64>() / n as f64;
+    let k = (n - 1) as f64 * 0.99;
+    let lo = k.floor() as usize;
+    let hi = (lo + 1).min(n - 1);
+    (mean, v[lo] + (v[hi] - v[lo]) * (k - lo as f64))
+}
+
 /// A flow's class name.
 pub(crate) fn class_name(inter: bool) -> &'static str {
     if inter {
@@ -30,11 +48,14 @@ pub(crate) fn class_name(inter: bool) -> &'static str {
 
 impl Sim {
     /// Add the per-class FCTs and the `fct` table to `r` (two datacenters only).
-    pub(super) fn two_dc_results(&self, r: &mut RunResult) {
+    /// `slowdown`: also the per-class FCT slowdown keys (`output.fct_slowdown`).
+    pub(super) fn two_dc_results(&self, r: &mut RunResult, slowdown: bool) {
         if self.fabric.hosts_per_dc >= self.fabric.hosts {
             return;
         }
         let mut fcts: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+        // Slowdowns of the completed flows: intra, inter.
+        let mut slow: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         let mut total = [0u64; 2];
         let mut rows = Vec::with_capacity(r.flows.len());
         for (f, rec) in self.flows.iter().zip(&r.flows) {
@@ -42,6 +63,11 @@ impl Sim {
             total[inter as usize] += 1;
             if rec.end_ps > 0 {
                 fcts[inter as usize].push(rec.fct_ps);
+                if slowdown {
+                    let ideal_ps =
+                        f.base.rtt_ps as f64 + rec.bytes as f64 * 8000.0 / self.fabric.host_gbps;
+                    slow[inter as usize].push((rec.fct_ps as f64 / ideal_ps).max(1.0));
+                }
             }
             rows.push(vec![
                 rec.id.to_string(),
@@ -63,6 +89,15 @@ impl Sim {
             x.insert(format!("flows_{name}_completed"), done as f64);
             x.insert(format!("fct_{name}_mean_ps"), mean as f64);
             x.insert(format!("fct_{name}_p99_ps"), p99 as f64);
+        }
+        if slowdown {
+            let mut all: Vec<f64> = slow.iter().flatten().copied().collect();
+            let [intra, inter] = &mut slow;
+            for (name, v) in [("intra", intra), ("inter", inter), ("all", &mut all)] {
+                let (mean, p99) = mean_p99_linear(v);
+                x.insert(format!("slowdown_{name}_mean"), mean);
+                x.insert(format!("slowdown_{name}_p99"), p99);
+            }
         }
         x.insert("dc_buffer_bytes".into(), self.dc_buffer_bytes as f64);
         r.tables.insert(
