@@ -155,11 +155,7 @@ fn uno_paper_setup_rtt_ratio_512_tail_slowdown_below_the_baselines() {
     };
     let uno = slow(&s);
     s.transport.lb = LbKind::Ecmp;
-    s.topology.phantom_queue = false;
-    s.topology.two_dc.dc_ecn = false;
-    s.transport.uno.baseline_max_cwnd = Some(1.0);
-    s.transport.uno.baseline_timeout_cut = false;
-    s.transport.uno.baseline_pacing = true;
+    as_the_authors_ran_the_baselines(&mut s);
     let mut base = Vec::new();
     for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
         s.transport.cc = cc;
