@@ -140,10 +140,11 @@ fn failures_paper() -> Scenario {
 
 /// Uno Fig. 13 (A) with the authors' setup (`scenarios/uno_failures_paper.toml`: k = 8, one of
 /// the 8 inter-DC links down, 5 MB inter-DC flows between 8 host pairs each way, 1 MB buffers,
-/// no trimming): "Uno outperforms both spraying and PLB with and without EC". Seed 1, mean FCT:
-/// UnoLB + EC 3.97 ms, UnoLB 6.60, spraying + EC 5.07, spraying 13.76, PLB + EC 9.02, PLB
-/// 11.55 (seeds 1-20: UnoLB + EC has the lowest mean on all 20; its largest FCT is not always
-/// the lowest, spraying + EC's is on 7 of 20: README, Uno, "Session 9: Fig. 13").
+/// no trimming, UnoLB with the authors' 10 subflows): "Uno outperforms both spraying and PLB
+/// with and without EC". Seed 1, mean : largest FCT (ms): UnoLB + EC 3.48 : 4.93, UnoLB
+/// 7.20 : 11.82, spraying + EC 5.07 : 6.88, spraying 13.76 : 19.10, PLB + EC 9.02 : 37.97, PLB
+/// 11.55 : 20.97. Seeds 1-20: UnoLB + EC has the lowest mean on all 20 and a largest FCT no
+/// higher than any other's (README, Uno, "Session 9: Fig. 13").
 #[test]
 fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
     let mut s = failures_paper();
@@ -151,27 +152,29 @@ fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
     assert_eq!(s.failures.len(), 1);
     assert!(s.transport.uno.ec && !s.transport.trimming);
     assert_eq!(s.transport.lb, LbKind::Unolb);
-    let mut mean = |lb: LbKind, ec: bool| -> f64 {
+    assert_eq!(s.transport.uno.subflows, 10);
+    let mut fct = |lb: LbKind, ec: bool| -> (f64, f64) {
         s.transport.lb = lb;
         s.transport.uno.ec = ec;
         let r = simulate(&s, &RunControl::default()).expect("run");
         assert_eq!(r.summary.flows_completed, r.summary.flows);
         assert_eq!(r.summary.flows, 16);
-        r.summary.mean_fct_ps as f64
+        (r.summary.mean_fct_ps as f64, r.summary.max_fct_ps as f64)
     };
-    let uno_ec = mean(LbKind::Unolb, true);
+    let (uno_ec, uno_ec_max) = fct(LbKind::Unolb, true);
     let others = [
-        ("UnoLB", mean(LbKind::Unolb, false)),
-        ("spraying + EC", mean(LbKind::Ops, true)),
-        ("spraying", mean(LbKind::Ops, false)),
-        ("PLB + EC", mean(LbKind::Plb, true)),
-        ("PLB", mean(LbKind::Plb, false)),
+        ("UnoLB", fct(LbKind::Unolb, false)),
+        ("spraying + EC", fct(LbKind::Ops, true)),
+        ("spraying", fct(LbKind::Ops, false)),
+        ("PLB + EC", fct(LbKind::Plb, true)),
+        ("PLB", fct(LbKind::Plb, false)),
     ];
-    let msg = format!("mean FCT ps: UnoLB + EC {uno_ec}, {others:?}");
-    for (_, m) in &others {
-        assert!(uno_ec * 1.1 < *m, "{msg}");
+    let msg = format!("(mean, largest) FCT ps: UnoLB + EC {uno_ec} {uno_ec_max}, {others:?}");
+    for (_, (mean, max)) in &others {
+        assert!(uno_ec * 1.2 < *mean, "{msg}");
+        assert!(uno_ec_max <= *max, "{msg}");
     }
     // The paper: about 2x below spraying, up to 3x below Uno without EC.
-    assert!(uno_ec * 2.0 < others[2].1, "{msg}");
-    assert!(uno_ec * 1.3 < others[0].1, "{msg}");
+    assert!(uno_ec * 2.0 < others[2].1 .0, "{msg}");
+    assert!(uno_ec * 1.5 < others[0].1 .0, "{msg}");
 }
