@@ -173,3 +173,52 @@ fn uno_paper_setup_rtt_ratio_512_tail_slowdown_below_the_baselines() {
         assert!(uno[1] < b[1] && uno[2] < b[2], "{msg}");
     }
 }
+
+fn failures_paper() -> Scenario {
+    let path = format!(
+        "{}/../scenarios/uno_failures_paper.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Uno Fig. 13 (A) with the authors' setup (`scenarios/uno_failures_paper.toml`: k = 8, one of
+/// the 8 inter-DC links down, 5 MB inter-DC flows between 8 host pairs each way, 1 MB buffers,
+/// no trimming, UnoLB with the authors' 10 subflows): "Uno outperforms both spraying and PLB
+/// with and without EC". Seed 1, mean : largest FCT (ms): UnoLB + EC 3.48 : 4.93, UnoLB
+/// 7.20 : 11.82, spraying + EC 5.07 : 6.88, spraying 13.76 : 19.10, PLB + EC 9.02 : 37.97, PLB
+/// 11.55 : 20.97. Seeds 1-20: UnoLB + EC has the lowest mean on all 20 and a largest FCT no
+/// higher than any other's (README, Uno, "Session 9: Fig. 13").
+#[test]
+fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
+    let mut s = failures_paper();
+    assert_eq!(s.topology.radix, 8);
+    assert_eq!(s.failures.len(), 1);
+    assert!(s.transport.uno.ec && !s.transport.trimming);
+    assert_eq!(s.transport.lb, LbKind::Unolb);
+    assert_eq!(s.transport.uno.subflows, 10);
+    let mut fct = |lb: LbKind, ec: bool| -> (f64, f64) {
+        s.transport.lb = lb;
+        s.transport.uno.ec = ec;
+        let r = simulate(&s, &RunControl::default()).expect("run");
+        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        assert_eq!(r.summary.flows, 16);
+        (r.summary.mean_fct_ps as f64, r.summary.max_fct_ps as f64)
+    };
+    let (uno_ec, uno_ec_max) = fct(LbKind::Unolb, true);
+    let others = [
+        ("UnoLB", fct(LbKind::Unolb, false)),
+        ("spraying + EC", fct(LbKind::Ops, true)),
+        ("spraying", fct(LbKind::Ops, false)),
+        ("PLB + EC", fct(LbKind::Plb, true)),
+        ("PLB", fct(LbKind::Plb, false)),
+    ];
+    let msg = format!("(mean, largest) FCT ps: UnoLB + EC {uno_ec} {uno_ec_max}, {others:?}");
+    for (_, (mean, max)) in &others {
+        assert!(uno_ec * 1.2 < *mean, "{msg}");
+        assert!(uno_ec_max <= *max, "{msg}");
+    }
+    // The paper: about 2x below spraying, up to 3x below Uno without EC.
+    assert!(uno_ec * 2.0 < others[2].1 .0, "{msg}");
+    assert!(uno_ec * 1.5 < others[0].1 .0, "{msg}");
+}

@@ -92,7 +92,7 @@ pub struct UnoSection {
     /// The receiver's block timer, us ("the estimated maximum queuing and transmission
     /// delay").
     pub block_timeout_us: f64,
-    /// UnoLB subflows per flow (1, 2, 4, 8 or 16).
+    /// UnoLB subflows per flow (1, 2, 4, 8, 10 or 16).
     pub subflows: u32,
     /// The EWMA gain of `E` is `2^-ewma_shift` (1..=15; default 4 = 1/16, DCTCP's `g`; the
     /// paper gives none, the authors' simulator runs 0.5, i.e. 1).
@@ -254,7 +254,7 @@ impl UnoSection {
         if !subflows::SUBFLOW_COUNTS.contains(&self.subflows) {
             return Err(Error::field(
                 "transport.uno.subflows",
-                format!("must be 1, 2, 4, 8 or 16, got {}", self.subflows),
+                format!("must be 1, 2, 4, 8, 10 or 16, got {}", self.subflows),
             ));
         }
         Ok(())

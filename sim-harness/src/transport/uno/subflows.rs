@@ -7,9 +7,9 @@ use nic::uno::UnoLb;
 use rtl_models::{Cycles, Lfsr32, RandomSource};
 
 /// Subflow counts `transport.uno.subflows` accepts.
-pub const SUBFLOW_COUNTS: [u32; 5] = [1, 2, 4, 8, 16];
+pub const SUBFLOW_COUNTS: [u32; 6] = [1, 2, 4, 8, 10, 16];
 
-/// UnoLB with 1, 2, 4, 8 or 16 subflows.
+/// UnoLB with 1, 2, 4, 8, 10 or 16 subflows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subflows {
     /// One subflow (one path per flow, rerouted on NACK / timeout).
@@ -20,6 +20,9 @@ pub enum Subflows {
     N4(UnoLb<4>),
     /// Eight subflows.
     N8(UnoLb<8>),
+    /// Ten subflows: one packet of an (8, 2) block on each (the authors' simulator,
+    /// `LcpSrc::_total_subflows = 10` in spcl/Uno_SC25 `sim/lcp.cpp`).
+    N10(UnoLb<10>),
     /// Sixteen subflows.
     N16(UnoLb<16>),
 }
@@ -31,13 +34,15 @@ macro_rules! each {
             Subflows::N2($l) => $e,
             Subflows::N4($l) => $e,
             Subflows::N8($l) => $e,
+            Subflows::N10($l) => $e,
             Subflows::N16($l) => $e,
         }
     };
 }
 
 impl Subflows {
-    /// `n` subflows (rounded up to the next allowed count, at most 16) with EVs from
+    /// `n` subflows (10 as given, any other count rounded up to the next power of two, at
+    /// most 16) with EVs from
     /// `rng`, rerouting at most once per `base_rtt` cycles.
     pub fn new(n: u32, base_rtt: Cycles, rng: &mut Lfsr32) -> Subflows {
         match n {
@@ -45,6 +50,7 @@ impl Subflows {
             2 => Subflows::N2(UnoLb::new(base_rtt, rng)),
             3 | 4 => Subflows::N4(UnoLb::new(base_rtt, rng)),
             5..=8 => Subflows::N8(UnoLb::new(base_rtt, rng)),
+            10 => Subflows::N10(UnoLb::new(base_rtt, rng)),
             _ => Subflows::N16(UnoLb::new(base_rtt, rng)),
         }
     }
@@ -91,7 +97,7 @@ mod tests {
     #[test]
     fn counts_round_up_and_round_robin_covers_every_subflow() {
         let mut rng = Lfsr32::new(7);
-        for (n, want) in [(1, 1), (2, 2), (3, 4), (8, 8), (9, 16), (16, 16)] {
+        for (n, want) in [(1, 1), (2, 2), (3, 4), (8, 8), (9, 16), (10, 10), (16, 16)] {
             let mut s = Subflows::new(n, 1000, &mut rng);
             assert_eq!(s.evs().len(), want);
             let evs: Vec<Ev> = (0..want).map(|_| s.on_send(0, &mut rng)).collect();
