@@ -1183,6 +1183,16 @@ impl Sim {
         k
     }
 
+    /// The fast-forward of `flows` to their next interrupt (6.3: a completion at the estimated
+    /// rate or a known event, within the horizon), if it skips at least one sampling interval.
+    fn plan_ahead(&self, flows: &[SteadyFlow]) -> Option<SkipPlan> {
+        let known = self.known_events();
+        let horizon = self.now.saturating_add(HORIZON_PS);
+        let plan = skip::plan_skip(self.now, flows, &known, Some(horizon)).ok()??;
+        let sample_ps = self.wh.as_ref()?.sample_ps;
+        (plan.shift_ps() >= sample_ps).then_some(plan)
+    }
+
     /// Fast-forward partition `id` (all its flows steady) if an interrupt lies ahead.
     fn try_skip(&mut self, id: PartitionId) {
         let Some(w) = self.wh.as_ref() else { return };
@@ -1193,14 +1203,9 @@ impl Sim {
         let Some(flows) = self.steady_flows(id, est) else {
             return;
         };
-        let known = self.known_events();
-        let horizon = self.now.saturating_add(HORIZON_PS);
-        let Ok(Some(plan)) = skip::plan_skip(self.now, &flows, &known, Some(horizon)) else {
+        let Some(plan) = self.plan_ahead(&flows) else {
             return;
         };
-        if plan.shift_ps() < w.sample_ps {
-            return;
-        }
         self.memo_insert(id, &flows);
         let rates: Vec<(u32, u64)> = flows.iter().map(|f| (f.flow, f.rate_bps)).collect();
         self.freeze(id, plan, flows, None, None);
@@ -1960,15 +1965,10 @@ impl Sim {
             let Some(flows) = self.steady_flows(id, rate) else {
                 continue;
             };
-            let known = self.known_events();
-            let horizon = self.now.saturating_add(HORIZON_PS);
-            let Ok(Some(plan)) = skip::plan_skip(self.now, &flows, &known, Some(horizon)) else {
+            let Some(plan) = self.plan_ahead(&flows) else {
                 continue;
             };
             let w = self.wh.as_mut().expect("wormhole on");
-            if plan.shift_ps() < w.sample_ps {
-                continue;
-            }
             w.st.lock_steady += 1;
             self.freeze(id, plan, flows, None, None);
         }
