@@ -1183,6 +1183,16 @@ impl Sim {
         k
     }
 
+    /// The time of the earliest known future event (5.3's predetermined interrupts), or
+    /// `NEVER`.
+    fn next_known_ps(&self) -> u64 {
+        self.known_events()
+            .iter()
+            .map(|k| k.at_ps)
+            .min()
+            .unwrap_or(NEVER)
+    }
+
     /// The fast-forward of `flows` to their next interrupt (6.3: a completion at the estimated
     /// rate or a known event, within the horizon), if it skips at least one sampling interval.
     fn plan_ahead(&self, flows: &[SteadyFlow]) -> Option<SkipPlan> {
@@ -1798,12 +1808,7 @@ impl Sim {
             return false;
         }
         let tick = tr.tick_ps;
-        let limit = self
-            .known_events()
-            .iter()
-            .map(|k| k.at_ps)
-            .min()
-            .unwrap_or(NEVER);
+        let limit = self.next_known_ps();
         let mut k = tr.ticks();
         while k > 0
             && (self.now.saturating_add(k as u64 * tick) > limit
@@ -1871,12 +1876,7 @@ impl Sim {
         if sf.iter().any(|f| f.skippable() < tick) {
             return false;
         }
-        let limit = self
-            .known_events()
-            .iter()
-            .map(|k| k.at_ps)
-            .min()
-            .unwrap_or(NEVER);
+        let limit = self.next_known_ps();
         let until = limit.min(self.now.saturating_add(HORIZON_PS));
         if until < self.now.saturating_add(w.sample_ps) {
             return false;
