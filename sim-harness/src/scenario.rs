@@ -808,8 +808,9 @@ impl Default for Workload {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Loss {
-    /// A link name (both directions of the cable, like `failures[].link`), or `inter_dc` for
-    /// every inter-DC link of a `two_dc`.
+    /// A link name (both directions of the cable, like `failures[].link`), `inter_dc` for
+    /// every inter-DC link of a `two_dc`, or `border` for every cable of its border switches
+    /// (`engine::loss::loss_ports`).
     pub link: String,
     /// `uno_setup1` / `uno_setup2` (Uno Table 1), `block` (`block_packets`,
     /// `block_loss_probs`) or `bernoulli` (`rate`).
@@ -880,6 +881,13 @@ pub struct Failure {
     /// "1 % cables", Fig. 9); the chosen cables are listed in `failures.csv`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_fraction: Option<f64>,
+    /// Only the direction out of the port `link` names goes down (or changes rate); the
+    /// cable's other direction keeps working. The Uno authors' `-fail_one` fails one queue,
+    /// datacenter 0's border towards datacenter 1 (`border0.wan<n>`), and leaves the way back
+    /// up, so the ACKs of a flow across it still return (Fig. 13). A link name only; not
+    /// with `drop_prob` or `random_fraction`. Left out of `scenario.toml` when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub one_direction: bool,
 }
 
 /// What to record.

@@ -644,6 +644,13 @@ fn check_failures(s: &Scenario) -> Result<()> {
             units::gbps_to_ser_q32(&p("gbps"), g, largest_packet(&s.transport))?;
         }
         crate::engine::failure_sets::check_entry(i, f)?;
+        if f.one_direction && (f.drop_prob.is_some() || f.random_fraction.is_some()) {
+            return Err(Error::field(
+                p("one_direction"),
+                "takes one direction of one named link down (or changes its rate); not with \
+                 drop_prob or random_fraction",
+            ));
+        }
     }
     Ok(())
 }
@@ -915,7 +922,7 @@ fn check_built(s: &Scenario) -> Result<()> {
                 format!("loss[{i}].link"),
                 format!(
                     "no link named '{}' in this topology (a name from links.csv, or \
-                     \"inter_dc\" on a two_dc)",
+                     \"inter_dc\" or \"border\" on a two_dc)",
                     l.link
                 ),
             ));

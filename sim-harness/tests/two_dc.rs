@@ -415,3 +415,106 @@ fn dc_ecn_off_leaves_the_inter_dc_ports_unmarked() {
     assert_eq!(dc_off, 0, "{other_off} marks elsewhere");
     assert!(other_on > 0 && other_off > 0);
 }
+
+/// `failures[].one_direction` (the Uno authors' `-fail_one`): only the named direction of the
+/// cable goes down. Sprayed traffic both ways: the dead direction carries nothing and drops,
+/// the other direction of the same cable carries traffic and drops nothing; both-way failure
+/// kills both. A switch name, or `drop_prob` with it, is refused on the field.
+#[test]
+fn one_direction_failure_leaves_the_way_back_up() {
+    let mut s = small();
+    s.transport.lb = sim_harness::scenario::LbKind::Ops;
+    s.workload.kind = WorkloadKind::DcAllreduce;
+    s.workload.two_dc.iterations = 1;
+    s.workload.two_dc.groups = 4;
+    s.workload.two_dc.burst_min = Size::Bytes(4 << 20);
+    s.workload.two_dc.burst_max = Size::Bytes(4 << 20);
+    s.failures.push(Failure {
+        link: "border0.wan1".into(),
+        one_direction: true,
+        ..Default::default()
+    });
+    let r = run(&s);
+    assert!(completed(&r), "{:?}", r.summary);
+    let link = |n: &str| r.links.iter().find(|l| l.link == n).unwrap().clone();
+    let (fwd, back) = (link("border0.wan1"), link("border1.wan1"));
+    assert!(fwd.tx_bytes == 0 && fwd.drops > 0, "{fwd:?}");
+    assert!(back.tx_bytes > 0 && back.drops == 0, "{back:?}");
+    s.failures[0].one_direction = false;
+    let r = run(&s);
+    let back = r.links.iter().find(|l| l.link == "border1.wan1").unwrap();
+    assert!(back.tx_bytes == 0 && back.drops > 0, "{back:?}");
+    for (link, drop_prob, field) in [
+        ("border0", None, "failures[0].one_direction"),
+        ("border0.wan1", Some(0.01), "failures[0].one_direction"),
+    ] {
+        let mut bad = small();
+        bad.failures.push(Failure {
+            link: link.into(),
+            drop_prob,
+            one_direction: true,
+            ..Default::default()
+        });
+        let e = sim_harness::validate::validate(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(field), "{e}");
+    }
+}
+
+/// `workload.two_dc.one_way`: a `dc_allreduce` with only the flows from datacenter 0 to 1,
+/// each the size of a two-way run's; refused with another workload on its field.
+#[test]
+fn one_way_allreduce_sends_from_datacenter_0_only() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::DcAllreduce;
+    s.workload.two_dc.iterations = 2;
+    s.workload.two_dc.iteration_us = 100.0;
+    s.workload.two_dc.groups = 4;
+    s.workload.two_dc.burst_min = Size::Bytes(1 << 20);
+    s.workload.two_dc.burst_max = Size::Bytes(1 << 20);
+    let both = run(&s);
+    s.workload.two_dc.one_way = true;
+    let one = run(&s);
+    assert!(completed(&one));
+    assert_eq!((both.flows.len(), one.flows.len()), (16, 8));
+    let per_dc = 16;
+    assert!(one.flows.iter().all(|f| f.src < per_dc && f.dst >= per_dc));
+    assert!(one.flows.iter().all(|f| f.bytes == (1 << 20) / 8));
+    let mut bad = small();
+    bad.workload.two_dc.one_way = true;
+    let e = sim_harness::validate::validate(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("workload.two_dc.one_way"), "{e}");
+}
+
+/// `loss[].link = "border"`: every cable of the border switches, both directions (the core
+/// links and the inter-DC links), where `"inter_dc"` is the inter-DC links only.
+#[test]
+fn border_loss_covers_every_cable_of_the_border_switches() {
+    let fabric = sim_harness::topology::build(&small()).unwrap();
+    let ports = |link: &str| {
+        sim_harness::engine::loss::loss_ports(
+            &fabric,
+            &Loss {
+                link: link.into(),
+                ..Loss::default()
+            },
+        )
+        .unwrap()
+    };
+    let (border, wan) = (ports("border"), ports("inter_dc"));
+    assert!(wan.iter().all(|p| border.contains(p)));
+    // k = 4: 4 cores per datacenter, 1 link each to its border, 2 inter-DC links; both ways.
+    assert_eq!((wan.len(), border.len()), (4, 4 + 2 * 2 * 4));
+    for &p in &border {
+        let port = &fabric.ports[p as usize];
+        assert!(border.contains(&port.reverse), "{}", port.name);
+        assert!(
+            port.name.starts_with("border") || port.name.contains(".up"),
+            "{}",
+            port.name
+        );
+    }
+}

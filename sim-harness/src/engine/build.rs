@@ -290,8 +290,15 @@ impl Sim {
             }
             let at = (f.at_us * 1e6).round() as Time;
             for &p in ps {
+                // `one_direction`: the named port only (the second slot repeats it, and a
+                // failure acts on each distinct port once).
+                let back = if f.one_direction {
+                    p
+                } else {
+                    fabric.ports[p as usize].reverse
+                };
                 failures.push(FailureRt {
-                    ports: [p, fabric.ports[p as usize].reverse],
+                    ports: [p, back],
                     gbps: f.gbps,
                     active: false,
                     at,

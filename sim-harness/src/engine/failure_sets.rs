@@ -104,6 +104,15 @@ pub fn resolve(s: &Scenario, fabric: &Fabric) -> Result<Vec<Vec<u32>>> {
     let mut out = Vec::with_capacity(s.failures.len());
     for (i, f) in s.failures.iter().enumerate() {
         let name = f.link.trim();
+        if f.one_direction && f.random_fraction.is_none() && fabric.port_by_name(name).is_none() {
+            return Err(Error::field(
+                format!("failures[{i}].one_direction"),
+                format!(
+                    "needs a link name (a port from links.csv, e.g. border0.wan3), got '{}'",
+                    f.link
+                ),
+            ));
+        }
         let ports = match f.random_fraction {
             None => fabric.failure_ports(name).ok_or_else(|| {
                 Error::field(

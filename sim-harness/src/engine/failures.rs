@@ -13,7 +13,9 @@ impl Sim {
         let begin = idx & 1 == 0;
         self.failures[i].active = begin;
         let fl = self.failures[i];
-        for p in fl.ports {
+        // A one-direction failure names its port twice: act on it once.
+        let n = if fl.ports[0] == fl.ports[1] { 1 } else { 2 };
+        for &p in &fl.ports[..n] {
             match fl.gbps {
                 Some(_) => {
                     let g = self.rate_in_force(p);

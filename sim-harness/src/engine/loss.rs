@@ -38,7 +38,7 @@ pub fn check_entry(i: usize, l: &Loss) -> Result<()> {
     if l.link.trim().is_empty() {
         return Err(Error::field(
             f("link"),
-            "must name a link (e.g. \"border0.wan3\") or be \"inter_dc\"",
+            "must name a link (e.g. \"border0.wan3\") or be \"inter_dc\" or \"border\"",
         ));
     }
     let prob = |name: String, v: f64| -> Result<()> {
@@ -188,13 +188,23 @@ pub struct LossState {
     ports: Vec<(u32, PortLoss)>,
 }
 
-/// The output ports `[[loss]]` entry `l` names: both directions of a cable, or with
-/// `link = "inter_dc"` every inter-DC link (role `border_wan`). `None` if the name is unknown.
+/// The output ports `[[loss]]` entry `l` names: both directions of a cable; with
+/// `link = "inter_dc"` every inter-DC link (role `border_wan`); with `link = "border"` every
+/// cable of a border switch, both directions: its inter-DC links and its links to the cores
+/// (roles `border_wan`, `border_down`, `spine_up`), as the Uno authors'
+/// `CompositeQueue::failure_multiples` loses on every queue named `BORDER` (Fig. 13 C's
+/// `-multiple_failures`). `None` if the name is unknown.
 pub fn loss_ports(fabric: &Fabric, l: &Loss) -> Option<Vec<u32>> {
+    use crate::topology::PortRole;
     let name = l.link.trim();
-    if name == "inter_dc" {
+    let roles: &[PortRole] = match name {
+        "inter_dc" => &[PortRole::BorderWan],
+        "border" => &[PortRole::BorderWan, PortRole::BorderDown, PortRole::SpineUp],
+        _ => &[],
+    };
+    if !roles.is_empty() {
         let v: Vec<u32> = (0..fabric.ports.len() as u32)
-            .filter(|&p| fabric.ports[p as usize].role == crate::topology::PortRole::BorderWan)
+            .filter(|&p| roles.contains(&fabric.ports[p as usize].role))
             .collect();
         return (!v.is_empty()).then_some(v);
     }

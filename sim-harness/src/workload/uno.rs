@@ -17,7 +17,8 @@
 //!   Allreduce bursts across the two datacenters, one every `iteration_us`; each burst is drawn
 //!   uniformly from `burst_min..=burst_max` ("approximately 70-500 MiB per iteration") and
 //!   spread evenly over `groups` Allreduce groups, group g pairing host `g * H / groups` of
-//!   each datacenter, which exchange their halves (one flow each way). Iteration i is
+//!   each datacenter, which exchange their halves (one flow each way; with `one_way` only the
+//!   flow from datacenter 0 to 1, as the authors' Fig. 13 matrices). Iteration i is
 //!   collective i (`collectives.csv`: its completion time).
 //!
 //! A permutation "across both DCs" is `workload.kind = "permutation"` on a `two_dc`: a random
@@ -85,6 +86,12 @@ pub struct TwoDcWorkload {
     pub burst_max: Size,
     /// `dc_allreduce`: Allreduce groups (host pairs, one per datacenter) sharing a burst.
     pub groups: u32,
+    /// `dc_allreduce`: only the flow from datacenter 0 to datacenter 1 of each group (each
+    /// still `burst / (2 groups)` bytes), as the Uno authors' Fig. 13 traffic matrices
+    /// (`fail_one.cm`, `ai.cm`: every flow from a host of datacenter 0 to one of datacenter 1).
+    /// Written out only when true.
+    #[serde(skip_serializing_if = "is_false")]
+    pub one_way: bool,
     /// `mixed_incast`: small RPC messages to the receiver from its own datacenter (Uno Fig. 4).
     pub rpc_flows: u32,
     /// `mixed_incast`: mean gap between two RPC arrivals (Poisson), us.
@@ -112,6 +119,7 @@ impl Default for TwoDcWorkload {
             burst_min: Size::Bytes(70 << 20),
             burst_max: Size::Bytes(500 << 20),
             groups: 8,
+            one_way: false,
             rpc_flows: 0,
             rpc_gap_us: 10.0,
             rpc_start_us: 0.0,
@@ -215,7 +223,20 @@ impl InterSizes {
     }
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 impl TwoDcWorkload {
+    /// Flows per `dc_allreduce` group and iteration: 2, or 1 with `one_way`.
+    pub fn flows_per_group(&self) -> u64 {
+        if self.one_way {
+            1
+        } else {
+            2
+        }
+    }
+
     /// Probability that a `uno_mix` flow is inter-DC, with mean sizes `mi` / `mw`.
     pub fn p_inter(&self, mi: f64, mw: f64) -> f64 {
         match self.inter_share {
@@ -341,6 +362,12 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
         &f("rpc_gap_us"),
         x.rpc_start_us + 2.0 * x.rpc_gap_us * f64::from(x.rpc_flows),
     )?;
+    if x.one_way && w.kind != WorkloadKind::DcAllreduce {
+        return Err(Error::field(
+            f("one_way"),
+            "one-way Allreduce groups are part of the dc_allreduce workload only",
+        ));
+    }
     if x.rpc_flows > 0 && w.kind != WorkloadKind::MixedIncast {
         return Err(Error::field(
             f("rpc_flows"),
@@ -451,7 +478,9 @@ pub fn flow_count(s: &Scenario) -> u64 {
             u64::from(x.intra_senders) + u64::from(x.inter_senders) + u64::from(x.rpc_flows)
         }
         WorkloadKind::UnoMix => u64::from(s.workload.flows),
-        WorkloadKind::DcAllreduce => 2 * u64::from(x.iterations) * u64::from(x.groups),
+        WorkloadKind::DcAllreduce => {
+            x.flows_per_group() * u64::from(x.iterations) * u64::from(x.groups)
+        }
         _ => 0,
     }
 }
@@ -604,7 +633,9 @@ pub fn generate(
                     let a = (u64::from(g) * u64::from(per_dc) / u64::from(x.groups)) as u32;
                     let b = per_dc + a;
                     v.push(flow(a, b, bytes, start, it));
-                    v.push(flow(b, a, bytes, start, it));
+                    if !x.one_way {
+                        v.push(flow(b, a, bytes, start, it));
+                    }
                 }
             }
             v
