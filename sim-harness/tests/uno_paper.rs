@@ -183,17 +183,21 @@ fn failures_paper() -> Scenario {
 }
 
 /// Uno Fig. 13 (A) with the authors' setup (`scenarios/uno_failures_paper.toml`: k = 8, one of
-/// the 8 inter-DC links down, 5 MB inter-DC flows between 8 host pairs each way, 1 MB buffers,
-/// no trimming, UnoLB with the authors' 10 subflows): "Uno outperforms both spraying and PLB
-/// with and without EC". Seed 1, mean : largest FCT (ms): UnoLB + EC 3.48 : 4.93, UnoLB
-/// 7.20 : 11.82, spraying + EC 5.07 : 6.88, spraying 13.76 : 19.10, PLB + EC 9.02 : 37.97, PLB
-/// 11.55 : 20.97. Seeds 1-20: UnoLB + EC has the lowest mean on all 20 and a largest FCT no
-/// higher than any other's (README, Uno, "Session 9: Fig. 13").
+/// the 8 inter-DC links down from datacenter 0 towards datacenter 1, 5 MB flows from 8 hosts
+/// of datacenter 0 to 8 of datacenter 1, 1 MB buffers, no trimming, UnoLB with the authors' 10
+/// subflows): "Uno outperforms both spraying and PLB with and without EC". Seed 1, mean :
+/// largest FCT (ms): UnoLB + EC 3.58 : 4.29, UnoLB 6.14 : 9.47, spraying + EC 4.26 : 4.29,
+/// spraying 9.60 : 11.71, PLB + EC 5.54 : 12.64, PLB 5.80 : 11.82. Seeds 1-20: UnoLB + EC has
+/// the lowest mean on all 20 (1.19-1.75x below spraying + EC) and its largest FCT is within
+/// 2 % of the lowest; spraying + EC ties it at one extra round trip (4.29 ms) on 11 (README,
+/// Uno, "Session 10: Fig. 13 B and C"; before session 10, 16 flows both ways and the cable
+/// down both ways: "Session 9").
 #[test]
 fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
     let mut s = failures_paper();
     assert_eq!(s.topology.radix, 8);
     assert_eq!(s.failures.len(), 1);
+    assert!(s.failures[0].one_direction && s.workload.two_dc.one_way);
     assert!(s.transport.uno.ec && !s.transport.trimming);
     assert_eq!(s.transport.lb, LbKind::Unolb);
     assert_eq!(s.transport.uno.subflows, 10);
@@ -202,7 +206,7 @@ fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
         s.transport.uno.ec = ec;
         let r = simulate(&s, &RunControl::default()).expect("run");
         assert_eq!(r.summary.flows_completed, r.summary.flows);
-        assert_eq!(r.summary.flows, 16);
+        assert_eq!(r.summary.flows, 8);
         (r.summary.mean_fct_ps as f64, r.summary.max_fct_ps as f64)
     };
     let (uno_ec, uno_ec_max) = fct(LbKind::Unolb, true);
@@ -215,10 +219,122 @@ fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
     ];
     let msg = format!("(mean, largest) FCT ps: UnoLB + EC {uno_ec} {uno_ec_max}, {others:?}");
     for (_, (mean, max)) in &others {
-        assert!(uno_ec * 1.2 < *mean, "{msg}");
-        assert!(uno_ec_max <= *max, "{msg}");
+        assert!(uno_ec * 1.15 < *mean, "{msg}");
+        assert!(uno_ec_max <= *max * 1.02, "{msg}");
     }
     // The paper: about 2x below spraying, up to 3x below Uno without EC.
     assert!(uno_ec * 2.0 < others[2].1 .0, "{msg}");
     assert!(uno_ec * 1.5 < others[0].1 .0, "{msg}");
+}
+
+/// Fig. 13 (B) as the authors' `fig13_random_drops.py` runs it: one 5 MB flow from
+/// datacenter 0 to datacenter 1 (`fail_one.cm`), one inter-DC link down in that direction
+/// only (`-fail_one`), no random loss (the script passes no `-multiple_failures`), many
+/// seeds, and each run's FCT plotted as one violin per scheme. The paper reads the violins:
+/// Uno "outperform[s] PLB both with and without EC", whose single path, when it is the failed
+/// one, gives "a higher runtime for the worst-case scenario". `seeds` runs of a scheme: the
+/// mean, the median and the largest of the runs' FCTs, ps.
+fn fig13b_runs(lb: LbKind, ec: bool, seeds: std::ops::RangeInclusive<u64>) -> (f64, f64, f64) {
+    let mut s = failures_paper();
+    s.workload.two_dc.groups = 1;
+    s.workload.two_dc.one_way = true;
+    s.workload.two_dc.burst_min = Size::Bytes(10_000_000);
+    s.workload.two_dc.burst_max = Size::Bytes(10_000_000);
+    s.failures[0].one_direction = true;
+    assert!(s.loss.is_empty());
+    s.transport.lb = lb;
+    s.transport.uno.ec = ec;
+    let mut fct: Vec<f64> = seeds
+        .map(|seed| {
+            s.seed = seed;
+            let r = simulate(&s, &RunControl::default()).expect("run");
+            assert_eq!((r.summary.flows, r.summary.flows_completed), (1, 1));
+            r.summary.mean_fct_ps as f64
+        })
+        .collect();
+    fct.sort_by(f64::total_cmp);
+    let n = fct.len();
+    let mean = fct.iter().sum::<f64>() / n as f64;
+    (mean, (fct[(n - 1) / 2] + fct[n / 2]) / 2.0, fct[n - 1])
+}
+
+/// Uno Fig. 13 (B), the authors' setup (above), seeds 1-20: UnoLB + EC's worst run is at
+/// most half of PLB's and PLB + EC's (PLB's path on the dead link), its mean over the runs
+/// is below both, and it is below spraying + EC in mean and median. Seeds 1-20, mean /
+/// median / worst (ms): UnoLB + EC 2.60 / 2.30 / 4.29, PLB + EC 3.09 / 2.30 / 10.20, PLB
+/// 3.16 / 2.20 / 11.87, spraying + EC 4.28 / 4.28 / 4.29; seeds 1-100: UnoLB + EC 2.72 /
+/// 2.30 / 4.30, PLB + EC 3.12 / 2.30 / 12.68, PLB 3.14 / 2.20 / 14.19 (README, Uno,
+/// "Session 10: Fig. 13 B and C").
+#[test]
+fn uno_fig13b_uno_with_ec_beats_plb_across_runs_with_a_far_lower_worst_case() {
+    let seeds = 1..=20;
+    let uno = fig13b_runs(LbKind::Unolb, true, seeds.clone());
+    let plb_ec = fig13b_runs(LbKind::Plb, true, seeds.clone());
+    let plb = fig13b_runs(LbKind::Plb, false, seeds.clone());
+    let spray_ec = fig13b_runs(LbKind::Ops, true, seeds);
+    let msg = format!(
+        "(mean, median, worst) FCT ps: UnoLB + EC {uno:?}, PLB + EC {plb_ec:?}, PLB {plb:?}, \
+         spraying + EC {spray_ec:?}"
+    );
+    for p in [plb_ec, plb] {
+        assert!(uno.2 * 2.0 <= p.2, "{msg}");
+        assert!(uno.0 < p.0, "{msg}");
+    }
+    assert!(uno.0 < spray_ec.0 && uno.1 < spray_ec.1, "{msg}");
+}
+
+/// Fig. 13 (C) as the authors' `fig13_mult_failures.py` runs it, on flows a quarter of the
+/// size: 8 flows from datacenter 0 to datacenter 1 (`ai.cm`; here 8.75 MB each, theirs 35 MB),
+/// inter-DC RTT 7.1 ms (`-interdcDelay 3546000`), the phantom queue of that BDP, one inter-DC
+/// link down one way (`-fail_one`) and Table 1 setup 1 losses on every cable of the border
+/// switches (`-multiple_failures`). The metric is the authors': (mean FCT - ideal) / ideal per
+/// run, the ideal here a lone flow of the same size on the same fabric without failure or
+/// loss (spraying, no EC; 7.82 ms). Seed 1: UnoLB + EC 0.61, UnoLB 1.61, spraying + EC 1.19,
+/// spraying 3.56, PLB + EC 1.55, PLB 2.07 (1.94x below the second best; seeds 1-3 1.94-2.18x;
+/// at the paper's 35 MB, seeds 1-10, 0.52 against spraying + EC's 1.03). The paper: "with EC,
+/// Uno performs over 2x better than the second best algorithm and only 30 % slower than the
+/// ideal completion time" (README, Uno, "Session 10: Fig. 13 B and C").
+#[test]
+fn uno_fig13c_uno_with_ec_is_closest_to_the_ideal_allreduce_time() {
+    let mut s = failures_paper();
+    s.workload.two_dc.burst_min = Size::Bytes(140_000_000);
+    s.workload.two_dc.burst_max = Size::Bytes(140_000_000);
+    s.topology.two_dc.dc_link_delay_us = 3546.0;
+    s.topology.phantom_size = Some(Size::Bytes(89_602_060));
+    let mut lone = s.clone();
+    s.loss.push(sim_harness::scenario::Loss {
+        link: "border".into(),
+        ..Default::default()
+    });
+    lone.workload.two_dc.groups = 1;
+    lone.workload.two_dc.burst_min = Size::Bytes(17_500_000);
+    lone.workload.two_dc.burst_max = Size::Bytes(17_500_000);
+    lone.failures.clear();
+    lone.transport.lb = LbKind::Ops;
+    lone.transport.uno.ec = false;
+    let mean_fct = |s: &Scenario, flows: u64| -> f64 {
+        let r = simulate(s, &RunControl::default()).expect("run");
+        assert_eq!((r.summary.flows, r.summary.flows_completed), (flows, flows));
+        r.summary.mean_fct_ps as f64
+    };
+    let ideal = mean_fct(&lone, 1);
+    let mut slowdown = |lb: LbKind, ec: bool| -> f64 {
+        s.transport.lb = lb;
+        s.transport.uno.ec = ec;
+        (mean_fct(&s, 8) - ideal) / ideal
+    };
+    let uno_ec = slowdown(LbKind::Unolb, true);
+    let others = [
+        ("UnoLB", slowdown(LbKind::Unolb, false)),
+        ("spraying + EC", slowdown(LbKind::Ops, true)),
+        ("spraying", slowdown(LbKind::Ops, false)),
+        ("PLB + EC", slowdown(LbKind::Plb, true)),
+        ("PLB", slowdown(LbKind::Plb, false)),
+    ];
+    let msg =
+        format!("(mean FCT - ideal) / ideal, ideal {ideal} ps: UnoLB + EC {uno_ec}, {others:?}");
+    assert!(uno_ec > 0.0 && uno_ec < 0.8, "{msg}");
+    for (_, o) in &others {
+        assert!(uno_ec * 1.6 < *o, "{msg}");
+    }
 }
