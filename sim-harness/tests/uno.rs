@@ -268,30 +268,3 @@ fn plb_under_uno_repaths_away_from_a_dead_wan_link() {
         assert!(!inter(&r).is_empty());
     }
 }
-
-/// Uno Fig. 10: the realistic mix (web-search intra-DC, WAN-like inter-DC, Poisson at 40 %
-/// load), 150 flows, inter-DC RTT 216 us. Uno as `scenarios/uno_realistic.toml` runs it
-/// (UnoLB + EC, phantom queues of the inter-DC BDP) has a lower intra-DC p99 FCT than Gemini
-/// and MPRDMA+BBR as the paper runs them (ECMP, RED on the physical queues, no phantom
-/// queues), and at least 1.3x below Gemini's (the paper: 5.3x). See README's Uno table.
-#[test]
-fn uno_realistic_intra_dc_tail_below_the_baselines() {
-    let mut s = two_dc("uno_realistic.toml");
-    s.workload.flows = 150;
-    assert_eq!(s.topology.phantom_size, Some(Size::Bytes(25_000_000)));
-    assert_eq!(s.transport.lb, LbKind::Unolb);
-    let uno = extra(&run(&s), "fct_intra_p99_ps");
-    s.transport.lb = LbKind::Ecmp;
-    s.topology.phantom_queue = false;
-    let mut base = Vec::new();
-    for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
-        s.transport.cc = cc;
-        base.push(extra(&run(&s), "fct_intra_p99_ps"));
-    }
-    assert!(
-        uno * 1.3 < base[0] && uno < base[1],
-        "intra-DC p99: uno {uno} ps, gemini {} ps, mprdma_bbr {} ps",
-        base[0],
-        base[1]
-    );
-}
