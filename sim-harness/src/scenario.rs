@@ -970,6 +970,16 @@ pub struct Skip {
     /// of being woken before its tail (`engine/skip.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_complete: bool,
+    /// With `lockstep_complete`: a follower whose other flows all match stays paused across
+    /// its leader flow's completion (the completed flow leaves it) and goes on following,
+    /// instead of resuming its other flows mid-transfer (`engine/skip.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_stay: bool,
+    /// With `memo_lockstep`: only a partition simulated exactly from the start (none of its
+    /// flows' hosts ever had a followed flow) leads a lockstep group; a partition touching a
+    /// host of a former follower may follow but never leads (`engine/skip.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_fixed_leader: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
     /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
     /// equivalent for steady-state identification, Theorem 1).
@@ -1057,6 +1067,8 @@ impl Default for Skip {
             memo_interrupted: false,
             memo_lockstep: false,
             lockstep_complete: false,
+            lockstep_stay: false,
+            lockstep_fixed_leader: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
         }

@@ -733,3 +733,50 @@ fn lockstep_followers_complete_with_their_leader() {
     assert!(key(&a, "wormhole_lockstep_stale_drops") > 0.0);
     assert_fewer_events(&a, &b, 1);
 }
+
+/// `skip.lockstep_stay` with `lockstep_fixed_leader` (dcfab's extensions of Wormhole 4.4 /
+/// 6.2, beyond the paper): on the three identical lanes, lane 0 (exact from the start)
+/// leads throughout. At B's arrival (the leader's interrupt, the followers' own arrival at
+/// the same picosecond) each follower follows on at that instant with B included instead
+/// of running at packet level from its paused window; it stays paused across A's
+/// completion and completes A and B at lane 0's picoseconds, as in the full run. With
+/// `lockstep_complete` alone the followers' B resume mid-transfer at A's completion and
+/// finish off lane 0's instant (measured +1.51 %).
+#[test]
+fn lockstep_followers_stay_with_a_fixed_leader() {
+    let mut s = lockstep_scenario(6);
+    s.skip.lockstep_complete = true;
+    s.skip.lockstep_stay = true;
+    s.skip.lockstep_fixed_leader = true;
+    let edit = lockstep_lanes(false);
+    let (a, b) = (run(&s, true, &edit), run(&s, false, &edit));
+    assert!(key(&a, "wormhole_lockstep_refollows") >= 2.0);
+    assert!(key(&a, "wormhole_lockstep_stays") >= 2.0);
+    assert_eq!(key(&a, "wormhole_lockstep_refused_leads"), 0.0);
+    let flow = |r: &RunResult, src| r.flows.iter().find(|f| f.src == src).unwrap().clone();
+    for x in &a.flows {
+        assert!(x.end_ps > 0, "flow {} completes", x.id);
+    }
+    for (lead, followers) in [(0, [3, 6]), (2, [5, 8])] {
+        for src in followers {
+            assert_eq!(
+                flow(&a, src).end_ps,
+                flow(&a, lead).end_ps,
+                "host {src} with lane 0"
+            );
+        }
+    }
+    for src in [0, 2, 3, 5, 6, 8] {
+        let (x, y) = (flow(&a, src), flow(&b, src));
+        let e = (x.fct_ps as f64 - y.fct_ps as f64).abs() / y.fct_ps as f64;
+        assert!(e < 0.01, "flow from host {src}: FCT error {e}");
+    }
+    // Neither rule alone keeps the followers' B on lane 0's instant.
+    let mut plain = s.clone();
+    plain.skip.lockstep_stay = false;
+    plain.skip.lockstep_fixed_leader = false;
+    let c = run(&plain, true, &edit);
+    assert_ne!(flow(&c, 5).end_ps, flow(&c, 2).end_ps);
+    assert!(flow(&a, 5).packets_sent < flow(&c, 5).packets_sent);
+    assert_fewer_events(&a, &b, 2);
+}

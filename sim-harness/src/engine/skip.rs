@@ -133,6 +133,18 @@
 //!   leader of the later micro-batches is itself a released follower (already ~0.3 % off)
 //!   and the followers' other flows resume mid-transfer from their paused window: 56.9x at
 //!   1.76 % (95.8x at 2.08 % with `data_ports`), hence off.
+//!   `skip.lockstep_fixed_leader` (beyond the paper, 4.4) keeps lane 0 the leader: a host
+//!   that ever had a followed flow is tainted ([`Sim::exact`]) and a partition touching one
+//!   never leads; the key then weights flows by rank in id order ([`Sim::order_graph`])
+//!   and compares their packets left with a tolerance ([`Sim::close_to`]) instead of the
+//!   eighth-octave classes, which split a follower one packet off its leader at a class
+//!   boundary. `skip.lockstep_stay` (with `lockstep_complete`, beyond 6.2) keeps a follower
+//!   whose other flows all match paused across its leader flow's completion, and re-follows
+//!   a follower resumed by an interrupt at that same instant ([`Sim::refollow`]), so the
+//!   first pipeline boundary's followers never run at packet level. Measured
+//!   (`benches/README.md` session 10): that boundary becomes exact, but the next one
+//!   (cross-ToR) moves by 3-22 % as the followers' network footprint differs: paper size
+//!   63.4x at 1.37 % (fixed leader), 99.7x at 1.77 % (stay + `data_ports`), hence off.
 
 use super::*;
 use crate::scenario::{RateEstimate, RateMetric};
@@ -171,6 +183,9 @@ const WAKE: u32 = 1;
 const TASK0: u32 = 2;
 /// [`Kind::Wormhole`] index of the delivery of held packet slot 0 (`HELD0 + slot`).
 const HELD0: u32 = 1 << 27;
+/// [`Kind::Wormhole`] index of the same-instant re-follow of lockstep followers released
+/// by their leader's interrupt (`skip.lockstep_stay`, [`Sim::refollow`]).
+const REFOLLOW: u32 = HELD0 - 1;
 
 /// Bytes of each flow kept for packet-level simulation after a skip, in BDPs of the run:
 /// the tail (last window in flight, its ACKs) is simulated, not estimated.
@@ -181,6 +196,10 @@ pub const HORIZON_PS: u64 = 1_000_000_000_000;
 
 /// Rate classes of the conflict graph's flow weights ([`memo::rate_class`]).
 const RATE_CLASSES: u32 = 16;
+
+/// `skip.lockstep_fixed_leader`: a follower's flows may have packets left that differ from
+/// their leader counterparts' by this fraction (1/64), or by 4 packets.
+const LOCKSTEP_TOLERANCE: u64 = 64;
 
 /// Largest partition (flows) the memo looks up: a conflict graph costs O(flows^2) to build,
 /// and a partition that large (an all-to-all through the spines) rarely repeats exactly.
@@ -529,6 +548,12 @@ struct WhStats {
     /// and their stale packets dropped before reaching their host.
     lock_completions: u64,
     lock_stale_drops: u64,
+    /// Followers kept paused across a leader flow's completion (`skip.lockstep_stay`), and
+    /// groups whose leader candidate was refused for a tainted host
+    /// (`skip.lockstep_fixed_leader`).
+    lock_stays: u64,
+    lock_refollows: u64,
+    lock_refused_leads: u64,
 }
 
 /// Wormhole's run state ([`Sim::wh`]).
@@ -579,6 +604,21 @@ pub(crate) struct Wormhole {
     purged: Vec<bool>,
     /// Some flow is in `purged`: host arrivals are checked ([`Sim::wh_hold`]).
     purged_any: bool,
+    /// `skip.lockstep_stay`: a follower whose other flows all match stays paused across its
+    /// leader flow's completion ([`Sim::lockstep_complete`]).
+    lockstep_stay: bool,
+    /// Followers kept paused across their leader flow's completion now: not released by
+    /// that completion's interrupt ([`Sim::release_followers`]).
+    keep: Vec<PartitionId>,
+    /// Followers resumed by an interrupt at this instant (one of their flows, one of their
+    /// leader's), to follow on at the same instant ([`Sim::refollow`]).
+    refollow: Vec<(u32, u32)>,
+    /// `skip.lockstep_fixed_leader`: only an exact partition (no flow on a [`Self::tainted`]
+    /// host) leads a lockstep group.
+    fixed_leader: bool,
+    /// Per host: one of its flows was a lockstep follower, so every later flow of the host
+    /// (its DAG successors start at a followed flow's completion) is off the exact run.
+    tainted: Vec<bool>,
     /// Leader -> its paused followers (in the order they were paused: partition id order).
     leads: BTreeMap<PartitionId, Vec<PartitionId>>,
     done_seen: usize,
@@ -681,6 +721,14 @@ impl Sim {
             lockstep_complete: skip && s.skip.memo_lockstep && s.skip.lockstep_complete,
             purged: vec![false; self.flows.len()],
             purged_any: false,
+            lockstep_stay: skip
+                && s.skip.memo_lockstep
+                && s.skip.lockstep_complete
+                && s.skip.lockstep_stay,
+            keep: Vec::new(),
+            refollow: Vec::new(),
+            fixed_leader: skip && s.skip.memo_lockstep && s.skip.lockstep_fixed_leader,
+            tainted: vec![false; self.fabric.hosts as usize],
             leads: BTreeMap::new(),
             done_seen: 0,
             started: 0,
@@ -751,6 +799,7 @@ impl Sim {
         match i {
             TICK => self.wh_tick(),
             WAKE => self.wh_wake(),
+            REFOLLOW => self.refollow(),
             _ if i >= HELD0 => self.redeliver(i - HELD0),
             _ => {
                 let t = (i - TASK0) / 2;
@@ -902,6 +951,7 @@ impl Sim {
         touched.sort_unstable();
         touched.dedup();
         for id in touched {
+            self.note_refollow(id);
             self.thaw(id);
         }
         let w = self.wh.as_ref().expect("checked");
@@ -1001,6 +1051,9 @@ impl Sim {
             if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
                 self.lockstep_complete(id, f);
                 self.traj_store(id);
+                if let Some(w) = self.wh.as_mut().filter(|w| w.lockstep_stay) {
+                    w.keep.clear();
+                }
             }
             let w = self.wh.as_mut().expect("wormhole on");
             w.active.remove(&f);
@@ -1012,6 +1065,23 @@ impl Sim {
                 w.lookups.remove(&id);
             }
             let change = w.parts.finish_flow(f).expect("an active flow");
+            // A follower kept paused across a completion (`skip.lockstep_stay`) whose
+            // partition splits resumes: its paused set is no longer one partition.
+            // A leader that splits releases the followers it kept: its flows are no longer
+            // one partition, so their completions would not reach them.
+            if let Change::Split { kept, .. } = &change {
+                let kept = *kept;
+                if w.lockstep_stay && w.frozen.contains_key(&kept) {
+                    self.thaw(kept);
+                }
+                if self
+                    .wh
+                    .as_ref()
+                    .is_some_and(|w| w.lockstep_stay && w.leads.contains_key(&kept))
+                {
+                    self.release_followers(kept, None);
+                }
+            }
             let ids = match change {
                 Change::Shrunk(id) => vec![id],
                 Change::Split { kept, new } => {
@@ -1651,6 +1721,43 @@ impl Sim {
         Some(FlowConflictGraph::from_paths(&weights))
     }
 
+    /// The lockstep key under `skip.lockstep_fixed_leader`: the conflict graph of `flows`
+    /// (id order) with each flow weighted by its rank in that order and its slow-start flag,
+    /// so that the isomorphism maps the `i`-th flow of a follower onto the `i`-th of its
+    /// leader (the same micro-batch in another lane). How far along each flow is, is
+    /// checked with a tolerance ([`Sim::close_to`]) instead of the eighth-octave classes of
+    /// [`remaining_class`], which split a follower one packet off its leader from it
+    /// whenever the two straddle a class boundary (measured: 511 / 513 packets left).
+    fn order_graph(&self, flows: &[u32]) -> Option<FlowConflictGraph> {
+        let w = self.wh.as_ref()?;
+        let mut weights = Vec::with_capacity(flows.len());
+        for (i, &f) in flows.iter().enumerate() {
+            let Some(Cc::Dctcp(s)) = &self.flows[f as usize].cc else {
+                return None;
+            };
+            let class = (i as u32) << 1 | u32::from(s.cc_state().2);
+            weights.push((class, w.ports[f as usize].as_slice()));
+        }
+        Some(FlowConflictGraph::from_paths(&weights))
+    }
+
+    /// Each of `flows` has as many packets left to send as its counterpart in `lead`,
+    /// within [`LOCKSTEP_TOLERANCE`] of the counterpart's (at least 4 packets): the
+    /// follower may take the leader's trajectory (`skip.lockstep_fixed_leader`).
+    fn close_to(&self, flows: &[u32], lead: &[u32]) -> bool {
+        let left = |f: u32| match &self.flows[f as usize].cc {
+            Some(Cc::Dctcp(s)) => Some(u64::from(s.regs().total.saturating_sub(s.regs().snd_una))),
+            _ => None,
+        };
+        flows
+            .iter()
+            .zip(lead)
+            .all(|(&f, &lf)| match (left(f), left(lf)) {
+                (Some(a), Some(b)) => a.abs_diff(b) <= (b / LOCKSTEP_TOLERANCE).max(4),
+                _ => false,
+            })
+    }
+
     /// At a sampling tick: the interrupted-transient lookups that are due, and one point
     /// (each flow's packets sent since the lookup, its cc state) for every remembered miss
     /// looked up before, whose partition is simulated.
@@ -1696,9 +1803,33 @@ impl Sim {
         // The leaders opened at this tick, by start-state graph (a follower must start its
         // transient at the same tick as its leader: lockstep).
         let mut leads: MemoDb<LeadRef> = MemoDb::new();
+        if self.wh.as_ref().is_some_and(|w| w.fixed_leader) {
+            // Exact partitions first (stable, id order): one of them leads a group whenever
+            // the group has one.
+            let mut due = due;
+            due.sort_by_key(|&id| !self.exact(id));
+            for id in due {
+                self.traj_lookup(id, &mut leads);
+            }
+            return;
+        }
         for id in due {
             self.traj_lookup(id, &mut leads);
         }
+    }
+
+    /// Partition `id` is on the exact run (`skip.lockstep_fixed_leader`): none of its
+    /// flows' hosts ever had a lockstep follower flow ([`Wormhole::tainted`]).
+    fn exact(&self, id: PartitionId) -> bool {
+        let Some(w) = self.wh.as_ref() else {
+            return false;
+        };
+        w.parts.flows(id).is_some_and(|fl| {
+            fl.iter().all(|&f| {
+                let spec = &self.flows[f as usize].spec;
+                !w.tainted[spec.src as usize] && !w.tainted[spec.dst as usize]
+            })
+        })
     }
 
     /// The interrupted-transient lookup of partition `id` (a remembered miss of the steady
@@ -1723,19 +1854,27 @@ impl Sim {
                 return;
             }
         }
-        let lg = self
-            .wh
-            .as_ref()
-            .is_some_and(|w| w.lockstep)
-            .then(|| self.state_graph(&flows, true))
-            .flatten();
+        let fixed = self.wh.as_ref().is_some_and(|w| w.fixed_leader);
+        let lg = if fixed {
+            self.order_graph(&flows)
+        } else {
+            self.wh
+                .as_ref()
+                .is_some_and(|w| w.lockstep)
+                .then(|| self.state_graph(&flows, true))
+                .flatten()
+        };
         if let Some(lg) = lg {
             if let Some(lr) = leads.lookup(&lg) {
-                if self.follow(id, &flows, lr) {
+                if (!fixed || self.close_to(&flows, &lr.flows)) && self.follow(id, &flows, lr) {
                     let w = self.wh.as_mut().expect("wormhole on");
                     w.misses.remove(&id);
                     return;
                 }
+            } else if self.wh.as_ref().is_some_and(|w| w.fixed_leader) && !self.exact(id) {
+                // `skip.lockstep_fixed_leader`: a partition off the exact run never leads.
+                let w = self.wh.as_mut().expect("wormhole on");
+                w.st.lock_refused_leads += 1;
             } else {
                 let _ = leads.insert(
                     lg,
@@ -1860,6 +1999,15 @@ impl Sim {
     /// partitions in lockstep never find (they all miss at the same tick). Returns false (no
     /// follow) when the partition cannot be paused.
     fn follow(&mut self, id: PartitionId, flows: &[u32], lr: LeadRef) -> bool {
+        // A leader still holding followers (kept across a completion, `skip.lockstep_stay`)
+        // does not follow in turn: no chains of followers.
+        if self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.lockstep_stay && w.leads.contains_key(&id))
+        {
+            return false;
+        }
         let Some(sf) = self.steady_flows(id, |_| Some(0)) else {
             return false;
         };
@@ -1933,6 +2081,11 @@ impl Sim {
         }
         w.leads.entry(lr.leader).or_default().push(id);
         w.st.lock_follows += 1;
+        for &f in flows {
+            let spec = &self.flows[f as usize].spec;
+            w.tainted[spec.src as usize] = true;
+            w.tainted[spec.dst as usize] = true;
+        }
         true
     }
 
@@ -1943,9 +2096,17 @@ impl Sim {
     /// step 3, as a memo hit does). Followers in the order they were paused.
     fn release_followers(&mut self, leader: PartitionId, rates: Option<Vec<(u32, u64)>>) {
         let Some(w) = self.wh.as_mut() else { return };
-        let Some(followers) = w.leads.remove(&leader) else {
+        let Some(mut followers) = w.leads.remove(&leader) else {
             return;
         };
+        if !w.keep.is_empty() {
+            let (kept, gone): (Vec<PartitionId>, Vec<PartitionId>) =
+                followers.into_iter().partition(|id| w.keep.contains(id));
+            if !kept.is_empty() {
+                w.leads.insert(leader, kept);
+            }
+            followers = gone;
+        }
         for id in followers {
             let w = self.wh.as_ref().expect("wormhole on");
             let Some((own, lead_flows)) = w.frozen.get(&id).and_then(|fr| {
@@ -1956,6 +2117,9 @@ impl Sim {
             }) else {
                 continue;
             };
+            if rates.is_none() {
+                self.note_refollow(id);
+            }
             self.thaw(id);
             let Some(rates) = &rates else { continue };
             let rate = |f: u32| {
@@ -1971,6 +2135,75 @@ impl Sim {
             let w = self.wh.as_mut().expect("wormhole on");
             w.st.lock_steady += 1;
             self.freeze(id, plan, flows, None, None);
+        }
+    }
+
+    /// Follower `id` is resumed now by an interrupt (its leader's, or a flow joining it):
+    /// with `skip.lockstep_stay` it is remembered (by one of its flows and that flow's
+    /// leader counterpart) to follow on at this same instant ([`Sim::refollow`]).
+    fn note_refollow(&mut self, id: PartitionId) {
+        let Some(w) = self.wh.as_mut().filter(|w| w.lockstep_stay) else {
+            return;
+        };
+        let Some(pair) = w.frozen.get(&id).and_then(|fr| {
+            let fo = fr.follow.as_ref()?;
+            Some((*fr.flow_ids.first()?, *fo.lead_flows.first()?))
+        }) else {
+            return;
+        };
+        if w.refollow.is_empty() {
+            self.q.push(self.now, Comp::new(Kind::Wormhole, REFOLLOW));
+        }
+        w.refollow.push(pair);
+    }
+
+    /// `skip.lockstep_stay`: the followers resumed by an interrupt at this instant (the
+    /// leader's arrivals or completions and each follower's own, which in lockstep happen at
+    /// the same picosecond) follow their leader's partition again at once, before any packet
+    /// of theirs is simulated, when the two partitions are still isomorphic (the flows in id
+    /// order, [`Sim::order_graph`]) and every flow is as far along as its counterpart
+    /// ([`Sim::close_to`]): a follower does not run at packet level from the window in flight
+    /// and queues of its pause (6.2) between two micro-batches. dcfab's extension, beyond
+    /// Wormhole 4.4 / 6.2 as [`Follow`] is.
+    fn refollow(&mut self) {
+        let Some(w) = self.wh.as_mut() else { return };
+        let pairs = std::mem::take(&mut w.refollow);
+        for (ff, lf) in pairs {
+            let w = self.wh.as_ref().expect("wormhole on");
+            let (Some(id), Some(lead)) =
+                (w.parts.partition_of_flow(ff), w.parts.partition_of_flow(lf))
+            else {
+                continue;
+            };
+            if id == lead || w.frozen.contains_key(&id) || w.frozen.contains_key(&lead) {
+                continue;
+            }
+            let (Some(fl), Some(ll)) = (w.parts.flows(id), w.parts.flows(lead)) else {
+                continue;
+            };
+            let flows: Vec<u32> = fl.iter().copied().collect();
+            let lflows: Vec<u32> = ll.iter().copied().collect();
+            let (Some(g), Some(lg)) = (self.order_graph(&flows), self.order_graph(&lflows)) else {
+                continue;
+            };
+            let mut db: MemoDb<LeadRef> = MemoDb::new();
+            let _ = db.insert(
+                lg,
+                LeadRef {
+                    leader: lead,
+                    flows: lflows,
+                },
+            );
+            let Some(lr) = db.lookup(&g) else {
+                continue;
+            };
+            if lr.leader == lead && self.close_to(&flows, &lr.flows) && self.follow(id, &flows, lr)
+            {
+                let w = self.wh.as_mut().expect("wormhole on");
+                w.misses.remove(&id);
+                w.lookups.remove(&id);
+                w.st.lock_refollows += 1;
+            }
         }
     }
 
@@ -1991,7 +2224,7 @@ impl Sim {
         let Some(followers) = w.leads.get(&leader) else {
             return;
         };
-        let mut todo: Vec<(PartitionId, u32)> = Vec::new();
+        let mut todo: Vec<(PartitionId, u32, Option<usize>)> = Vec::new();
         for &id in followers {
             let Some(fr) = w.frozen.get(&id) else {
                 continue;
@@ -2001,13 +2234,34 @@ impl Sim {
             };
             if let Some(i) = fo.lead_flows.iter().position(|&x| x == lf) {
                 if fo.matching[i] {
-                    todo.push((id, fr.flows[i].flow));
+                    // `skip.lockstep_stay` and its other flows all matching too: it stays
+                    // paused, following on without this flow.
+                    let stay = w.lockstep_stay
+                        && fr.flows.len() > 1
+                        && fo.matching.iter().enumerate().all(|(j, &m)| m || j == i);
+                    todo.push((id, fr.flows[i].flow, stay.then_some(i)));
                 }
             }
         }
         let now = self.now;
-        for (id, f) in todo {
-            self.thaw(id);
+        for (id, f, stay) in todo {
+            match stay {
+                Some(i) => {
+                    let w = self.wh.as_mut().expect("wormhole on");
+                    let fr = w.frozen.get_mut(&id).expect("a follower");
+                    fr.flows.remove(i);
+                    fr.flow_ids.retain(|&x| x != f);
+                    let fo = fr.follow.as_mut().expect("a follower");
+                    fo.lead_flows.remove(i);
+                    fo.base.remove(i);
+                    fo.prev.remove(i);
+                    fo.matching.remove(i);
+                    w.active.set_frozen(f, false);
+                    w.keep.push(id);
+                    w.st.lock_stays += 1;
+                }
+                None => self.thaw(id),
+            }
             let flow = &mut self.flows[f as usize];
             let Some(Cc::Dctcp(s)) = &flow.cc else {
                 continue;
@@ -2280,6 +2534,21 @@ impl Sim {
                     ("wormhole_lockstep_completions", w.st.lock_completions),
                     ("wormhole_lockstep_stale_drops", w.st.lock_stale_drops),
                 ],
+            );
+        }
+        if w.lockstep_stay {
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_lockstep_stays", w.st.lock_stays),
+                    ("wormhole_lockstep_refollows", w.st.lock_refollows),
+                ],
+            );
+        }
+        if w.fixed_leader {
+            insert_counts(
+                x,
+                &[("wormhole_lockstep_refused_leads", w.st.lock_refused_leads)],
             );
         }
         let st = w.st;
