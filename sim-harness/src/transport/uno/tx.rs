@@ -603,6 +603,11 @@ impl UnoTx {
             if let Some(ev) = self.lose_unit(u) {
                 evs.push(ev);
             }
+            // Gemini's slow start after a timeout (`transport.uno.gemini_timeout_slow_start`;
+            // off, a no-op) holds itself for one sender timeout.
+            if let FlowCc::Gemini(c) = &mut self.cc {
+                c.on_timeout(now);
+            }
             let react = self
                 .last_cc_timeout
                 .is_none_or(|t| now >= t + self.p.base_rtt);
