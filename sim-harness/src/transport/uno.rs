@@ -176,6 +176,12 @@ pub struct UnoSection {
     /// (1..=15; the authors' `-ecnAlpha 0.5`: 1). Unset: 4 (1/16).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gemini_ewma_shift: Option<u32>,
+    /// BBR (the inter-DC flows of `cc = "mprdma_bbr"`) restarts its window at one MTU on
+    /// every timed-out packet and grows it back by the ACKed bytes (the authors' `BBRSrc`
+    /// without trimming, spcl/Uno_SC25 `BBRSrc::apply_timeout_penalty`: `_cwnd = _mss`; BBR
+    /// v1 itself ignores loss). Off: a timeout only retransmits.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bbr_timeout_reset: bool,
 }
 
 fn is_rtt(v: &str) -> bool {
@@ -224,6 +230,7 @@ impl Default for UnoSection {
             gemini_beta: None,
             gemini_h: None,
             gemini_ewma_shift: None,
+            bbr_timeout_reset: false,
         }
     }
 }
@@ -651,6 +658,7 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         cwnd_cap: baseline_cap,
         timeout_cut: sec.baseline_timeout_cut,
         window_pacing: sec.baseline_pacing,
+        bbr_timeout_reset: sec.bbr_timeout_reset,
     };
     let sender = UnoTx::new(params, cc).expect("message size checked at build");
     st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));
@@ -1016,6 +1024,7 @@ mod tests {
         assert!(!d.gemini_timeout_slow_start);
         assert!(d.gemini_delay_us.is_none() && d.gemini_beta.is_none());
         assert!(d.gemini_h.is_none() && d.gemini_ewma_shift.is_none());
+        assert!(!d.bbr_timeout_reset);
         let err = |s: UnoSection| s.check().unwrap_err().to_string();
         let bad = [
             (
