@@ -149,6 +149,14 @@ impl Bbr {
     pub const fn cwnd(&self) -> u32 {
         self.cwnd
     }
+    /// A sender timeout: the window restarts at one MTU and grows back by the ACKed bytes
+    /// (toward `cwnd_gain x BDP` once the pipe is filled; [`Bbr::on_ack`]). Not BBR v1's
+    /// rule (BBR ignores loss): the Uno authors' `BBRSrc::apply_timeout_penalty`
+    /// (spcl/Uno_SC25 `sim/bbr.cpp`, without trimming: `_cwnd = _mss` on every timed-out
+    /// packet). The model (bandwidth, min RTT, mode) is kept.
+    pub fn on_timeout(&mut self) {
+        self.cwnd = self.cfg.mtu_bytes;
+    }
     /// Bottleneck bandwidth estimate, bytes per cycle Q16.16.
     pub const fn btl_bw_q16(&self) -> u32 {
         self.btl_bw_q16

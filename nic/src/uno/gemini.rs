@@ -17,6 +17,19 @@
 //! the flow's own RTT (the cause of its slow convergence, Uno 2.1 / Fig. 3). The delay
 //! decrease factor `beta_delay` (default 0.2) and threshold are parameters. Formats as in
 //! [`super::cc`]: cwnd Q32.8 bytes, fractions Q1.15, 48-bit stamps.
+//!
+//! **Timeout** (off by default, [`GeminiConfig::timeout_slow_start`]): Gemini (Zeng et al.)
+//! runs on TCP's window and loss recovery, and the Uno authors'
+//! `GeminiSrc::retransmit_packet` (spcl/Uno_SC25 `sim/gemini.cpp`, without `-noRto`) on a
+//! sender timeout, at most once per RTO, sets `ssthresh = cwnd / 2`, `cwnd = 1 MSS` and
+//! slow-starts: every unmarked ACK adds its bytes until `cwnd >= ssthresh`, then AI again
+//! (`GeminiSrc::adjust_window_aimd`).
+//!
+//! ```text
+//!   on_timeout(now): now - last_timeout > timeout_hold (or the first) ->
+//!     ssthresh = cwnd / 2;  cwnd = mtu;  slow start;  new round from now
+//!   on_ack, slow start: cwnd >= ssthresh -> AI;  else !ecn: cwnd += acked
+//! ```
 
 use arbitrary_int::{u40, u48};
 use rtl_models::{Clocked, ConfigError, Cycles, StateBudget};
@@ -47,6 +60,13 @@ pub struct GeminiConfig {
     pub delay_thresh: Cycles,
     /// Largest window, bytes (< 2^32).
     pub max_cwnd_bytes: u64,
+    /// A sender timeout restarts the window at one MTU in slow start up to half the old
+    /// window (TCP's rule, the authors' `GeminiSrc::retransmit_packet`); off: a timeout
+    /// leaves the window alone.
+    pub timeout_slow_start: bool,
+    /// At most one timeout reaction per this many cycles (the authors' `_rto`: a reaction
+    /// needs `now - most_recent_rto_reduction > _rto`).
+    pub timeout_hold: Cycles,
 }
 
 impl GeminiConfig {
@@ -71,6 +91,8 @@ impl GeminiConfig {
             base_rtt,
             delay_thresh: base_rtt / 10,
             max_cwnd_bytes: bdp_bytes.saturating_mul(2),
+            timeout_slow_start: false,
+            timeout_hold: base_rtt,
         }
     }
 
@@ -103,6 +125,12 @@ impl GeminiConfig {
                 "must be in bdp_bytes ..= 2^32 - 1",
             ));
         }
+        if self.timeout_hold >= 1 << 46 {
+            return Err(ConfigError::new(
+                "timeout_hold",
+                "must be below 2^46 cycles",
+            ));
+        }
         Ok(())
     }
 }
@@ -127,6 +155,12 @@ pub struct GeminiCc {
     round_min_rtt: u48,
     round_start: u48,
     started: bool,
+    /// Slow-start threshold, bytes (`timeout_slow_start`).
+    ssthresh: u32,
+    /// In slow start after a timeout.
+    slow_start: bool,
+    /// Cycle of the last timeout reaction, when there was one.
+    last_timeout: Option<u48>,
     now: Cycles,
 }
 
@@ -143,6 +177,9 @@ impl GeminiCc {
             round_min_rtt: u48::new(T48_MAX),
             round_start: u48::new(0),
             started: false,
+            ssthresh: 0,
+            slow_start: false,
+            last_timeout: None,
             now: 0,
         })
     }
@@ -150,6 +187,11 @@ impl GeminiCc {
     /// Window in bytes.
     pub fn cwnd(&self) -> u64 {
         self.cwnd_q8.value() >> 8
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GeminiConfig {
+        &self.cfg
     }
 
     fn set(&mut self, q8: u128) {
@@ -179,9 +221,17 @@ impl GeminiCc {
         if r < self.round_min_rtt {
             self.round_min_rtt = r;
         }
+        if self.slow_start && self.cwnd() >= u64::from(self.ssthresh) {
+            self.slow_start = false;
+        }
         if !ecn {
             let c = self.cwnd_q8.value() as u128;
-            self.set(c + (self.cfg.alpha_q8 as u128 * acked_bytes as u128 * 256) / c);
+            if self.slow_start {
+                // Slow start after a timeout: the ACKed bytes (`GeminiSrc::adjust_window_aimd`).
+                self.set(c + ((acked_bytes as u128) << 8));
+            } else {
+                self.set(c + (self.cfg.alpha_q8 as u128 * acked_bytes as u128 * 256) / c);
+            }
         }
         if now.saturating_sub(rtt) < self.round_start.value() {
             return None;
@@ -216,6 +266,38 @@ impl GeminiCc {
         Some(verdict)
     }
 
+    /// A sender timeout at `now`. With `timeout_slow_start` and no reaction within
+    /// `timeout_hold`: `ssthresh = cwnd / 2`, `cwnd = mtu`, slow start, and a new round
+    /// from `now` (the authors' `GeminiSrc::retransmit_packet`, which also restarts the ECN
+    /// cycle, the RTT minimum and the MD hold). Returns whether it reacted.
+    pub fn on_timeout(&mut self, now: Cycles) -> bool {
+        if !self.cfg.timeout_slow_start {
+            return false;
+        }
+        self.now = self.now.max(now);
+        let now = self.now.min(T48_MAX);
+        if let Some(t) = self.last_timeout {
+            if now.saturating_sub(t.value()) <= self.cfg.timeout_hold {
+                return false;
+            }
+        }
+        self.last_timeout = Some(u48::new(now));
+        self.ssthresh = (self.cwnd() / 2) as u32;
+        self.slow_start = true;
+        self.set((self.cfg.mtu_bytes as u128) << 8);
+        self.started = true;
+        self.round_acked = 0;
+        self.round_marked = 0;
+        self.round_min_rtt = u48::new(T48_MAX);
+        self.round_start = u48::new(now);
+        true
+    }
+
+    /// In slow start after a timeout.
+    pub fn in_slow_start(&self) -> bool {
+        self.slow_start
+    }
+
     /// Whether one more MTU fits the window.
     pub fn can_send(&self, inflight_bytes: u64) -> bool {
         inflight_bytes + self.cfg.mtu_bytes as u64 <= self.cwnd()
@@ -235,11 +317,12 @@ impl Clocked for GeminiCc {
 impl StateBudget for GeminiCc {
     const NAME: &'static str = "Gemini-style CC (Uno baseline)";
     /// cwnd (40) + E (16) + round acked / marked (2 x 16) + round min RTT (48) + round
-    /// start (48) + started.
-    const BITS: u32 = 40 + 16 + 32 + 48 + 48 + 1;
+    /// start (48) + started, and for `timeout_slow_start`: ssthresh (32) + slow start (1) +
+    /// last timeout (48 + valid bit).
+    const BITS: u32 = 40 + 16 + 32 + 48 + 48 + 1 + 32 + 1 + 48 + 1;
     const UNIT: &'static str = "per flow";
 }
-const _: () = assert!(GeminiCc::BITS == u40::BITS as u32 + 16 * 3 + 2 * u48::BITS as u32 + 1);
+const _: () = assert!(GeminiCc::BITS == u40::BITS as u32 + 16 * 3 + 3 * u48::BITS as u32 + 32 + 3);
 
 #[cfg(test)]
 mod tests {
@@ -321,6 +404,55 @@ mod tests {
                 ..intra()
             }),
             "max_cwnd_bytes"
+        );
+    }
+
+    /// `timeout_slow_start`: a timeout restarts at one MTU and slow-starts (+ the ACKed
+    /// bytes per unmarked ACK) to half the old window, then AI; a second timeout within
+    /// `timeout_hold` does nothing; off (the default) a timeout changes nothing.
+    #[test]
+    fn timeout_slow_start_to_half_the_window() {
+        let cfg = GeminiConfig {
+            timeout_slow_start: true,
+            timeout_hold: 50_000,
+            ..intra()
+        };
+        let mut g = GeminiCc::new(cfg).unwrap();
+        assert_eq!(g.cwnd(), 175_000);
+        assert!(g.on_timeout(1_000));
+        assert!(g.in_slow_start() && g.cwnd() == 4096);
+        assert!(!g.on_timeout(40_000), "held for timeout_hold");
+        let mut t = 40_000;
+        let mut last = g.cwnd();
+        while g.in_slow_start() || g.cwnd() < 87_500 {
+            t += 100;
+            g.on_ack(t, 4096, false, 14_000);
+            if g.in_slow_start() {
+                assert_eq!(g.cwnd(), last + 4096, "slow start adds the ACKed bytes");
+            }
+            last = g.cwnd();
+            assert!(t < 200_000, "slow start ends");
+        }
+        // Out of slow start at ssthresh = 87_500: the next unmarked ACK is an AI step.
+        let w = g.cwnd();
+        assert!((87_500..87_500 + 4096).contains(&w), "{w}");
+        g.on_ack(t + 100, 4096, false, 14_000);
+        assert!(!g.in_slow_start() && g.cwnd() - w < 100, "AI, {}", g.cwnd());
+        // A marked ACK in slow start does not grow the window.
+        assert!(g.on_timeout(t + 100_000));
+        g.on_ack(t + 100_100, 4096, true, 14_000);
+        assert_eq!(g.cwnd(), 4096);
+        // Off: no reaction.
+        let mut d = GeminiCc::new(intra()).unwrap();
+        assert!(!d.on_timeout(1_000));
+        assert_eq!(d.cwnd(), 175_000);
+        let f = |c: GeminiConfig| GeminiCc::new(c).unwrap_err().field;
+        assert_eq!(
+            f(GeminiConfig {
+                timeout_hold: 1 << 46,
+                ..intra()
+            }),
+            "timeout_hold"
         );
     }
 

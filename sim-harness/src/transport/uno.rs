@@ -151,6 +151,37 @@ pub struct UnoSection {
     /// qa_hold_sent`).
     #[serde(skip_serializing_if = "is_rtt")]
     pub qa_hold: String,
+    /// Gemini (`cc = "gemini"`) on a sender timeout, at most once per the flow's sender
+    /// timeout: `ssthresh = cwnd / 2`, `cwnd` = one MTU, slow start (the ACKed bytes per
+    /// unmarked ACK) back to `ssthresh`, then AI (TCP's rule; the authors' Gemini without
+    /// `-noRto`, spcl/Uno_SC25 `GeminiSrc::retransmit_packet`). Off: a timeout only
+    /// retransmits.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub gemini_timeout_slow_start: bool,
+    /// Gemini's delay threshold: a round whose smallest RTT exceeds the base RTT by more
+    /// than this many us is a delay decrease (the authors' `-geminiT 5`: `T_gemini` in ms,
+    /// 5000 us). Unset: a tenth of the flow's base RTT.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gemini_delay_us: Option<f64>,
+    /// Gemini's delay decrease factor (the authors' `-geminiBeta 0.1`). Unset: 0.2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gemini_beta: Option<f64>,
+    /// Gemini's additive increase per RTT as `H` x the inter-DC BDP, for every flow (the
+    /// authors' `-geminiH 0.00024`, with `GeminiSrc::updateParams` scaling an intra-DC flow's
+    /// `H` by inter / intra BDP: about 5.4 KB per RTT for both classes at Fig. 10). Unset:
+    /// 0.001 x the flow's own BDP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gemini_h: Option<f64>,
+    /// Gemini's EWMA gain of the marked fraction `E` is `2^-gemini_ewma_shift` per round
+    /// (1..=15; the authors' `-ecnAlpha 0.5`: 1). Unset: 4 (1/16).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gemini_ewma_shift: Option<u32>,
+    /// BBR (the inter-DC flows of `cc = "mprdma_bbr"`) restarts its window at one MTU on
+    /// every timed-out packet and grows it back by the ACKed bytes (the authors' `BBRSrc`
+    /// without trimming, spcl/Uno_SC25 `BBRSrc::apply_timeout_penalty`: `_cwnd = _mss`; BBR
+    /// v1 itself ignores loss). Off: a timeout only retransmits.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bbr_timeout_reset: bool,
 }
 
 fn is_rtt(v: &str) -> bool {
@@ -194,6 +225,12 @@ impl Default for UnoSection {
             authors_rto: false,
             init_cwnd_intra: None,
             qa_hold: "rtt".to_string(),
+            gemini_timeout_slow_start: false,
+            gemini_delay_us: None,
+            gemini_beta: None,
+            gemini_h: None,
+            gemini_ewma_shift: None,
+            bbr_timeout_reset: false,
         }
     }
 }
@@ -229,6 +266,23 @@ impl UnoSection {
         }
         if let Some(w) = self.init_cwnd_intra {
             frac("init_cwnd_intra", w, 0.001, 1000.0)?;
+        }
+        if let Some(d) = self.gemini_delay_us {
+            frac("gemini_delay_us", d, 0.0, 1e6)?;
+        }
+        if let Some(b) = self.gemini_beta {
+            frac("gemini_beta", b, 0.0, 1.0)?;
+        }
+        if let Some(h) = self.gemini_h {
+            frac("gemini_h", h, 0.0, 1.0)?;
+        }
+        if let Some(e) = self.gemini_ewma_shift {
+            if !(1..=15).contains(&e) {
+                return Err(Error::field(
+                    "transport.uno.gemini_ewma_shift",
+                    format!("must be in 1..=15, got {e}"),
+                ));
+            }
         }
         if self.qa_hold != "rtt" && self.qa_hold != "sent" {
             return Err(Error::field(
@@ -302,6 +356,9 @@ pub struct UnoState {
     params: Vec<FlowParams>,
     intra_rtt: Cycles,
     intra_bdp: u64,
+    /// The largest inter-DC flow BDP (the intra-DC BDP without inter-DC flows): Gemini's
+    /// `gemini_h` unit.
+    inter_bdp: u64,
     line_rate: Rate,
     delay_thresh: Cycles,
     init_cwnd: crate::scenario::Size,
@@ -324,6 +381,7 @@ impl Clone for UnoState {
             params: self.params.clone(),
             intra_rtt: self.intra_rtt,
             intra_bdp: self.intra_bdp,
+            inter_bdp: self.inter_bdp,
             line_rate: self.line_rate,
             delay_thresh: self.delay_thresh,
             init_cwnd: self.init_cwnd,
@@ -449,6 +507,13 @@ impl Sim {
                 f.lb = Lb::Uno(Subflows::new(sec.subflows, rtt, &mut f.rng));
             }
         }
+        let inter_bdp = params
+            .iter()
+            .filter(|p| p.inter_dc)
+            .map(|p| p.bdp_bytes)
+            .max()
+            .unwrap_or(self.bdp_bytes)
+            .max(1);
         let n = self.flows.len();
         let hosts = self.fabric.hosts as usize;
         for f in &mut self.flows {
@@ -460,6 +525,7 @@ impl Sim {
             params,
             intra_rtt: clock.cycle_at(self.base_rtt_ps).max(1),
             intra_bdp: self.bdp_bytes.max(1),
+            inter_bdp,
             line_rate,
             delay_thresh: clock.cycle_at(4 * ser_mtu_ps),
             init_cwnd: t.init_cwnd,
@@ -548,8 +614,36 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         _ => st.init_cwnd.bytes(bdp),
     }
     .clamp(u64::from(st.mtu), cfg.max_cwnd_bytes);
-    let cc = tx::flow_cc(st.cc, fp.inter_dc, cfg, init, now_c)
+    let rto_ps = match st.authors_rto_ps {
+        Some((intra, inter)) => {
+            fp.base_rtt_ps + if fp.inter_dc { inter } else { intra } + if ec { block_ps } else { 0 }
+        }
+        None => fp.base_rtt_ps + st.rto_ps + block_ps,
+    };
+    let mut cc = tx::flow_cc(st.cc, fp.inter_dc, cfg, init, now_c)
         .expect("UnoCC configuration from checked fields");
+    if let tx::FlowCc::Gemini(g) = &mut cc {
+        // `transport.uno.gemini_*`: the authors' Gemini rules (spcl/Uno_SC25 `GeminiSrc`).
+        let mut gc = *g.config();
+        gc.timeout_slow_start = sec.gemini_timeout_slow_start;
+        gc.timeout_hold = clock.cycle_at(rto_ps);
+        if let Some(d) = sec.gemini_delay_us {
+            gc.delay_thresh = clock.cycle_at((d * 1e6).round() as u64);
+        }
+        if let Some(b) = sec.gemini_beta {
+            gc.beta_delay_q15 = (b * 32768.0).round() as u32;
+        }
+        if let Some(h) = sec.gemini_h {
+            gc.alpha_q8 = ((st.inter_bdp as f64 * h * 256.0) as u64).min((1 << 40) - 1);
+        }
+        if let Some(e) = sec.gemini_ewma_shift {
+            gc.ewma_shift = e as u8;
+        }
+        if gc != *g.config() {
+            *g = nic::uno::gemini::GeminiCc::new(gc)
+                .expect("Gemini configuration from checked fields");
+        }
+    }
     let params = TxParams {
         bytes,
         mtu: st.mtu,
@@ -558,19 +652,13 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         ec,
         // The block timer is the estimate of the largest queueing delay: a unit is
         // declared lost only after it too (a 1 MiB queue at 100 Gb/s alone is 84 us).
-        rto_ps: match st.authors_rto_ps {
-            Some((intra, inter)) => {
-                fp.base_rtt_ps
-                    + if fp.inter_dc { inter } else { intra }
-                    + if ec { block_ps } else { 0 }
-            }
-            None => fp.base_rtt_ps + st.rto_ps + block_ps,
-        },
+        rto_ps,
         base_rtt,
         pacing: sec.pacing,
         cwnd_cap: baseline_cap,
         timeout_cut: sec.baseline_timeout_cut,
         window_pacing: sec.baseline_pacing,
+        bbr_timeout_reset: sec.bbr_timeout_reset,
     };
     let sender = UnoTx::new(params, cc).expect("message size checked at build");
     st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));
@@ -926,5 +1014,60 @@ mod tests {
             (70_000_000, 70_000_000 + 537_600_000)
         );
         assert!(!UnoSection::default().authors_rto, "off by default");
+    }
+
+    /// `transport.uno.gemini_*`: off / unset by default; a bad value is refused naming
+    /// the field.
+    #[test]
+    fn gemini_options_default_off_and_checked() {
+        let d = UnoSection::default();
+        assert!(!d.gemini_timeout_slow_start);
+        assert!(d.gemini_delay_us.is_none() && d.gemini_beta.is_none());
+        assert!(d.gemini_h.is_none() && d.gemini_ewma_shift.is_none());
+        assert!(!d.bbr_timeout_reset);
+        let err = |s: UnoSection| s.check().unwrap_err().to_string();
+        let bad = [
+            (
+                UnoSection {
+                    gemini_delay_us: Some(-1.0),
+                    ..UnoSection::default()
+                },
+                "transport.uno.gemini_delay_us",
+            ),
+            (
+                UnoSection {
+                    gemini_beta: Some(1.5),
+                    ..UnoSection::default()
+                },
+                "transport.uno.gemini_beta",
+            ),
+            (
+                UnoSection {
+                    gemini_h: Some(f64::NAN),
+                    ..UnoSection::default()
+                },
+                "transport.uno.gemini_h",
+            ),
+            (
+                UnoSection {
+                    gemini_ewma_shift: Some(0),
+                    ..UnoSection::default()
+                },
+                "transport.uno.gemini_ewma_shift",
+            ),
+        ];
+        for (s, field) in bad {
+            let e = err(s);
+            assert!(e.contains(field), "{e}");
+        }
+        let ok = UnoSection {
+            gemini_timeout_slow_start: true,
+            gemini_delay_us: Some(5000.0),
+            gemini_beta: Some(0.1),
+            gemini_h: Some(0.00024),
+            gemini_ewma_shift: Some(1),
+            ..UnoSection::default()
+        };
+        assert!(ok.check().is_ok());
     }
 }

@@ -214,6 +214,9 @@ pub struct TxParams {
     /// cwnd` after the last (`transport.uno.baseline_pacing`; the authors'
     /// `LcpSrc::update_pacing_delay` with `-usePacing 1`).
     pub window_pacing: bool,
+    /// A sender timeout restarts BBR's window at one MTU (`transport.uno.bbr_timeout_reset`;
+    /// the authors' `BBRSrc::apply_timeout_penalty`).
+    pub bbr_timeout_reset: bool,
 }
 
 /// The sender's counters.
@@ -603,6 +606,17 @@ impl UnoTx {
             if let Some(ev) = self.lose_unit(u) {
                 evs.push(ev);
             }
+            // Gemini's slow start after a timeout (`transport.uno.gemini_timeout_slow_start`;
+            // off, a no-op) holds itself for one sender timeout.
+            match &mut self.cc {
+                FlowCc::Gemini(c) => {
+                    c.on_timeout(now);
+                }
+                // BBR's window back to one MTU on every timed-out packet (the authors'
+                // `BBRSrc::retransmit_packet` -> `apply_timeout_penalty`, no hold).
+                FlowCc::Bbr(b, _) if self.p.bbr_timeout_reset => b.on_timeout(),
+                _ => {}
+            }
             let react = self
                 .last_cc_timeout
                 .is_none_or(|t| now >= t + self.p.base_rtt);
@@ -682,6 +696,7 @@ mod tests {
             cwnd_cap,
             timeout_cut,
             window_pacing: false,
+            bbr_timeout_reset: false,
         }
     }
 
@@ -704,6 +719,34 @@ mod tests {
             assert_eq!(evs.len(), 1);
             assert_eq!(t.stats.timeouts, 1);
             assert_eq!(t.cc.cwnd(), if cut { 7000 } else { 8000 }, "cut = {cut}");
+        }
+    }
+
+    /// `transport.uno.bbr_timeout_reset`: a sender timeout puts BBR's window back to one MTU
+    /// (the authors' `BBRSrc::apply_timeout_penalty`); off (the default) it stays.
+    #[test]
+    fn bbr_timeout_reset_only_when_asked() {
+        for reset in [false, true] {
+            let bbr = Bbr::new(BbrConfig {
+                mtu_bytes: 1000,
+                init_cwnd_bytes: 8000,
+                init_rate_q16: 1 << 16,
+                min_rtt_window: 1 << 30,
+                probe_rtt_time: 1 << 20,
+            })
+            .unwrap();
+            let p = TxParams {
+                bbr_timeout_reset: reset,
+                ..params(u64::MAX, true)
+            };
+            let mut t = UnoTx::new(p, FlowCc::Bbr(Box::new(bbr), 0)).unwrap();
+            assert!(t.send(0, 0, || 0).is_some());
+            assert_eq!(t.on_timer(100, 10_000).len(), 1);
+            assert_eq!(
+                t.cc.cwnd(),
+                if reset { 1000 } else { 8000 },
+                "reset = {reset}"
+            );
         }
     }
 
