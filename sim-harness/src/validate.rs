@@ -1168,6 +1168,14 @@ mod tests {
                 Box::new(|s| s.transport.uno.qa_hold = "once".to_string()),
             ),
             (
+                "transport.uno.md_precision",
+                Box::new(|s| s.transport.uno.md_precision = "q16".to_string()),
+            ),
+            (
+                "transport.uno.epoch_period",
+                Box::new(|s| s.transport.uno.epoch_period = "own".to_string()),
+            ),
+            (
                 "output.fair_window_us",
                 Box::new(|s| {
                     s.output.rate_sample_us = 100.0;

@@ -151,6 +151,26 @@ pub struct UnoSection {
     /// qa_hold_sent`).
     #[serde(skip_serializing_if = "is_rtt")]
     pub qa_hold: String,
+    /// UnoCC's fixed point for Alg. 1 line 14 (`cwnd *= 1 - MD_ECN * MD_scale`): `"q15"`
+    /// (default) or `"q30"` (`nic::uno::UnoCcConfig::md_fine`: the gain, `MD_ECN` and the
+    /// product in Q2.30, as the authors' `double`; Q1.15 floors an inter-DC flow's gentle
+    /// reduction of about 7 LSB to 6, 14 % short).
+    #[serde(skip_serializing_if = "is_q15")]
+    pub md_precision: String,
+    /// UnoCC's epoch period (4.1.1): `"intra_rtt"` (default: the intra-DC base RTT for
+    /// every flow) or `"measured_rtt"` (the authors' simulator, `epoch_type = "short"`: the
+    /// RTT the epoch-ending ACK measured, x 1 for an intra-DC flow and x BDP_intra / the
+    /// flow's BDP for an inter-DC one; `nic::uno::UnoCcConfig::epoch_rtt_q30`).
+    #[serde(skip_serializing_if = "is_intra_rtt")]
+    pub epoch_period: String,
+}
+
+fn is_intra_rtt(v: &str) -> bool {
+    v == "intra_rtt"
+}
+
+fn is_q15(v: &str) -> bool {
+    v == "q15"
 }
 
 fn is_rtt(v: &str) -> bool {
@@ -194,6 +214,8 @@ impl Default for UnoSection {
             authors_rto: false,
             init_cwnd_intra: None,
             qa_hold: "rtt".to_string(),
+            md_precision: "q15".to_string(),
+            epoch_period: "intra_rtt".to_string(),
         }
     }
 }
@@ -234,6 +256,21 @@ impl UnoSection {
             return Err(Error::field(
                 "transport.uno.qa_hold",
                 format!("must be \"rtt\" or \"sent\", got {:?}", self.qa_hold),
+            ));
+        }
+        if self.md_precision != "q15" && self.md_precision != "q30" {
+            return Err(Error::field(
+                "transport.uno.md_precision",
+                format!("must be \"q15\" or \"q30\", got {:?}", self.md_precision),
+            ));
+        }
+        if self.epoch_period != "intra_rtt" && self.epoch_period != "measured_rtt" {
+            return Err(Error::field(
+                "transport.uno.epoch_period",
+                format!(
+                    "must be \"intra_rtt\" or \"measured_rtt\", got {:?}",
+                    self.epoch_period
+                ),
             ));
         }
         if !(1..=15).contains(&self.ewma_shift) {
@@ -528,6 +565,15 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     cfg.trend_ai = sec.trend_ai;
     cfg.gentle_fixed = sec.gentle_fixed;
     cfg.qa_hold_sent = sec.qa_hold == "sent";
+    cfg.md_fine = sec.md_precision == "q30";
+    if sec.epoch_period == "measured_rtt" {
+        // x 1 intra-DC, x BDP_intra / BDP inter-DC (Q2.30, at most 1.0).
+        cfg.epoch_rtt_q30 = if fp.inter_dc {
+            ((u128::from(st.intra_bdp) << 30) / u128::from(bdp.max(1))).min(1 << 30) as u32
+        } else {
+            1 << 30
+        };
+    }
     if st.cc == CcKind::Uno {
         // `transport.uno.max_cwnd`: UnoCC's cap only (the baselines keep two BDPs).
         cfg.max_cwnd_bytes =

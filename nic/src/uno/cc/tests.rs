@@ -108,6 +108,59 @@ fn gentle_md_when_marked_without_delay() {
     assert_eq!(cc.state().md_scale_q15, Q15_ONE as u16);
 }
 
+/// `md_fine` (Alg. 1 line 14 in Q2.30, as the authors' `double`): an inter-DC flow's
+/// gentle MD is a few Q1.15 LSBs, which the default floors; Q2.30 keeps the printed product.
+#[test]
+fn md_fine_keeps_the_inter_dc_reduction_the_q15_product_floors() {
+    let run = |fine: bool| {
+        let mut cfg = inter();
+        cfg.md_fine = fine;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        // All marked, no queueing delay: E = 1/16, MD_scale = 0.3 (gentle).
+        let o = marked_epoch(&mut cc, 0, 0);
+        assert!(o.md && o.gentle);
+        cc.cwnd()
+    };
+    let g = 100_000.0 / 25_025_000.0; // 4K / (K + BDP)
+    let exact = 25_000_000.0 * (1.0 - (1.0 / 16.0) * g * (9830.0 / 32768.0));
+    // Default: MD_ECN = 2048 x 130 >> 15 = 8 LSB, x 0.3 -> 2 LSB (2.46 printed).
+    let coarse = 25_000_000.0 * (1.0 - 2.0 / 32768.0);
+    assert!((run(false) as f64 - coarse).abs() < 2.0, "{}", run(false));
+    assert!(exact < run(false) as f64 - 300.0);
+    let fine = run(true) as f64;
+    assert!((fine - exact).abs() < 2.0, "{fine} vs {exact}");
+    // Intra-DC, where the product is ~300 LSB, both agree to a few bytes.
+    let cwnd = |fine: bool| {
+        let mut cfg = intra();
+        cfg.md_fine = fine;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        marked_epoch(&mut cc, 0, 0);
+        cc.cwnd() as i64
+    };
+    assert!((cwnd(true) - cwnd(false)).abs() < 10);
+}
+
+/// `epoch_rtt_q30` (the authors' `epoch_type = "short"`): the next epoch ends the measured RTT
+/// of the epoch-ending ACK x the ratio after this one, not one intra-DC base RTT.
+#[test]
+fn epoch_rtt_sets_the_epoch_from_the_measured_rtt() {
+    let t_next = |q30: u32| {
+        let mut cfg = intra();
+        cfg.epoch_rtt_q30 = q30;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        // 10 us of queueing: measured RTT 24_000; T_epoch = 24_000 (first ACK).
+        let o = marked_epoch(&mut cc, 0, 10_000);
+        assert!(o.epoch_end && o.md);
+        cc.state().t_epoch.value()
+    };
+    assert_eq!(t_next(0), 24_000 + INTRA_RTT);
+    assert_eq!(t_next(1 << 30), 24_000 + 24_000);
+    assert_eq!(t_next(1 << 29), 24_000 + 12_000);
+    let mut cfg = intra();
+    cfg.epoch_rtt_q30 = (1 << 30) + 1;
+    assert_eq!(UnoCc::new(cfg, 0).unwrap_err().field, "epoch_rtt_q30");
+}
+
 /// A stream of ACKs (every `m`-th marked, no queueing delay) continuing right after the
 /// last epoch-ending packet; returns the outcome of the ACK that ends the next epoch.
 fn mixed_epoch(cc: &mut UnoCc, m: u64) -> AckOutcome {
