@@ -158,6 +158,8 @@ pub(crate) fn build_cc(c: &DcfabUnoCcConfig) -> Result<UnoCc, Error> {
         qa_hold_sent: false,
         md_fine: false,
         epoch_rtt_q30: 0,
+        ewma_gain_q16: 0,
+        gentle_epoch_end: false,
     };
     UnoCc::new(cfg, 0).map_err(|e| Error::config(e.field, e.problem))
 }

@@ -121,6 +121,18 @@ pub struct UnoCcConfig {
     /// has shorter epochs than one across the spine) and an inter-DC flow's about one
     /// intra-DC RTT.
     pub epoch_rtt_q30: u32,
+    /// A general EWMA gain of `E`, Q0.16 (1 ..= 65536 = 1.0; 0: off, the gain is
+    /// `2^-ewma_shift`). `E += (frac - E) x gain`, floored like the shift (a gain of
+    /// `2^(16-n)` gives exactly `ewma_shift = n`). The authors' simulator (spcl/Uno_SC25
+    /// `LcpSrc::computeEwma`, `-ecnAlpha 0.65` in every Uno artifact script) weighs the new
+    /// epoch's fraction by 0.65: 42 598 / 2^16 = 0.649994, within 1e-5.
+    pub ewma_gain_q16: u32,
+    /// Alg. 1 line 9's "delay == 0" from the epoch-ending ACK alone: the MD is gentle
+    /// unless *that* ACK (marked or not) measured `rtt - base_rtt > delay_thresh`. The
+    /// authors' simulator (spcl/Uno_SC25 `sim/lcp.cpp`, `processEpochEnd(rtt)`: `rtt >
+    /// _base_rtt * 1.055`). Off (default): gentle unless *any ECN-marked* ACK of the epoch
+    /// (the ending one included) measured a relative delay above `delay_thresh`.
+    pub gentle_epoch_end: bool,
 }
 
 impl UnoCcConfig {
@@ -155,6 +167,8 @@ impl UnoCcConfig {
             qa_hold_sent: false,
             md_fine: false,
             epoch_rtt_q30: 0,
+            ewma_gain_q16: 0,
+            gentle_epoch_end: false,
         }
     }
 
@@ -211,6 +225,12 @@ impl UnoCcConfig {
             return Err(ConfigError::new(
                 "epoch_rtt_q30",
                 "must be at most 1.0 (2^30)",
+            ));
+        }
+        if self.ewma_gain_q16 > 1 << 16 {
+            return Err(ConfigError::new(
+                "ewma_gain_q16",
+                "must be at most 1.0 (2^16; 0 = use ewma_shift)",
             ));
         }
         Ok(())
@@ -501,7 +521,13 @@ impl UnoCc {
         let marked = self.st.epoch_marked as u32;
         let frac_q15 = (marked.min(acked) * Q15_ONE / acked) as i32;
         let e_old = self.st.ecn_ewma_q15 as i32;
-        let e = (e_old + ((frac_q15 - e_old) >> self.cfg.ewma_shift)).clamp(0, Q15_ONE as i32);
+        let step = if self.cfg.ewma_gain_q16 == 0 {
+            (frac_q15 - e_old) >> self.cfg.ewma_shift
+        } else {
+            // `ewma_gain_q16`: |frac - E| < 2^16, gain <= 2^16: the product fits in i64.
+            ((i64::from(frac_q15 - e_old) * i64::from(self.cfg.ewma_gain_q16)) >> 16) as i32
+        };
+        let e = (e_old + step).clamp(0, Q15_ONE as i32);
         self.st.ecn_ewma_q15 = e as u16;
         let mut md = false;
         let mut gentle = false;
@@ -514,7 +540,12 @@ impl UnoCc {
             let inc_q8 = (self.cfg.alpha_q8 as u128 * bytes * 256) / cwnd_q8;
             self.set_cwnd_q8(cwnd_q8 + inc_q8);
         } else if marked > 0 && self.now >= self.st.hold_until.value() {
-            if !self.st.epoch_delay {
+            let delayed = if self.cfg.gentle_epoch_end {
+                rtt.saturating_sub(self.cfg.base_rtt) > self.cfg.delay_thresh
+            } else {
+                self.st.epoch_delay
+            };
+            if !delayed {
                 // Line 10: congestion only in phantom queues: gentle reduction.
                 self.st.md_scale_q15 = if self.cfg.gentle_fixed {
                     self.cfg.gentle_q15 as u16

@@ -163,6 +163,21 @@ pub struct UnoSection {
     /// flow's BDP for an inter-DC one; `nic::uno::UnoCcConfig::epoch_rtt_q30`).
     #[serde(skip_serializing_if = "is_intra_rtt")]
     pub epoch_period: String,
+    /// A general EWMA gain of `E` in (0, 1], overriding `ewma_shift` (unset: `2^-ewma_shift`).
+    /// Held in Q0.16 (`nic::uno::UnoCcConfig::ewma_gain_q16`, rounded): the authors'
+    /// `-ecnAlpha 0.65` is 42 598 / 2^16 = 0.649994.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ewma_gain: Option<f64>,
+    /// Which ACK decides Alg. 1 line 9's "delay == 0": `"any_marked"` (default: gentle
+    /// unless an ECN-marked ACK of the epoch saw a relative delay above the threshold) or
+    /// `"epoch_end"` (the authors' simulator, `processEpochEnd(rtt)`: the epoch-ending ACK
+    /// alone, marked or not; `nic::uno::UnoCcConfig::gentle_epoch_end`).
+    #[serde(skip_serializing_if = "is_any_marked")]
+    pub gentle_test: String,
+}
+
+fn is_any_marked(v: &str) -> bool {
+    v == "any_marked"
 }
 
 fn is_intra_rtt(v: &str) -> bool {
@@ -216,6 +231,8 @@ impl Default for UnoSection {
             qa_hold: "rtt".to_string(),
             md_precision: "q15".to_string(),
             epoch_period: "intra_rtt".to_string(),
+            ewma_gain: None,
+            gentle_test: "any_marked".to_string(),
         }
     }
 }
@@ -270,6 +287,24 @@ impl UnoSection {
                 format!(
                     "must be \"intra_rtt\" or \"measured_rtt\", got {:?}",
                     self.epoch_period
+                ),
+            ));
+        }
+        if let Some(g) = self.ewma_gain {
+            // Q0.16 after rounding: at least one LSB, at most 1.0.
+            if !(g.is_finite() && g > 0.0 && g <= 1.0 && (g * 65536.0).round() >= 1.0) {
+                return Err(Error::field(
+                    "transport.uno.ewma_gain",
+                    format!("must be in (0, 1] and at least 2^-16, got {g}"),
+                ));
+            }
+        }
+        if self.gentle_test != "any_marked" && self.gentle_test != "epoch_end" {
+            return Err(Error::field(
+                "transport.uno.gentle_test",
+                format!(
+                    "must be \"any_marked\" or \"epoch_end\", got {:?}",
+                    self.gentle_test
                 ),
             ));
         }
@@ -566,6 +601,8 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     cfg.gentle_fixed = sec.gentle_fixed;
     cfg.qa_hold_sent = sec.qa_hold == "sent";
     cfg.md_fine = sec.md_precision == "q30";
+    cfg.ewma_gain_q16 = sec.ewma_gain.map_or(0, |g| (g * 65536.0).round() as u32);
+    cfg.gentle_epoch_end = sec.gentle_test == "epoch_end";
     if sec.epoch_period == "measured_rtt" {
         // x 1 intra-DC, x BDP_intra / BDP inter-DC (Q2.30, at most 1.0).
         cfg.epoch_rtt_q30 = if fp.inter_dc {

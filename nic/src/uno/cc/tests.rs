@@ -161,6 +161,104 @@ fn epoch_rtt_sets_the_epoch_from_the_measured_rtt() {
     assert_eq!(UnoCc::new(cfg, 0).unwrap_err().field, "epoch_rtt_q30");
 }
 
+/// `ewma_gain_q16` (the authors' `-ecnAlpha 0.65`): `E += (frac - E) x gain` in Q0.16, exact
+/// to 1e-4 at 0.65; a gain of `2^(16-n)` is bit-for-bit `ewma_shift = n`.
+#[test]
+fn ewma_gain_q16_weighs_the_new_fraction_by_a_general_gain() {
+    let e_after = |gain: u32, epochs: usize, m: u64| {
+        let mut cfg = intra();
+        cfg.ewma_gain_q16 = gain;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        marked_epoch(&mut cc, 0, 0);
+        let mut es = [0u16; 32];
+        es[0] = cc.state().ecn_ewma_q15;
+        for e in es.iter_mut().take(epochs).skip(1) {
+            mixed_epoch(&mut cc, m);
+            *e = cc.state().ecn_ewma_q15;
+        }
+        (es, cc.cwnd())
+    };
+    // One all-marked epoch from E = 0: E = 0.65 (the default shift 4 gives 1/16).
+    let (es, _) = e_after(42_598, 1, 1);
+    assert!(
+        (f64::from(es[0]) / 32768.0 - 0.65).abs() < 1e-4,
+        "{}",
+        es[0]
+    );
+    assert_eq!(e_after(0, 1, 1).0[0], (Q15_ONE / 16) as u16);
+    // Then epochs with 1 in 3 marked: E moves 0.65 of the way to 1/3 each epoch.
+    let (es, _) = e_after(42_598, 4, 3);
+    let mut e = 0.65;
+    for got in es.iter().take(4).skip(1) {
+        // About 1 in 3 of the epoch's ACKs are marked (k = 0, 3, ...).
+        e += (1.0 / 3.0 - e) * 0.65;
+        assert!((f64::from(*got) / 32768.0 - e).abs() < 0.02, "{got} vs {e}");
+    }
+    // 2^12 / 2^16 is exactly the default 2^-4, state and window, over many epochs.
+    assert_eq!(e_after(1 << 12, 30, 4), e_after(0, 30, 4));
+    assert_eq!(e_after(1 << 15, 30, 2).0, {
+        let mut cfg = intra();
+        cfg.ewma_shift = 1;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        marked_epoch(&mut cc, 0, 0);
+        let mut es = [0u16; 32];
+        es[0] = cc.state().ecn_ewma_q15;
+        for e in es.iter_mut().take(30).skip(1) {
+            mixed_epoch(&mut cc, 2);
+            *e = cc.state().ecn_ewma_q15;
+        }
+        es
+    });
+    let mut cfg = intra();
+    cfg.ewma_gain_q16 = (1 << 16) + 1;
+    assert_eq!(UnoCc::new(cfg, 0).unwrap_err().field, "ewma_gain_q16");
+}
+
+/// One epoch whose ACKs are marked / delayed as `f(is_the_epoch_ending_ack)` says (packets
+/// every 300 cycles from 0); returns the outcome of the epoch-ending ACK.
+fn epoch_where(cc: &mut UnoCc, f: impl Fn(bool) -> (bool, Cycles)) -> AckOutcome {
+    for k in 0..=400u64 {
+        let sent = k * 300;
+        let ending = cc.state().started && sent >= cc.state().t_epoch.value();
+        let (ecn, delay) = f(ending);
+        let o = cc.on_ack(sent + INTRA_RTT + delay, MTU, ecn, INTRA_RTT + delay);
+        if o.epoch_end {
+            assert!(ending);
+            return o;
+        }
+    }
+    panic!("no epoch end");
+}
+
+/// `gentle_epoch_end` (the authors' `processEpochEnd(rtt)`): line 9's "delay == 0" reads the
+/// epoch-ending ACK's RTT alone, marked or not; the default reads every marked ACK's.
+#[test]
+fn gentle_epoch_end_reads_only_the_epoch_ending_ack() {
+    let run = |end_only: bool, f: &dyn Fn(bool) -> (bool, Cycles)| {
+        let mut cfg = intra();
+        cfg.gentle_epoch_end = end_only;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        let o = epoch_where(&mut cc, f);
+        assert!(o.md);
+        o.gentle
+    };
+    // Marked ACKs queued 5 us, the epoch-ending one (marked) not: default full, option gentle.
+    let queued_then_clear = |end: bool| (true, if end { 0 } else { 5_000 });
+    assert!(!run(false, &queued_then_clear));
+    assert!(run(true, &queued_then_clear));
+    // Marked ACKs unqueued, the epoch-ending one unmarked and queued: default gentle, option full.
+    let clear_then_queued = |end: bool| (!end, if end { 5_000 } else { 0 });
+    assert!(run(false, &clear_then_queued));
+    assert!(!run(true, &clear_then_queued));
+    // At the threshold (delay == delay_thresh) it is still "no delay", as the default.
+    let thr = intra().delay_thresh;
+    assert!(run(true, &|end: bool| (true, if end { thr } else { 0 })));
+    assert!(!run(true, &|end: bool| (
+        true,
+        if end { thr + 1 } else { 0 }
+    )));
+}
+
 /// A stream of ACKs (every `m`-th marked, no queueing delay) continuing right after the
 /// last epoch-ending packet; returns the outcome of the ACK that ends the next epoch.
 fn mixed_epoch(cc: &mut UnoCc, m: u64) -> AckOutcome {
