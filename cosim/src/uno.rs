@@ -156,6 +156,10 @@ pub(crate) fn build_cc(c: &DcfabUnoCcConfig) -> Result<UnoCc, Error> {
         trend_ai: c.flags & 1 != 0,
         gentle_fixed: c.flags & 2 != 0,
         qa_hold_sent: false,
+        md_fine: false,
+        epoch_rtt_q30: 0,
+        ewma_gain_q16: 0,
+        gentle_epoch_end: false,
     };
     UnoCc::new(cfg, 0).map_err(|e| Error::config(e.field, e.problem))
 }

@@ -1204,6 +1204,26 @@ mod tests {
                 Box::new(|s| s.transport.uno.qa_hold = "once".to_string()),
             ),
             (
+                "transport.uno.md_precision",
+                Box::new(|s| s.transport.uno.md_precision = "q16".to_string()),
+            ),
+            (
+                "transport.uno.epoch_period",
+                Box::new(|s| s.transport.uno.epoch_period = "own".to_string()),
+            ),
+            (
+                "transport.uno.ewma_gain",
+                Box::new(|s| s.transport.uno.ewma_gain = Some(1.5)),
+            ),
+            (
+                "transport.uno.ewma_gain",
+                Box::new(|s| s.transport.uno.ewma_gain = Some(f64::NAN)),
+            ),
+            (
+                "transport.uno.gentle_test",
+                Box::new(|s| s.transport.uno.gentle_test = "last".to_string()),
+            ),
+            (
                 "output.fair_window_us",
                 Box::new(|s| {
                     s.output.rate_sample_us = 100.0;

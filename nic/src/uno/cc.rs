@@ -105,6 +105,34 @@ pub struct UnoCcConfig {
     /// With a backlog in flight (a one-BDP start into a full buffer) the sender may send
     /// nothing for most of that RTT, and the fixed window then measures the gap.
     pub qa_hold_sent: bool,
+    /// Alg. 1 line 14's `cwnd *= 1 - MD_ECN * MD_scale` with the gain `4K / (K + BDP)`,
+    /// `MD_ECN` and the product in Q2.30 instead of Q1.15. Off (default): Q1.15, which
+    /// floors an inter-DC flow's reduction to a few LSBs (gain 0.0045 = 146 / 2^15; at
+    /// `E` = 0.14 and `MD_scale` = 0.35 the product is 6.96 LSB, floored to 6: each MD
+    /// 14 % short of the printed one). The authors' simulator computes it in `double`
+    /// (spcl/Uno_SC25 `sim/lcp.cpp`, `processEpochEnd`).
+    pub md_fine: bool,
+    /// 4.1.1's epoch period from the RTT the epoch-ending ACK measured, scaled by this
+    /// Q2.30 ratio (0: off, every epoch lasts [`UnoCcConfig::epoch_period`]). The authors'
+    /// simulator (spcl/Uno_SC25 `sim/lcp.cpp`, `processEpochEnd` with `epoch_type =
+    /// "short"`): the next epoch ends `rtt x constant_timestamp_epoch_ratio` after this one,
+    /// the ratio 1.0 for an intra-DC flow and `BDP_intra / BDP_inter` for an inter-DC one,
+    /// so an intra-DC flow's epoch is its own measured RTT (a sender in the receiver's pod
+    /// has shorter epochs than one across the spine) and an inter-DC flow's about one
+    /// intra-DC RTT.
+    pub epoch_rtt_q30: u32,
+    /// A general EWMA gain of `E`, Q0.16 (1 ..= 65536 = 1.0; 0: off, the gain is
+    /// `2^-ewma_shift`). `E += (frac - E) x gain`, floored like the shift (a gain of
+    /// `2^(16-n)` gives exactly `ewma_shift = n`). The authors' simulator (spcl/Uno_SC25
+    /// `LcpSrc::computeEwma`, `-ecnAlpha 0.65` in every Uno artifact script) weighs the new
+    /// epoch's fraction by 0.65: 42 598 / 2^16 = 0.649994, within 1e-5.
+    pub ewma_gain_q16: u32,
+    /// Alg. 1 line 9's "delay == 0" from the epoch-ending ACK alone: the MD is gentle
+    /// unless *that* ACK (marked or not) measured `rtt - base_rtt > delay_thresh`. The
+    /// authors' simulator (spcl/Uno_SC25 `sim/lcp.cpp`, `processEpochEnd(rtt)`: `rtt >
+    /// _base_rtt * 1.055`). Off (default): gentle unless *any ECN-marked* ACK of the epoch
+    /// (the ending one included) measured a relative delay above `delay_thresh`.
+    pub gentle_epoch_end: bool,
 }
 
 impl UnoCcConfig {
@@ -137,6 +165,10 @@ impl UnoCcConfig {
             trend_ai: false,
             gentle_fixed: false,
             qa_hold_sent: false,
+            md_fine: false,
+            epoch_rtt_q30: 0,
+            ewma_gain_q16: 0,
+            gentle_epoch_end: false,
         }
     }
 
@@ -189,6 +221,18 @@ impl UnoCcConfig {
         if self.line_rate.0 == 0 {
             return Err(ConfigError::new("line_rate", "must be above zero"));
         }
+        if self.epoch_rtt_q30 > 1 << 30 {
+            return Err(ConfigError::new(
+                "epoch_rtt_q30",
+                "must be at most 1.0 (2^30)",
+            ));
+        }
+        if self.ewma_gain_q16 > 1 << 16 {
+            return Err(ConfigError::new(
+                "ewma_gain_q16",
+                "must be at most 1.0 (2^16; 0 = use ewma_shift)",
+            ));
+        }
         Ok(())
     }
 
@@ -196,6 +240,11 @@ impl UnoCcConfig {
     pub const fn md_gain_q15(&self) -> u32 {
         ((4 * self.k_bytes as u128 * Q15_ONE as u128) / (self.k_bytes + self.bdp_bytes) as u128)
             as u32
+    }
+
+    /// `4K / (K + BDP)` in Q2.30 ([`UnoCcConfig::md_fine`]; at most 4.0, so 33 bits).
+    pub const fn md_gain_q30(&self) -> u64 {
+        ((4 * self.k_bytes as u128) << 30) as u64 / (self.k_bytes + self.bdp_bytes)
     }
 }
 
@@ -343,6 +392,7 @@ pub struct AckOutcome {
 pub struct UnoCc {
     cfg: UnoCcConfig,
     md_gain_q15: u32,
+    md_gain_q30: u64,
     st: UnoCcState,
     now: Cycles,
 }
@@ -354,6 +404,7 @@ impl UnoCc {
         Ok(UnoCc {
             cfg,
             md_gain_q15: cfg.md_gain_q15(),
+            md_gain_q30: cfg.md_gain_q30(),
             st: UnoCcState::reset(cfg.init_cwnd_bytes),
             now,
         })
@@ -446,7 +497,7 @@ impl UnoCc {
         }
         if t_pkt >= self.st.t_epoch.value() {
             out.epoch_end = true;
-            let (md, gentle) = self.on_epoch(t_pkt);
+            let (md, gentle) = self.on_epoch(t_pkt, rtt);
             out.md = md;
             out.gentle = gentle;
         }
@@ -465,12 +516,18 @@ impl UnoCc {
     }
 
     /// Alg. 1 ONEPOCH (lines 7-16). Returns (MD applied, gentle).
-    fn on_epoch(&mut self, t_pkt: Cycles) -> (bool, bool) {
+    fn on_epoch(&mut self, t_pkt: Cycles, rtt: Cycles) -> (bool, bool) {
         let acked = self.st.epoch_acked.max(1) as u32;
         let marked = self.st.epoch_marked as u32;
         let frac_q15 = (marked.min(acked) * Q15_ONE / acked) as i32;
         let e_old = self.st.ecn_ewma_q15 as i32;
-        let e = (e_old + ((frac_q15 - e_old) >> self.cfg.ewma_shift)).clamp(0, Q15_ONE as i32);
+        let step = if self.cfg.ewma_gain_q16 == 0 {
+            (frac_q15 - e_old) >> self.cfg.ewma_shift
+        } else {
+            // `ewma_gain_q16`: |frac - E| < 2^16, gain <= 2^16: the product fits in i64.
+            ((i64::from(frac_q15 - e_old) * i64::from(self.cfg.ewma_gain_q16)) >> 16) as i32
+        };
+        let e = (e_old + step).clamp(0, Q15_ONE as i32);
         self.st.ecn_ewma_q15 = e as u16;
         let mut md = false;
         let mut gentle = false;
@@ -483,7 +540,12 @@ impl UnoCc {
             let inc_q8 = (self.cfg.alpha_q8 as u128 * bytes * 256) / cwnd_q8;
             self.set_cwnd_q8(cwnd_q8 + inc_q8);
         } else if marked > 0 && self.now >= self.st.hold_until.value() {
-            if !self.st.epoch_delay {
+            let delayed = if self.cfg.gentle_epoch_end {
+                rtt.saturating_sub(self.cfg.base_rtt) > self.cfg.delay_thresh
+            } else {
+                self.st.epoch_delay
+            };
+            if !delayed {
                 // Line 10: congestion only in phantom queues: gentle reduction.
                 self.st.md_scale_q15 = if self.cfg.gentle_fixed {
                     self.cfg.gentle_q15 as u16
@@ -496,18 +558,33 @@ impl UnoCc {
                 self.st.md_scale_q15 = Q15_ONE as u16;
             }
             // Line 14: cwnd *= 1 - MD_ECN * MD_scale.
-            let red = ((self.md_ecn_q15() as u64 * self.st.md_scale_q15 as u64) >> 15)
-                .min(Q15_ONE as u64);
             let cwnd_q8 = self.st.cwnd_q8.value() as u128;
-            self.set_cwnd_q8((cwnd_q8 * (Q15_ONE as u64 - red) as u128) >> 15);
+            if self.cfg.md_fine {
+                // `md_fine`: MD_ECN = E * gain and the product in Q2.30 (gain < 2^33,
+                // E and MD_scale < 2^16: every product below 2^49).
+                let md_ecn_q30 = (self.st.ecn_ewma_q15 as u64 * self.md_gain_q30) >> 15;
+                let red = ((md_ecn_q30 * self.st.md_scale_q15 as u64) >> 15).min(1 << 30);
+                self.set_cwnd_q8((cwnd_q8 * ((1u64 << 30) - red) as u128) >> 30);
+            } else {
+                let red = ((self.md_ecn_q15() as u64 * self.st.md_scale_q15 as u64) >> 15)
+                    .min(Q15_ONE as u64);
+                self.set_cwnd_q8((cwnd_q8 * (Q15_ONE as u64 - red) as u128) >> 15);
+            }
             md = true;
         }
         self.st.epoch_acked = 0;
         self.st.epoch_marked = 0;
         self.st.epoch_delay = false;
-        let mut next = self.st.t_epoch.value() + self.cfg.epoch_period;
+        // 4.1.1: T_epoch += epoch_period (`epoch_rtt_q30`: the measured RTT x the ratio,
+        // at least one cycle, at most 2^46 cycles).
+        let period = if self.cfg.epoch_rtt_q30 == 0 {
+            self.cfg.epoch_period
+        } else {
+            ((rtt.min(T_MAX / 4) as u128 * self.cfg.epoch_rtt_q30 as u128) >> 30).max(1) as u64
+        };
+        let mut next = self.st.t_epoch.value() + period;
         if next <= t_pkt {
-            next = t_pkt + self.cfg.epoch_period;
+            next = t_pkt + period;
         }
         self.st.t_epoch = Self::stamp(next);
         (md, gentle)

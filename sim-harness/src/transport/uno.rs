@@ -182,6 +182,41 @@ pub struct UnoSection {
     /// v1 itself ignores loss). Off: a timeout only retransmits.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bbr_timeout_reset: bool,
+    /// UnoCC's fixed point for Alg. 1 line 14 (`cwnd *= 1 - MD_ECN * MD_scale`): `"q15"`
+    /// (default) or `"q30"` (`nic::uno::UnoCcConfig::md_fine`: the gain, `MD_ECN` and the
+    /// product in Q2.30, as the authors' `double`; Q1.15 floors an inter-DC flow's gentle
+    /// reduction of about 7 LSB to 6, 14 % short).
+    #[serde(skip_serializing_if = "is_q15")]
+    pub md_precision: String,
+    /// UnoCC's epoch period (4.1.1): `"intra_rtt"` (default: the intra-DC base RTT for
+    /// every flow) or `"measured_rtt"` (the authors' simulator, `epoch_type = "short"`: the
+    /// RTT the epoch-ending ACK measured, x 1 for an intra-DC flow and x BDP_intra / the
+    /// flow's BDP for an inter-DC one; `nic::uno::UnoCcConfig::epoch_rtt_q30`).
+    #[serde(skip_serializing_if = "is_intra_rtt")]
+    pub epoch_period: String,
+    /// A general EWMA gain of `E` in (0, 1], overriding `ewma_shift` (unset: `2^-ewma_shift`).
+    /// Held in Q0.16 (`nic::uno::UnoCcConfig::ewma_gain_q16`, rounded): the authors'
+    /// `-ecnAlpha 0.65` is 42 598 / 2^16 = 0.649994.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ewma_gain: Option<f64>,
+    /// Which ACK decides Alg. 1 line 9's "delay == 0": `"any_marked"` (default: gentle
+    /// unless an ECN-marked ACK of the epoch saw a relative delay above the threshold) or
+    /// `"epoch_end"` (the authors' simulator, `processEpochEnd(rtt)`: the epoch-ending ACK
+    /// alone, marked or not; `nic::uno::UnoCcConfig::gentle_epoch_end`).
+    #[serde(skip_serializing_if = "is_any_marked")]
+    pub gentle_test: String,
+}
+
+fn is_any_marked(v: &str) -> bool {
+    v == "any_marked"
+}
+
+fn is_intra_rtt(v: &str) -> bool {
+    v == "intra_rtt"
+}
+
+fn is_q15(v: &str) -> bool {
+    v == "q15"
 }
 
 fn is_rtt(v: &str) -> bool {
@@ -231,6 +266,10 @@ impl Default for UnoSection {
             gemini_h: None,
             gemini_ewma_shift: None,
             bbr_timeout_reset: false,
+            md_precision: "q15".to_string(),
+            epoch_period: "intra_rtt".to_string(),
+            ewma_gain: None,
+            gentle_test: "any_marked".to_string(),
         }
     }
 }
@@ -288,6 +327,39 @@ impl UnoSection {
             return Err(Error::field(
                 "transport.uno.qa_hold",
                 format!("must be \"rtt\" or \"sent\", got {:?}", self.qa_hold),
+            ));
+        }
+        if self.md_precision != "q15" && self.md_precision != "q30" {
+            return Err(Error::field(
+                "transport.uno.md_precision",
+                format!("must be \"q15\" or \"q30\", got {:?}", self.md_precision),
+            ));
+        }
+        if self.epoch_period != "intra_rtt" && self.epoch_period != "measured_rtt" {
+            return Err(Error::field(
+                "transport.uno.epoch_period",
+                format!(
+                    "must be \"intra_rtt\" or \"measured_rtt\", got {:?}",
+                    self.epoch_period
+                ),
+            ));
+        }
+        if let Some(g) = self.ewma_gain {
+            // Q0.16 after rounding: at least one LSB, at most 1.0.
+            if !(g.is_finite() && g > 0.0 && g <= 1.0 && (g * 65536.0).round() >= 1.0) {
+                return Err(Error::field(
+                    "transport.uno.ewma_gain",
+                    format!("must be in (0, 1] and at least 2^-16, got {g}"),
+                ));
+            }
+        }
+        if self.gentle_test != "any_marked" && self.gentle_test != "epoch_end" {
+            return Err(Error::field(
+                "transport.uno.gentle_test",
+                format!(
+                    "must be \"any_marked\" or \"epoch_end\", got {:?}",
+                    self.gentle_test
+                ),
             ));
         }
         if !(1..=15).contains(&self.ewma_shift) {
@@ -594,6 +666,17 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     cfg.trend_ai = sec.trend_ai;
     cfg.gentle_fixed = sec.gentle_fixed;
     cfg.qa_hold_sent = sec.qa_hold == "sent";
+    cfg.md_fine = sec.md_precision == "q30";
+    cfg.ewma_gain_q16 = sec.ewma_gain.map_or(0, |g| (g * 65536.0).round() as u32);
+    cfg.gentle_epoch_end = sec.gentle_test == "epoch_end";
+    if sec.epoch_period == "measured_rtt" {
+        // x 1 intra-DC, x BDP_intra / BDP inter-DC (Q2.30, at most 1.0).
+        cfg.epoch_rtt_q30 = if fp.inter_dc {
+            ((u128::from(st.intra_bdp) << 30) / u128::from(bdp.max(1))).min(1 << 30) as u32
+        } else {
+            1 << 30
+        };
+    }
     if st.cc == CcKind::Uno {
         // `transport.uno.max_cwnd`: UnoCC's cap only (the baselines keep two BDPs).
         cfg.max_cwnd_bytes =

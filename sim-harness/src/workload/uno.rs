@@ -103,6 +103,12 @@ pub struct TwoDcWorkload {
     /// default.
     #[serde(skip_serializing_if = "RpcSizes::is_default")]
     pub rpc_sizes: RpcSizes,
+    /// `mixed_incast`: where the intra-DC senders are drawn: `any` (default, any host of the
+    /// receiver's datacenter) or `other_pod` (only hosts outside the receiver's pod, as in the
+    /// Uno authors' Fig. 3 / 8 traffic matrices: receiver 240, intra-DC senders 130-137 of a
+    /// k = 8 tree, pod 7 against pod 0). Written out only when not the default.
+    #[serde(skip_serializing_if = "IntraPlacement::is_default")]
+    pub intra_placement: IntraPlacement,
 }
 
 impl Default for TwoDcWorkload {
@@ -124,7 +130,37 @@ impl Default for TwoDcWorkload {
             rpc_gap_us: 10.0,
             rpc_start_us: 0.0,
             rpc_sizes: RpcSizes::Google,
+            intra_placement: IntraPlacement::Any,
         }
+    }
+}
+
+/// `workload.two_dc.intra_placement`: which hosts `mixed_incast` draws its intra-DC senders
+/// from (README, Uno, Session 10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntraPlacement {
+    /// Any host of the receiver's datacenter but the receiver.
+    Any,
+    /// Only hosts outside the receiver's pod (the Uno authors' `.cm` files).
+    OtherPod,
+}
+
+impl IntraPlacement {
+    fn is_default(&self) -> bool {
+        *self == IntraPlacement::Any
+    }
+}
+
+/// Hosts per pod of one datacenter's tree (3 tiers: radix / 2 ToRs of `tor_host_ports` hosts);
+/// a 2-tier tree is one pod of `per_dc` hosts.
+fn pod_hosts(s: &Scenario, per_dc: u64) -> u64 {
+    let t = &s.topology;
+    if t.tiers == 3 {
+        let d = crate::validate::tor_host_ports(u64::from(t.radix), t.oversubscription);
+        (u64::from(t.radix) / 2 * d).clamp(1, per_dc.max(1))
+    } else {
+        per_dc.max(1)
     }
 }
 
@@ -409,6 +445,19 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
                     ),
                 ));
             }
+            if x.intra_placement == IntraPlacement::OtherPod {
+                let others = per_dc - pod_hosts(s, per_dc);
+                if u64::from(x.intra_senders) > others {
+                    return Err(Error::field(
+                        f("intra_placement"),
+                        format!(
+                            "\"other_pod\" draws the {} intra-DC senders from the {others} hosts \
+                             outside the receiver's pod: too few (more radix or tiers = 3)",
+                            x.intra_senders
+                        ),
+                    ));
+                }
+            }
             if u64::from(x.inter_senders) > per_dc {
                 return Err(Error::field(
                     f("inter_senders"),
@@ -556,9 +605,14 @@ pub fn generate(
         WorkloadKind::MixedIncast => {
             let rx = rng.gen_range(0..hosts);
             let (home, away) = (rx / per_dc, 1 - rx / per_dc);
+            // `other_pod`: no intra-DC sender in the receiver's pod.
+            let pod = pod_hosts(s, u64::from(per_dc)) as u32;
+            let other_pod = x.intra_placement == IntraPlacement::OtherPod;
+            let rx_pod = (rx - home * per_dc) / pod;
             let mut pick = |dc: u32, n: u32, skip: u32| -> Vec<u32> {
                 let mut pool: Vec<u32> = (dc * per_dc..(dc + 1) * per_dc)
                     .filter(|&h| h != skip)
+                    .filter(|&h| !(other_pod && dc == home && (h - dc * per_dc) / pod == rx_pod))
                     .collect();
                 for i in 0..n as usize {
                     let j = rng.gen_range(i..pool.len());
@@ -757,6 +811,36 @@ mod tests {
         srcs.sort();
         srcs.dedup();
         assert_eq!(srcs.len(), 8);
+    }
+
+    /// `intra_placement = "other_pod"`: every intra-DC sender outside the receiver's pod (the
+    /// authors' Fig. 3 / 8 matrices); `any` draws some inside it on this seed; too many senders
+    /// for the other pods are refused naming the field.
+    #[test]
+    fn mixed_incast_other_pod_keeps_intra_senders_out_of_the_receivers_pod() {
+        let mut s = scenario(WorkloadKind::MixedIncast);
+        s.topology.tiers = 3;
+        s.topology.radix = 4; // 16 hosts per datacenter, pods of 4
+        s.workload.two_dc.intra_senders = 8;
+        s.workload.two_dc.inter_senders = 4;
+        let same_pod = |s: &Scenario, seed: u64| {
+            let f = generate(s, 32, 1000, 100.0, &mut ChaCha8Rng::seed_from_u64(seed)).unwrap();
+            let rx = f[0].dst;
+            assert_eq!(f.iter().filter(|x| x.src / 16 == rx / 16).count(), 8);
+            f.iter()
+                .filter(|x| x.src / 16 == rx / 16 && (x.src % 16) / 4 == (rx % 16) / 4)
+                .count()
+        };
+        let any: usize = (1..=6).map(|seed| same_pod(&s, seed)).sum();
+        assert!(any > 0, "8 of 15 hosts must hit the receiver's pod");
+        s.workload.two_dc.intra_placement = IntraPlacement::OtherPod;
+        assert!(check(&s, 32).is_ok());
+        for seed in 1..=6 {
+            assert_eq!(same_pod(&s, seed), 0, "seed {seed}");
+        }
+        s.workload.two_dc.intra_senders = 13;
+        let e = check(&s, 32).unwrap_err().to_string();
+        assert!(e.contains("workload.two_dc.intra_placement"), "{e}");
     }
 
     /// Fig. 4's RPCs: from the receiver's datacenter to the receiver, after the long flows,

@@ -108,6 +108,157 @@ fn gentle_md_when_marked_without_delay() {
     assert_eq!(cc.state().md_scale_q15, Q15_ONE as u16);
 }
 
+/// `md_fine` (Alg. 1 line 14 in Q2.30, as the authors' `double`): an inter-DC flow's
+/// gentle MD is a few Q1.15 LSBs, which the default floors; Q2.30 keeps the printed product.
+#[test]
+fn md_fine_keeps_the_inter_dc_reduction_the_q15_product_floors() {
+    let run = |fine: bool| {
+        let mut cfg = inter();
+        cfg.md_fine = fine;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        // All marked, no queueing delay: E = 1/16, MD_scale = 0.3 (gentle).
+        let o = marked_epoch(&mut cc, 0, 0);
+        assert!(o.md && o.gentle);
+        cc.cwnd()
+    };
+    let g = 100_000.0 / 25_025_000.0; // 4K / (K + BDP)
+    let exact = 25_000_000.0 * (1.0 - (1.0 / 16.0) * g * (9830.0 / 32768.0));
+    // Default: MD_ECN = 2048 x 130 >> 15 = 8 LSB, x 0.3 -> 2 LSB (2.46 printed).
+    let coarse = 25_000_000.0 * (1.0 - 2.0 / 32768.0);
+    assert!((run(false) as f64 - coarse).abs() < 2.0, "{}", run(false));
+    assert!(exact < run(false) as f64 - 300.0);
+    let fine = run(true) as f64;
+    assert!((fine - exact).abs() < 2.0, "{fine} vs {exact}");
+    // Intra-DC, where the product is ~300 LSB, both agree to a few bytes.
+    let cwnd = |fine: bool| {
+        let mut cfg = intra();
+        cfg.md_fine = fine;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        marked_epoch(&mut cc, 0, 0);
+        cc.cwnd() as i64
+    };
+    assert!((cwnd(true) - cwnd(false)).abs() < 10);
+}
+
+/// `epoch_rtt_q30` (the authors' `epoch_type = "short"`): the next epoch ends the measured RTT
+/// of the epoch-ending ACK x the ratio after this one, not one intra-DC base RTT.
+#[test]
+fn epoch_rtt_sets_the_epoch_from_the_measured_rtt() {
+    let t_next = |q30: u32| {
+        let mut cfg = intra();
+        cfg.epoch_rtt_q30 = q30;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        // 10 us of queueing: measured RTT 24_000; T_epoch = 24_000 (first ACK).
+        let o = marked_epoch(&mut cc, 0, 10_000);
+        assert!(o.epoch_end && o.md);
+        cc.state().t_epoch.value()
+    };
+    assert_eq!(t_next(0), 24_000 + INTRA_RTT);
+    assert_eq!(t_next(1 << 30), 24_000 + 24_000);
+    assert_eq!(t_next(1 << 29), 24_000 + 12_000);
+    let mut cfg = intra();
+    cfg.epoch_rtt_q30 = (1 << 30) + 1;
+    assert_eq!(UnoCc::new(cfg, 0).unwrap_err().field, "epoch_rtt_q30");
+}
+
+/// `ewma_gain_q16` (the authors' `-ecnAlpha 0.65`): `E += (frac - E) x gain` in Q0.16, exact
+/// to 1e-4 at 0.65; a gain of `2^(16-n)` is bit-for-bit `ewma_shift = n`.
+#[test]
+fn ewma_gain_q16_weighs_the_new_fraction_by_a_general_gain() {
+    let e_after = |gain: u32, epochs: usize, m: u64| {
+        let mut cfg = intra();
+        cfg.ewma_gain_q16 = gain;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        marked_epoch(&mut cc, 0, 0);
+        let mut es = [0u16; 32];
+        es[0] = cc.state().ecn_ewma_q15;
+        for e in es.iter_mut().take(epochs).skip(1) {
+            mixed_epoch(&mut cc, m);
+            *e = cc.state().ecn_ewma_q15;
+        }
+        (es, cc.cwnd())
+    };
+    // One all-marked epoch from E = 0: E = 0.65 (the default shift 4 gives 1/16).
+    let (es, _) = e_after(42_598, 1, 1);
+    assert!(
+        (f64::from(es[0]) / 32768.0 - 0.65).abs() < 1e-4,
+        "{}",
+        es[0]
+    );
+    assert_eq!(e_after(0, 1, 1).0[0], (Q15_ONE / 16) as u16);
+    // Then epochs with 1 in 3 marked: E moves 0.65 of the way to 1/3 each epoch.
+    let (es, _) = e_after(42_598, 4, 3);
+    let mut e = 0.65;
+    for got in es.iter().take(4).skip(1) {
+        // About 1 in 3 of the epoch's ACKs are marked (k = 0, 3, ...).
+        e += (1.0 / 3.0 - e) * 0.65;
+        assert!((f64::from(*got) / 32768.0 - e).abs() < 0.02, "{got} vs {e}");
+    }
+    // 2^12 / 2^16 is exactly the default 2^-4, state and window, over many epochs.
+    assert_eq!(e_after(1 << 12, 30, 4), e_after(0, 30, 4));
+    assert_eq!(e_after(1 << 15, 30, 2).0, {
+        let mut cfg = intra();
+        cfg.ewma_shift = 1;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        marked_epoch(&mut cc, 0, 0);
+        let mut es = [0u16; 32];
+        es[0] = cc.state().ecn_ewma_q15;
+        for e in es.iter_mut().take(30).skip(1) {
+            mixed_epoch(&mut cc, 2);
+            *e = cc.state().ecn_ewma_q15;
+        }
+        es
+    });
+    let mut cfg = intra();
+    cfg.ewma_gain_q16 = (1 << 16) + 1;
+    assert_eq!(UnoCc::new(cfg, 0).unwrap_err().field, "ewma_gain_q16");
+}
+
+/// One epoch whose ACKs are marked / delayed as `f(is_the_epoch_ending_ack)` says (packets
+/// every 300 cycles from 0); returns the outcome of the epoch-ending ACK.
+fn epoch_where(cc: &mut UnoCc, f: impl Fn(bool) -> (bool, Cycles)) -> AckOutcome {
+    for k in 0..=400u64 {
+        let sent = k * 300;
+        let ending = cc.state().started && sent >= cc.state().t_epoch.value();
+        let (ecn, delay) = f(ending);
+        let o = cc.on_ack(sent + INTRA_RTT + delay, MTU, ecn, INTRA_RTT + delay);
+        if o.epoch_end {
+            assert!(ending);
+            return o;
+        }
+    }
+    panic!("no epoch end");
+}
+
+/// `gentle_epoch_end` (the authors' `processEpochEnd(rtt)`): line 9's "delay == 0" reads the
+/// epoch-ending ACK's RTT alone, marked or not; the default reads every marked ACK's.
+#[test]
+fn gentle_epoch_end_reads_only_the_epoch_ending_ack() {
+    let run = |end_only: bool, f: &dyn Fn(bool) -> (bool, Cycles)| {
+        let mut cfg = intra();
+        cfg.gentle_epoch_end = end_only;
+        let mut cc = UnoCc::new(cfg, 0).unwrap();
+        let o = epoch_where(&mut cc, f);
+        assert!(o.md);
+        o.gentle
+    };
+    // Marked ACKs queued 5 us, the epoch-ending one (marked) not: default full, option gentle.
+    let queued_then_clear = |end: bool| (true, if end { 0 } else { 5_000 });
+    assert!(!run(false, &queued_then_clear));
+    assert!(run(true, &queued_then_clear));
+    // Marked ACKs unqueued, the epoch-ending one unmarked and queued: default gentle, option full.
+    let clear_then_queued = |end: bool| (!end, if end { 5_000 } else { 0 });
+    assert!(run(false, &clear_then_queued));
+    assert!(!run(true, &clear_then_queued));
+    // At the threshold (delay == delay_thresh) it is still "no delay", as the default.
+    let thr = intra().delay_thresh;
+    assert!(run(true, &|end: bool| (true, if end { thr } else { 0 })));
+    assert!(!run(true, &|end: bool| (
+        true,
+        if end { thr + 1 } else { 0 }
+    )));
+}
+
 /// A stream of ACKs (every `m`-th marked, no queueing delay) continuing right after the
 /// last epoch-ending packet; returns the outcome of the ACK that ends the next epoch.
 fn mixed_epoch(cc: &mut UnoCc, m: u64) -> AckOutcome {
