@@ -29,6 +29,17 @@ fn as_the_authors_ran_the_baselines(s: &mut Scenario) {
     as_the_authors_ran_gemini(s);
 }
 
+/// Gemini and MPRDMA+BBR (in that order) on ECMP, as the authors ran the baselines, each
+/// measured by `run`; `s` is left set up for the last of them.
+fn the_baselines<T>(s: &mut Scenario, run: impl Fn(&Scenario) -> T) -> [T; 2] {
+    s.transport.lb = LbKind::Ecmp;
+    as_the_authors_ran_the_baselines(s);
+    [CcKind::Gemini, CcKind::MprdmaBbr].map(|cc| {
+        s.transport.cc = cc;
+        run(s)
+    })
+}
+
 /// Gemini's rules in the authors' simulator (spcl/Uno_SC25 `sim/gemini.cpp`, the flags of
 /// `sc25_fig10_realistic_40_load.sh` / `sc25_fig12.sh`; README, Uno, "Session 10").
 fn as_the_authors_ran_gemini(s: &mut Scenario) {
@@ -38,6 +49,12 @@ fn as_the_authors_ran_gemini(s: &mut Scenario) {
     u.gemini_beta = Some(0.1);
     u.gemini_h = Some(0.00024);
     u.gemini_ewma_shift = Some(1);
+}
+
+fn inter_p99(s: &Scenario) -> f64 {
+    let r = simulate(s, &RunControl::default()).expect("run");
+    assert_eq!(r.summary.flows_completed, r.summary.flows);
+    r.summary.extra["fct_inter_p99_ps"]
 }
 
 fn intra_p99(s: &Scenario) -> f64 {
@@ -72,12 +89,7 @@ fn uno_paper_setup_intra_dc_tail_below_the_baselines_by_load_balancing() {
     let uno = intra_p99(&s);
     s.transport.lb = LbKind::Ecmp;
     let uno_ecmp = intra_p99(&s);
-    as_the_authors_ran_the_baselines(&mut s);
-    let mut base = Vec::new();
-    for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
-        s.transport.cc = cc;
-        base.push(intra_p99(&s));
-    }
+    let base = the_baselines(&mut s, intra_p99);
     let msg = format!(
         "intra-DC p99: uno {uno} ps, uno+ecmp {uno_ecmp} ps, gemini {} ps, mprdma_bbr {} ps",
         base[0], base[1]
@@ -127,19 +139,8 @@ fn uno_paper_setup_inter_dc_tail_below_the_baselines() {
     let mut s = paper();
     assert!(s.transport.uno.authors_rto && s.transport.uno.qa_hold == "sent");
     s.workload.flows = 500;
-    let inter_p99 = |s: &Scenario| -> f64 {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
-        r.summary.extra["fct_inter_p99_ps"]
-    };
     let uno = inter_p99(&s);
-    s.transport.lb = LbKind::Ecmp;
-    as_the_authors_ran_the_baselines(&mut s);
-    let mut base = Vec::new();
-    for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
-        s.transport.cc = cc;
-        base.push(inter_p99(&s));
-    }
+    let base = the_baselines(&mut s, inter_p99);
     assert!(
         uno * 1.25 < base[0] && uno * 1.25 < base[1],
         "inter-DC p99: uno {uno} ps, gemini {} ps, mprdma_bbr {} ps",
@@ -161,11 +162,6 @@ fn uno_paper_setup_fig12_inter_dc_tail_below_gemini_as_the_authors_ran_it() {
     s.workload.flows = 300;
     s.topology.buffer = Size::Bdp(1.0);
     s.topology.two_dc.dc_buffer = Some(Size::Bytes(2_240_051));
-    let inter_p99 = |s: &Scenario| -> f64 {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
-        r.summary.extra["fct_inter_p99_ps"]
-    };
     let uno = inter_p99(&s);
     s.transport.lb = LbKind::Ecmp;
     s.transport.cc = CcKind::Gemini;
@@ -206,13 +202,7 @@ fn uno_paper_setup_rtt_ratio_512_tail_slowdown_below_the_baselines() {
         ["all", "intra", "inter"].map(|c| e[&format!("slowdown_{c}_p99")])
     };
     let uno = slow(&s);
-    s.transport.lb = LbKind::Ecmp;
-    as_the_authors_ran_the_baselines(&mut s);
-    let mut base = Vec::new();
-    for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
-        s.transport.cc = cc;
-        base.push(slow(&s));
-    }
+    let base = the_baselines(&mut s, slow);
     let msg = format!(
         "p99 slowdown all / intra / inter: uno {uno:?}, gemini {:?}, mprdma_bbr {:?}",
         base[0], base[1]
@@ -456,13 +446,7 @@ fn uno_realistic_intra_and_inter_dc_tails_below_the_baselines() {
         (e["fct_intra_p99_ps"], e["fct_inter_p99_ps"])
     };
     let uno = p99(&s);
-    s.transport.lb = LbKind::Ecmp;
-    as_the_authors_ran_the_baselines(&mut s);
-    let mut base = Vec::new();
-    for cc in [CcKind::Gemini, CcKind::MprdmaBbr] {
-        s.transport.cc = cc;
-        base.push(p99(&s));
-    }
+    let base = the_baselines(&mut s, p99);
     let msg = format!(
         "p99 intra / inter: uno {uno:?} ps, gemini {:?} ps, mprdma_bbr {:?} ps",
         base[0], base[1]
