@@ -758,18 +758,6 @@ fn check_rest(s: &Scenario) -> Result<()> {
                 .to_string(),
         ));
     }
-    if s.skip.lockstep_stay
-        && s.skip.lockstep_fixed_leader
-        && s.skip.partition_by == crate::scenario::PartitionBy::DataPorts
-    {
-        return Err(Error::field(
-            "skip.lockstep_stay",
-            "together with skip.lockstep_fixed_leader under skip.partition_by = \"data_ports\" \
-             a flow was measured never to complete (wormhole_gpt_128, benches/README.md \
-             Wormhole session 10), so the three are refused together; drop one of them"
-                .to_string(),
-        ));
-    }
     if s.skip.lockstep_fixed_leader && !s.skip.memo_lockstep {
         return Err(Error::field(
             "skip.lockstep_fixed_leader",
@@ -1328,17 +1316,6 @@ mod tests {
                 Box::new(|s| {
                     s.skip.enabled = true;
                     s.skip.lockstep_fixed_leader = true;
-                }),
-            ),
-            (
-                "skip.lockstep_stay",
-                Box::new(|s| {
-                    s.skip.enabled = true;
-                    s.skip.memo_lockstep = true;
-                    s.skip.lockstep_complete = true;
-                    s.skip.lockstep_stay = true;
-                    s.skip.lockstep_fixed_leader = true;
-                    s.skip.partition_by = crate::scenario::PartitionBy::DataPorts;
                 }),
             ),
             (

@@ -780,3 +780,39 @@ fn lockstep_followers_stay_with_a_fixed_leader() {
     assert!(flow(&a, 5).packets_sent < flow(&c, 5).packets_sent);
     assert_fewer_events(&a, &b, 2);
 }
+
+/// `skip.lockstep_stay` + `lockstep_fixed_leader` under `partition_by = "data_ports"` on
+/// the shipped `wormhole_gpt_128`: a follower kept paused across its flows' completions
+/// keeps the ports it was paused with after they leave its partition, and a flow starting on
+/// one of them (flow 864, host 32 -> 33) must resume it; otherwise that port was paused by
+/// two partitions at once (its `Deliver` held by one, its times shifted by both) and ToR 4's
+/// link to host 33 was never served again (42 of 1,536 flows unfinished, the run stalled).
+#[test]
+fn lockstep_stay_fixed_leader_data_ports_completes_every_flow() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenarios/wormhole_gpt_128.toml");
+    let sets: Vec<String> = [
+        "skip.memo_lockstep=true",
+        "skip.lockstep_complete=true",
+        "skip.lockstep_stay=true",
+        "skip.lockstep_fixed_leader=true",
+        "skip.partition_by=\"data_ports\"",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .collect();
+    let s =
+        sim_harness::overrides::load(sim_harness::overrides::Source::File(&path), &sets).unwrap();
+    assert_eq!(s.skip.partition_by, PartitionBy::DataPorts);
+    let r = run(&s, true, |_| {});
+    assert!(key(&r, "wormhole_lockstep_stays") >= 1.0);
+    assert!(key(&r, "wormhole_lockstep_refollows") >= 1.0);
+    let open: Vec<u32> = r
+        .flows
+        .iter()
+        .filter(|f| f.end_ps == 0)
+        .map(|f| f.id)
+        .collect();
+    assert_eq!(r.flows.len(), 1536);
+    assert!(open.is_empty(), "flows never completed: {open:?}");
+}

@@ -941,6 +941,20 @@ impl Sim {
             .filter_map(|&p| w.parts.partition_of_port(p))
             .filter(|id| w.frozen.contains_key(id))
             .collect();
+        // A follower kept paused across a completion (`skip.lockstep_stay`) keeps the ports
+        // it was paused with, which may have left its partition: a flow starting on one
+        // resumes it too, or that port would be paused twice (its events held by one
+        // partition, its state shifted by both: a `Deliver` lost, the link never served).
+        touched.extend(
+            w.frozen
+                .iter()
+                .filter(|(_, fr)| {
+                    ports.iter().any(|p| {
+                        fr.ports.binary_search(p).is_ok() || fr.live.binary_search(p).is_ok()
+                    })
+                })
+                .map(|(&id, _)| id),
+        );
         // Its ACKs need the paused ports of a skipped partition: resume it too.
         touched.extend(
             w.frozen
