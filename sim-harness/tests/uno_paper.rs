@@ -52,18 +52,23 @@ fn as_the_authors_ran_gemini(s: &mut Scenario) {
 }
 
 fn inter_p99(s: &Scenario) -> f64 {
-    let r = simulate(s, &RunControl::default()).expect("run");
-    assert_eq!(r.summary.flows_completed, r.summary.flows);
+    let r = completed(s);
     r.summary.extra["fct_inter_p99_ps"]
 }
 
-fn intra_p99(s: &Scenario) -> f64 {
-    let r: RunResult = simulate(s, &RunControl::default()).expect("run");
+/// Runs `s` to the end and checks that every flow completed.
+fn completed(s: &Scenario) -> RunResult {
+    let r = simulate(s, &RunControl::default()).expect("run");
     assert_eq!(
         r.summary.flows_completed, r.summary.flows,
         "{:?}/{:?}: every flow completes",
         s.transport.cc, s.transport.lb
     );
+    r
+}
+
+fn intra_p99(s: &Scenario) -> f64 {
+    let r = completed(s);
     *r.summary
         .extra
         .get("fct_intra_p99_ps")
@@ -111,8 +116,7 @@ fn authors_rto_recovers_inter_dc_losses_later() {
     );
     s.transport.uno.authors_rto = false;
     let inter_p99 = |s: &Scenario| -> (f64, f64) {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        let r = completed(s);
         let e = &r.summary.extra;
         (e["fct_inter_p99_ps"], e["timeouts"])
     };
@@ -196,8 +200,7 @@ fn uno_paper_setup_rtt_ratio_512_tail_slowdown_below_the_baselines() {
     s.topology.phantom_size = Some(Size::Bdp(512.0));
     s.output.fct_slowdown = true;
     let slow = |s: &Scenario| -> [f64; 3] {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        let r = completed(s);
         let e = &r.summary.extra;
         ["all", "intra", "inter"].map(|c| e[&format!("slowdown_{c}_p99")])
     };
@@ -235,8 +238,7 @@ fn uno_paper_setup_rtt_ratio_8_bbr_timeout_reset_lowers_mprdma_bbr_tail() {
     as_the_authors_ran_the_baselines(&mut s);
     assert!(s.transport.uno.bbr_timeout_reset);
     let run = |s: &Scenario| -> (f64, f64) {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        let r = completed(s);
         let e = &r.summary.extra;
         (e["slowdown_all_p99"], e["timeouts"])
     };
@@ -281,8 +283,7 @@ fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
     let mut fct = |lb: LbKind, ec: bool| -> (f64, f64) {
         s.transport.lb = lb;
         s.transport.uno.ec = ec;
-        let r = simulate(&s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        let r = completed(&s);
         assert_eq!(r.summary.flows, 8);
         (r.summary.mean_fct_ps as f64, r.summary.max_fct_ps as f64)
     };
@@ -324,8 +325,8 @@ fn fig13b_runs(lb: LbKind, ec: bool, seeds: std::ops::RangeInclusive<u64>) -> (f
     let mut fct: Vec<f64> = seeds
         .map(|seed| {
             s.seed = seed;
-            let r = simulate(&s, &RunControl::default()).expect("run");
-            assert_eq!((r.summary.flows, r.summary.flows_completed), (1, 1));
+            let r = completed(&s);
+            assert_eq!(r.summary.flows, 1);
             r.summary.mean_fct_ps as f64
         })
         .collect();
@@ -390,8 +391,8 @@ fn uno_fig13c_uno_with_ec_is_closest_to_the_ideal_allreduce_time() {
     lone.transport.lb = LbKind::Ops;
     lone.transport.uno.ec = false;
     let mean_fct = |s: &Scenario, flows: u64| -> f64 {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!((r.summary.flows, r.summary.flows_completed), (flows, flows));
+        let r = completed(s);
+        assert_eq!(r.summary.flows, flows);
         r.summary.mean_fct_ps as f64
     };
     let ideal = mean_fct(&lone, 1);
@@ -440,8 +441,7 @@ fn uno_realistic_intra_and_inter_dc_tails_below_the_baselines() {
     assert_eq!(s.workload.flows, 3000);
     s.workload.flows = 1000;
     let p99 = |s: &Scenario| -> (f64, f64) {
-        let r = simulate(s, &RunControl::default()).expect("run");
-        assert_eq!(r.summary.flows_completed, r.summary.flows);
+        let r = completed(s);
         let e = &r.summary.extra;
         (e["fct_intra_p99_ps"], e["fct_inter_p99_ps"])
     };

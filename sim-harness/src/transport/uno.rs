@@ -291,29 +291,32 @@ impl UnoSection {
             }
             Ok(())
         };
+        let one_of = |name: &str, v: &str, [a, b]: [&str; 2]| -> Result<()> {
+            if v != a && v != b {
+                return Err(Error::field(
+                    format!("transport.uno.{name}"),
+                    format!("must be {a:?} or {b:?}, got {v:?}"),
+                ));
+            }
+            Ok(())
+        };
         frac("alpha", self.alpha, 0.0, 1.0)?;
         frac("beta", self.beta, 0.0, 1.0)?;
         frac("gentle", self.gentle, 0.0, 1.0)?;
         frac("k", self.k, 1e-6, 1000.0)?;
         frac("block_timeout_us", self.block_timeout_us, 0.001, 1e6)?;
         frac("max_cwnd", self.max_cwnd, 0.01, 1000.0)?;
-        if let Some(m) = self.baseline_max_cwnd {
-            frac("baseline_max_cwnd", m, 0.01, 1000.0)?;
-        }
-        if let Some(d) = self.gentle_delay {
-            frac("gentle_delay", d, 0.0, 100.0)?;
-        }
-        if let Some(w) = self.init_cwnd_intra {
-            frac("init_cwnd_intra", w, 0.001, 1000.0)?;
-        }
-        if let Some(d) = self.gemini_delay_us {
-            frac("gemini_delay_us", d, 0.0, 1e6)?;
-        }
-        if let Some(b) = self.gemini_beta {
-            frac("gemini_beta", b, 0.0, 1.0)?;
-        }
-        if let Some(h) = self.gemini_h {
-            frac("gemini_h", h, 0.0, 1.0)?;
+        for (name, v, lo, hi) in [
+            ("baseline_max_cwnd", self.baseline_max_cwnd, 0.01, 1000.0),
+            ("gentle_delay", self.gentle_delay, 0.0, 100.0),
+            ("init_cwnd_intra", self.init_cwnd_intra, 0.001, 1000.0),
+            ("gemini_delay_us", self.gemini_delay_us, 0.0, 1e6),
+            ("gemini_beta", self.gemini_beta, 0.0, 1.0),
+            ("gemini_h", self.gemini_h, 0.0, 1.0),
+        ] {
+            if let Some(v) = v {
+                frac(name, v, lo, hi)?;
+            }
         }
         if let Some(e) = self.gemini_ewma_shift {
             if !(1..=15).contains(&e) {
@@ -323,27 +326,13 @@ impl UnoSection {
                 ));
             }
         }
-        if self.qa_hold != "rtt" && self.qa_hold != "sent" {
-            return Err(Error::field(
-                "transport.uno.qa_hold",
-                format!("must be \"rtt\" or \"sent\", got {:?}", self.qa_hold),
-            ));
-        }
-        if self.md_precision != "q15" && self.md_precision != "q30" {
-            return Err(Error::field(
-                "transport.uno.md_precision",
-                format!("must be \"q15\" or \"q30\", got {:?}", self.md_precision),
-            ));
-        }
-        if self.epoch_period != "intra_rtt" && self.epoch_period != "measured_rtt" {
-            return Err(Error::field(
-                "transport.uno.epoch_period",
-                format!(
-                    "must be \"intra_rtt\" or \"measured_rtt\", got {:?}",
-                    self.epoch_period
-                ),
-            ));
-        }
+        one_of("qa_hold", &self.qa_hold, ["rtt", "sent"])?;
+        one_of("md_precision", &self.md_precision, ["q15", "q30"])?;
+        one_of(
+            "epoch_period",
+            &self.epoch_period,
+            ["intra_rtt", "measured_rtt"],
+        )?;
         if let Some(g) = self.ewma_gain {
             // Q0.16 after rounding: at least one LSB, at most 1.0.
             if !(g.is_finite() && g > 0.0 && g <= 1.0 && (g * 65536.0).round() >= 1.0) {
@@ -353,15 +342,11 @@ impl UnoSection {
                 ));
             }
         }
-        if self.gentle_test != "any_marked" && self.gentle_test != "epoch_end" {
-            return Err(Error::field(
-                "transport.uno.gentle_test",
-                format!(
-                    "must be \"any_marked\" or \"epoch_end\", got {:?}",
-                    self.gentle_test
-                ),
-            ));
-        }
+        one_of(
+            "gentle_test",
+            &self.gentle_test,
+            ["any_marked", "epoch_end"],
+        )?;
         if !(1..=15).contains(&self.ewma_shift) {
             return Err(Error::field(
                 "transport.uno.ewma_shift",
