@@ -16,6 +16,8 @@
 //!     min_rtt = min RTT over min_rtt_window; BDP = btl_bw x min_rtt
 //!     cwnd = min(cwnd + acked, cwnd_gain x BDP) once the pipe is filled, else cwnd + acked
 //!   pacing_rate() = pacing_gain x btl_bw
+//!   with startup_rate_hold: pacing_rate = pacing_gain x btl_bw only once the pipe is filled
+//!     or when that is above the current rate (from init_rate), so it never falls in Startup
 //! ```
 //!
 //! Units: bytes, cycles; rates in bytes per cycle as Q16.16 (`u32`: up to 65535 B/cycle);
@@ -63,6 +65,12 @@ pub struct BbrConfig {
     pub min_rtt_window: Cycles,
     /// Time in ProbeRTT (BBR: 200 ms), cycles.
     pub probe_rtt_time: Cycles,
+    /// Hold the pacing rate in Startup: it only rises until the pipe is filled (the BBR
+    /// draft's `BBRSetPacingRateWithGain`, "if (BBR.filled_pipe || rate > pacing_rate)";
+    /// Linux `bbr_set_pacing_rate`; the Uno authors' `BBRSrc::UpdatePacingRate`, "if
+    /// (m_isPipeFilled || bw > current_bw)", spcl/Uno_SC25 `sim/bbr.cpp`). Off: the rate is
+    /// pacing_gain x btl_bw from the first sample on, however small that sample is.
+    pub startup_rate_hold: bool,
 }
 
 impl BbrConfig {
@@ -111,6 +119,8 @@ pub struct Bbr {
     probe_rtt_round_done: bool,
     prior_cwnd: u32,
     cwnd: u32,
+    /// The held pacing rate, bytes per cycle Q16.16 (`startup_rate_hold` only).
+    pacing_q16: u32,
     now: Cycles,
 }
 
@@ -137,10 +147,15 @@ impl Bbr {
             probe_rtt_round_done: false,
             prior_cwnd: 0,
             cwnd: cfg.init_cwnd_bytes,
+            pacing_q16: cfg.init_rate_q16,
             now: 0,
         })
     }
 
+    /// The configuration.
+    pub const fn config(&self) -> &BbrConfig {
+        &self.cfg
+    }
     /// The mode.
     pub const fn mode(&self) -> BbrMode {
         self.mode
@@ -184,8 +199,16 @@ impl Bbr {
     }
 
     /// Pacing rate, bytes per cycle Q16.16: gain x bottleneck bandwidth (the initial rate
-    /// before any sample).
+    /// before any sample); with `startup_rate_hold`, the rate held since the last ACK.
     pub fn pacing_rate_q16(&self) -> u32 {
+        if self.cfg.startup_rate_hold {
+            return self.pacing_q16;
+        }
+        self.gain_rate_q16()
+    }
+
+    /// gain x bottleneck bandwidth (the initial rate before any sample).
+    fn gain_rate_q16(&self) -> u32 {
         if self.btl_bw_q16 == 0 {
             return self.cfg.init_rate_q16;
         }
@@ -209,6 +232,25 @@ impl Bbr {
     /// `delivered_at_send`, with RTT sample `rtt`, delivery-rate sample `rate_q16` (bytes
     /// per cycle Q16.16) and `inflight` bytes still outstanding.
     pub fn on_ack(
+        &mut self,
+        now: Cycles,
+        acked: u32,
+        rtt: Cycles,
+        delivered_at_send: u64,
+        rate_q16: u32,
+        inflight: u64,
+    ) {
+        self.update_model(now, acked, rtt, delivered_at_send, rate_q16, inflight);
+        // BBRSetPacingRateWithGain: in Startup the rate only rises.
+        if self.cfg.startup_rate_hold {
+            let rate = self.gain_rate_q16();
+            if self.filled_pipe || rate > self.pacing_q16 {
+                self.pacing_q16 = rate;
+            }
+        }
+    }
+
+    fn update_model(
         &mut self,
         now: Cycles,
         acked: u32,
@@ -337,17 +379,18 @@ impl StateBudget for Bbr {
     /// mode (2) + 10 per-round bw maxima (32 each) + btl_bw (32) + round count (32) + next
     /// round / delivered (2 x 64) + min RTT and its stamp (2 x 48) + full_bw (32) + its
     /// count (2) + filled (1) + cycle index (3) + cycle stamp (48) + ProbeRTT done stamp
-    /// (48) + round done (1) + prior cwnd (32) + cwnd (32).
-    const BITS: u32 = 2 + 10 * 32 + 32 + 32 + 128 + 96 + 32 + 2 + 1 + 3 + 48 + 48 + 1 + 32 + 32;
+    /// (48) + round done (1) + prior cwnd (32) + cwnd (32) + held pacing rate (32).
+    const BITS: u32 =
+        2 + 10 * 32 + 32 + 32 + 128 + 96 + 32 + 2 + 1 + 3 + 48 + 48 + 1 + 32 + 32 + 32;
     const UNIT: &'static str = "per flow";
 }
-// Registers: bw maxima, btl_bw / round count / full_bw / prior cwnd / cwnd (u32), next
+// Registers: bw maxima, btl_bw / round count / full_bw / prior cwnd / cwnd / pacing (u32), next
 // round / delivered (u64), four 48-bit stamps (min RTT, its stamp, cycle, ProbeRTT done),
 // mode (2), full_bw count (2), filled (1), cycle index (3), round done (1).
 const _: () = assert!(
     Bbr::BITS
         == BW_WINDOW_ROUNDS as u32 * u32::BITS
-            + 5 * u32::BITS
+            + 6 * u32::BITS
             + 2 * u64::BITS
             + 4 * 48
             + 2
@@ -369,6 +412,7 @@ mod tests {
             init_rate_q16: 1 << 16,
             min_rtt_window: 10_000_000,
             probe_rtt_time: 200_000,
+            startup_rate_hold: false,
         }
     }
 
@@ -421,6 +465,42 @@ mod tests {
         }
         assert!(saw_probe_rtt);
         assert_eq!(b.mode(), BbrMode::ProbeBw);
+    }
+
+    /// `startup_rate_hold`: a tiny first sample (one 101 B packet ACKed after 193 us, the
+    /// tail flow of README, Uno, "Session 11") does not slow Startup's pacer; off, it paces
+    /// at 2.89 x that sample. Once the pipe is filled the rate follows the estimate again.
+    #[test]
+    fn startup_rate_hold_keeps_startup_pacing() {
+        let tiny = 34; // 101 B / 193 465 cycles, Q16.16
+        for hold in [false, true] {
+            let mut b = Bbr::new(BbrConfig {
+                startup_rate_hold: hold,
+                ..cfg()
+            })
+            .unwrap();
+            b.on_ack(193_465, 101, 193_465, 0, tiny, 24_576);
+            assert_eq!(b.mode(), BbrMode::Startup);
+            let r = b.pacing_rate_q16();
+            if hold {
+                assert_eq!(r, 1 << 16, "held at the initial rate");
+            } else {
+                assert_eq!(r, (tiny * HIGH_GAIN_Q8) >> 8);
+            }
+        }
+        // A real bottleneck: the held rate rises to 2.89 x btl_bw in Startup, then follows
+        // the ProbeBW gains.
+        let mut b = Bbr::new(BbrConfig {
+            startup_rate_hold: true,
+            init_rate_q16: 1,
+            ..cfg()
+        })
+        .unwrap();
+        let bw = 25 << 15;
+        drive(&mut b, 2000, bw, 14_000, 0);
+        assert_eq!(b.mode(), BbrMode::ProbeBw);
+        let r = b.pacing_rate_q16();
+        assert!([bw * 5 / 4, bw * 3 / 4, bw].contains(&r), "{r}");
     }
 
     #[test]

@@ -182,6 +182,14 @@ pub struct UnoSection {
     /// v1 itself ignores loss). Off: a timeout only retransmits.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bbr_timeout_reset: bool,
+    /// BBR's pacing rate never falls during Startup (from the line rate until the pipe is
+    /// filled): BBR v1 as its draft and Linux have it (`BBRSetPacingRateWithGain`: "if
+    /// (BBR.filled_pipe || rate > pacing_rate)") and as the Uno authors' `BBRSrc` does
+    /// (`UpdatePacingRate`, spcl/Uno_SC25 `sim/bbr.cpp`). Off: the pacer runs at 2.89 x the
+    /// bandwidth estimate from the first ACK on, so a flow whose first ACK is one small
+    /// packet after a loss paces at a few MB/s (README, Uno, "Session 11").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub bbr_startup_rate_hold: bool,
     /// UnoCC's fixed point for Alg. 1 line 14 (`cwnd *= 1 - MD_ECN * MD_scale`): `"q15"`
     /// (default) or `"q30"` (`nic::uno::UnoCcConfig::md_fine`: the gain, `MD_ECN` and the
     /// product in Q2.30, as the authors' `double`; Q1.15 floors an inter-DC flow's gentle
@@ -266,6 +274,7 @@ impl Default for UnoSection {
             gemini_h: None,
             gemini_ewma_shift: None,
             bbr_timeout_reset: false,
+            bbr_startup_rate_hold: false,
             md_precision: "q15".to_string(),
             epoch_period: "intra_rtt".to_string(),
             ewma_gain: None,
@@ -690,6 +699,14 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
     };
     let mut cc = tx::flow_cc(st.cc, fp.inter_dc, cfg, init, now_c)
         .expect("UnoCC configuration from checked fields");
+    if let tx::FlowCc::Bbr(b, _) = &mut cc {
+        // `transport.uno.bbr_startup_rate_hold`: BBR's Startup pacing never falls.
+        if sec.bbr_startup_rate_hold {
+            let mut bc = *b.config();
+            bc.startup_rate_hold = true;
+            **b = nic::uno::bbr::Bbr::new(bc).expect("BBR configuration from checked fields");
+        }
+    }
     if let tx::FlowCc::Gemini(g) = &mut cc {
         // `transport.uno.gemini_*`: the authors' Gemini rules (spcl/Uno_SC25 `GeminiSrc`).
         let mut gc = *g.config();
@@ -1093,6 +1110,7 @@ mod tests {
         assert!(d.gemini_delay_us.is_none() && d.gemini_beta.is_none());
         assert!(d.gemini_h.is_none() && d.gemini_ewma_shift.is_none());
         assert!(!d.bbr_timeout_reset);
+        assert!(!d.bbr_startup_rate_hold);
         let err = |s: UnoSection| s.check().unwrap_err().to_string();
         let bad = [
             (

@@ -663,6 +663,7 @@ pub fn flow_cc(
                 init_rate_q16: line_q16.max(1),
                 min_rtt_window: 10_000_000_000,
                 probe_rtt_time: 200_000_000,
+                startup_rate_hold: false,
             })?;
             FlowCc::Bbr(Box::new(bbr), now)
         }
@@ -733,6 +734,7 @@ mod tests {
                 init_rate_q16: 1 << 16,
                 min_rtt_window: 1 << 30,
                 probe_rtt_time: 1 << 20,
+                startup_rate_hold: false,
             })
             .unwrap();
             let p = TxParams {
@@ -747,6 +749,52 @@ mod tests {
                 if reset { 1000 } else { 8000 },
                 "reset = {reset}"
             );
+        }
+    }
+
+    /// `transport.uno.bbr_startup_rate_hold`: the tail flow of README, Uno, "Session 11"
+    /// (ratio 8): all but the last packet lost, the first ACK is that one packet after a long
+    /// RTT, the rest time out. Without the hold BBR's pacer drops to 2.89 x that sample and
+    /// spaces the retransmissions by tens of RTTs; with it Startup keeps its (line) rate.
+    #[test]
+    fn bbr_startup_rate_hold_keeps_retransmissions_at_the_startup_rate() {
+        for hold in [false, true] {
+            let bbr = Bbr::new(BbrConfig {
+                mtu_bytes: 1000,
+                init_cwnd_bytes: 8000,
+                init_rate_q16: 1 << 16,
+                min_rtt_window: 1 << 30,
+                probe_rtt_time: 1 << 20,
+                startup_rate_hold: hold,
+            })
+            .unwrap();
+            let p = TxParams {
+                bytes: 3000,
+                bbr_timeout_reset: true,
+                ..params(u64::MAX, true)
+            };
+            let mut t = UnoTx::new(p, FlowCc::Bbr(Box::new(bbr), 0)).unwrap();
+            let mut now = 0;
+            for _ in 0..3 {
+                now = t.pace_wait(now).unwrap_or(now);
+                assert!(t.can_send(now));
+                t.send(now, now, || 0).unwrap();
+            }
+            // Line rate, 1 B / cycle: 1000 cycles apart.
+            assert_eq!(now, 2000);
+            // The last packet's ACK, 100 000 cycles after it left: 1000 B / 100 000 cycles.
+            now = 102_000;
+            t.on_ack(now, 2, true, false, 100_000);
+            assert_eq!(t.on_timer(now, 1_000_000).len(), 2);
+            assert!(t.can_send(now));
+            t.send(now, 1_000_000, || 0).unwrap();
+            let gap = t.pace_at() - now;
+            if hold {
+                assert_eq!(gap, 1000, "held at the line rate");
+            } else {
+                // 1000 B at 2.89 x 0.01 B / cycle.
+                assert!(gap > 30_000, "gap {gap}");
+            }
         }
     }
 
