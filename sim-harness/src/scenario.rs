@@ -906,7 +906,8 @@ pub struct Output {
     #[serde(skip_serializing_if = "is_off")]
     pub rate_sample_us: f64,
     /// `converge_10pct_us` on rates averaged over windows of this many us (rounded to whole
-    /// `rate_sample_us` intervals); 0 = per sample interval. Left out of the resolved
+    /// `rate_sample_us` intervals), and `fair_windows_within_10pct` (the share of those windows
+    /// within 10%); 0 = per sample interval, no share. Left out of the resolved
     /// `scenario.toml` when 0.
     #[serde(skip_serializing_if = "is_off")]
     pub fair_window_us: f64,

@@ -165,6 +165,13 @@ impl Sim {
         if let Some(c) = converge {
             x.insert("converge_10pct_us".into(), c);
         }
+        if s.window_intervals > 0 {
+            if let Some(w) =
+                fairness::within_share_windowed(&r.rates, s.interval_ps, &spans, s.window_intervals)
+            {
+                x.insert("fair_windows_within_10pct".into(), w);
+            }
+        }
     }
 
     /// `phantom_queues.csv` (runs with phantom queues and queue samples): the non-zero

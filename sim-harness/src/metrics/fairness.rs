@@ -19,6 +19,9 @@
 //!   `converge_10pct_us` is the start of the first interval from which on every interval of
 //!   the window has every active flow within 10% of the fair share, minus `T_s`, in µs
 //!   (absent when the window's last interval is not within 10%, or the window is empty).
+//! * With `output.fair_window_us` both rules run on groups of intervals
+//!   ([`converge_windowed`]), and `fair_windows_within_10pct` is the share of those groups
+//!   with every flow within 10% ([`within_share_windowed`]).
 
 use crate::results::{FairnessSample, RateSample};
 
@@ -67,21 +70,17 @@ fn convergence_window(rows: &[RateSample], flows: &[FlowSpan]) -> Option<(u64, u
     Some((last_start, window_end))
 }
 
-/// `converge_10pct_us` on rates averaged over `k` consecutive sample intervals
-/// (`output.fair_window_us`): the convergence window's whole intervals, from its first one,
-/// are grouped `k` at a time (a last, partial group is left out); a flow's rate in a group
-/// is its bytes over the group, and the group is within 10% when every flow active in all of
-/// its intervals is within 10% of their mean. As [`fairness`]'s rule on those groups: the
-/// start of the first group from which on every group is within 10%, minus `T_s`, in µs;
-/// `None` when the last group is not (or there is none). Uno Fig. 3 / 8 plot sending rates
-/// over tens of inter-DC RTTs, not per 100 µs sample, where a window-paced flow's ACK clock
-/// alone moves a flow's rate by more than 10%.
-pub fn converge_windowed(
+/// The convergence window's whole intervals grouped `k` at a time (`output.fair_window_us`),
+/// from its first one (a last, partial group is left out): per group its start and whether
+/// every flow active in all of its intervals has its bytes over the group within 10% of
+/// their mean; with the last flow start `T_s`. `None` without a window (see
+/// [`converge_windowed`]).
+fn window_groups(
     rows: &[RateSample],
     interval_ps: u64,
     flows: &[FlowSpan],
     k: usize,
-) -> Option<f64> {
+) -> Option<(u64, Vec<(u64, bool)>)> {
     if interval_ps == 0 || k == 0 {
         return None;
     }
@@ -121,6 +120,25 @@ pub fn converge_windowed(
                 .all(|x| (x - mean).abs() <= CONVERGED_WITHIN * mean);
         groups.push((g[0].0, within));
     }
+    Some((last_start, groups))
+}
+
+/// `converge_10pct_us` on rates averaged over `k` consecutive sample intervals
+/// (`output.fair_window_us`): the convergence window's whole intervals, from its first one,
+/// are grouped `k` at a time (a last, partial group is left out); a flow's rate in a group
+/// is its bytes over the group, and the group is within 10% when every flow active in all of
+/// its intervals is within 10% of their mean. As [`fairness`]'s rule on those groups: the
+/// start of the first group from which on every group is within 10%, minus `T_s`, in µs;
+/// `None` when the last group is not (or there is none). Uno Fig. 3 / 8 plot sending rates
+/// over tens of inter-DC RTTs, not per 100 µs sample, where a window-paced flow's ACK clock
+/// alone moves a flow's rate by more than 10%.
+pub fn converge_windowed(
+    rows: &[RateSample],
+    interval_ps: u64,
+    flows: &[FlowSpan],
+    k: usize,
+) -> Option<f64> {
+    let (last_start, groups) = window_groups(rows, interval_ps, flows, k)?;
     match groups.last() {
         Some(&(_, true)) => {
             let from = groups
@@ -131,6 +149,24 @@ pub fn converge_windowed(
         }
         _ => None,
     }
+}
+
+/// `fair_windows_within_10pct` (`output.fair_window_us`): the share of the groups of
+/// [`converge_windowed`] (the convergence window's whole `k`-interval groups) in which every
+/// flow is within 10% of their mean, from 0 to 1; `None` without a group. Where
+/// `converge_10pct_us` turns on the last group that strays (one noisy window late in the
+/// run means "never"), this says how much of the time the flows were within 10%.
+pub fn within_share_windowed(
+    rows: &[RateSample],
+    interval_ps: u64,
+    flows: &[FlowSpan],
+    k: usize,
+) -> Option<f64> {
+    let (_, groups) = window_groups(rows, interval_ps, flows, k)?;
+    if groups.is_empty() {
+        return None;
+    }
+    Some(groups.iter().filter(|g| g.1).count() as f64 / groups.len() as f64)
 }
 
 /// `rows` (in time order) cut at each sample time: per interval its start `t0`, its end `t1`
@@ -409,5 +445,33 @@ mod tests {
         rows.push(row(1, 100, 0.0));
         assert_eq!(converge_windowed(&rows, 10 * US, &flows, 2), None);
         assert_eq!(converge_windowed(&[], 10 * US, &flows, 2), None);
+    }
+
+    /// `fair_windows_within_10pct`: the share of the `k`-interval groups within 10%, which
+    /// a last stray group does not zero (where `converge_10pct_us` says never).
+    #[test]
+    fn share_of_windows_within_10pct() {
+        let flows = [span(0, 0), span(0, 0)];
+        let mut rows = Vec::new();
+        for k in 0..10u64 {
+            let t = (k + 1) * 10;
+            // Unfair (30 / 10) in intervals 0, 1 and 9; equal otherwise.
+            let (a, b) = if k < 2 || k == 9 {
+                (30.0, 10.0)
+            } else {
+                (20.0, 20.0)
+            };
+            rows.push(row(0, t, a));
+            rows.push(row(1, t, b));
+        }
+        assert_eq!(converge_windowed(&rows, 10 * US, &flows, 1), None);
+        assert_eq!(within_share_windowed(&rows, 10 * US, &flows, 1), Some(0.7));
+        // Groups of 2: (0, 20] unfair, three equal, (80, 100] is 50 / 30 (25 % off 40).
+        assert_eq!(within_share_windowed(&rows, 10 * US, &flows, 2), Some(0.6));
+        // Groups of 4: (0, 40] is 100 / 60 (25 % off), (40, 80] equal, (80, 100] left out.
+        assert_eq!(within_share_windowed(&rows, 10 * US, &flows, 4), Some(0.5));
+        assert_eq!(within_share_windowed(&rows, 10 * US, &flows, 11), None);
+        assert_eq!(within_share_windowed(&[], 10 * US, &flows, 2), None);
+        assert_eq!(within_share_windowed(&rows, 10 * US, &flows, 0), None);
     }
 }
