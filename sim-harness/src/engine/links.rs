@@ -7,6 +7,16 @@ impl Sim {
     /// Put packet `i` on port `p`'s wire now.
     #[inline]
     pub(crate) fn transmit(&mut self, p: u32, mut pk: Packet) {
+        if pk.flow == skip::SHADOW_FLOW {
+            // A lockstep follower's placeholder (`skip.lockstep_shadow`): it takes the line
+            // for its serialization time and goes no further.
+            let port = &mut self.ports[p as usize];
+            port.busy_until = self.now.saturating_add(ser_ps(pk.bytes, port.ser_q32));
+            return;
+        }
+        if self.wh_shadowing && pk.kind == PktKind::Data && p < self.fabric.hosts {
+            self.wh_mirror(p, &pk);
+        }
         if pk.kind == PktKind::Data && p < self.fabric.hosts {
             // Transmission time at the source, for the queueing delay (DATAs leave `cum_ack`
             // unused; see `crate::metrics`).

@@ -16,10 +16,13 @@ impl Sim {
             PortDriver::Pfabric(_) => return self.pfabric_start_next(p),
             _ => None,
         };
+        let held = port.data_frozen;
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
-        } else if port.data_frozen {
-            None
+        } else if held {
+            // The DATA lane of a skipped partition is held; a lockstep follower's
+            // placeholders of its leader's DATA take it (`skip.lockstep_shadow`).
+            self.wh_shadow_pop(p)
         } else if let Some(h) = host {
             self.transport_pull(h)
         } else {
@@ -38,7 +41,9 @@ impl Sim {
                 PortDriver::Host(h) => self.transport.has_ready(h),
                 _ => !port.data_q.is_empty(),
             };
+        let more = more || (held && self.wh_shadow_pending(p));
         if more {
+            let port = &mut self.ports[p as usize];
             port.txdone_at = port.busy_until;
             self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
         }
@@ -130,5 +135,8 @@ impl Sim {
             }
         }
         self.kick(out);
+        if self.wh_shadowing {
+            self.wh_mirror(out, &pk);
+        }
     }
 }
