@@ -983,7 +983,7 @@ pub struct Skip {
     /// With `memo_lockstep` and `partition_by = "data_ports"`: while a lockstep follower is
     /// paused, its network footprint on the ports it shares with other partitions (its
     /// running ACK ports, its DATA ports held with their control lane live) is its leader's:
-    /// every packet of a leader flow queued at a port of its path is mirrored, as a
+    /// every packet of a leader flow sent on a port of its path is mirrored, as a
     /// placeholder of the same size and lane, into the follower counterpart's port at the
     /// same hop, serialized there and discarded (`engine/skip.rs`, `Sim::wh_mirror`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -845,9 +845,10 @@ fn shadow_lanes(sim: &mut Sim) {
 /// skipping, lane 0's X meets its leader's real A traffic, lanes 1-2's X the followers'
 /// placeholders with the option and nothing without it. Measured: full 8,794,400 ps each;
 /// with the option the same on all three lanes; without it 8,594,240 ps on lanes 1-2
-/// (-2.28 %: no A ACKs ahead of X's DATA, no A DATA ahead of X's ACKs); with the option
-/// but not the leader's `busy_until` on the held DATA lane, 8,696,000 ps (-1.12 %). Events:
-/// 3,043 with the option, 2,703 without, 17,337 in full.
+/// (-2.28 %: no A ACKs ahead of X's DATA, no A DATA ahead of X's ACKs). (A first version,
+/// mirroring at the leader's enqueue and without the leader's `busy_until` on the held
+/// DATA lane, gave 8,696,000 ps, -1.12 %.) Events: 2,753 with the option (1,456
+/// placeholders), 2,703 without, 17,337 in full.
 #[test]
 fn lockstep_shadow_keeps_the_followers_footprint_on_shared_ports() {
     let mut s = lockstep_scenario(6);

@@ -7,15 +7,8 @@ impl Sim {
     /// Put packet `i` on port `p`'s wire now.
     #[inline]
     pub(crate) fn transmit(&mut self, p: u32, mut pk: Packet) {
-        if pk.flow == skip::SHADOW_FLOW {
-            // A lockstep follower's placeholder (`skip.lockstep_shadow`): it takes the line
-            // for its serialization time and goes no further.
-            let port = &mut self.ports[p as usize];
-            port.busy_until = self.now.saturating_add(ser_ps(pk.bytes, port.ser_q32));
+        if self.wh_shadowing && self.shadow_transmit(p, &pk) {
             return;
-        }
-        if self.wh_shadowing && pk.kind == PktKind::Data && p < self.fabric.hosts {
-            self.wh_mirror(p, &pk);
         }
         if pk.kind == PktKind::Data && p < self.fabric.hosts {
             // Transmission time at the source, for the queueing delay (DATAs leave `cum_ack`
@@ -45,6 +38,22 @@ impl Sim {
             port.deliver_at = at;
             self.q.push(at, Comp::new(Kind::Deliver, p));
         }
+    }
+
+    /// `skip.lockstep_shadow` is in use (`engine/skip.rs`): a lockstep follower's
+    /// placeholder takes port `p`'s line for its serialization time and goes no further
+    /// (true); a leader flow's packet starting on a port of its path is mirrored to its
+    /// paused followers' ports at that hop ([`Sim::wh_mirror`]) and goes on (false).
+    #[cold]
+    #[inline(never)]
+    fn shadow_transmit(&mut self, p: u32, pk: &Packet) -> bool {
+        if pk.flow == skip::SHADOW_FLOW {
+            let port = &mut self.ports[p as usize];
+            port.busy_until = self.now.saturating_add(ser_ps(pk.bytes, port.ser_q32));
+            return true;
+        }
+        self.wh_mirror(p, pk);
+        false
     }
 
     pub(super) fn on_deliver(&mut self, p: u32) {

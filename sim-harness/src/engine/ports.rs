@@ -135,8 +135,5 @@ impl Sim {
             }
         }
         self.kick(out);
-        if self.wh_shadowing {
-            self.wh_mirror(out, &pk);
-        }
     }
 }

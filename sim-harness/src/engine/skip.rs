@@ -147,7 +147,7 @@
 //!   63.4x at 1.37 % (fixed leader), 99.7x at 1.77 % (stay + `data_ports`), hence off.
 //!   `skip.lockstep_shadow` (with `data_ports`, beyond 6.2, [`Sim::wh_mirror`]) gives a
 //!   paused follower its leader's footprint on the ports it shares with other partitions:
-//!   every packet a leader flow queues at a port of its path is mirrored as a placeholder
+//!   every packet a leader flow starts sending on a port of its path is mirrored as a placeholder
 //!   ([`SHADOW_FLOW`], same size and lane) into the follower counterpart's port at the same
 //!   hop when that port is not paused with it (its ACK-only ports; its DATA ports held with
 //!   their control lane live, whose line also stays busy as long as the leader's), then
@@ -156,8 +156,8 @@
 //!   follower lane, the stage-1 host's NIC port without the first boundary's ACKs and the
 //!   ToR port down to it without its DATA). Measured (`benches/README.md` session 11):
 //!   exact on a small shared-port test; on the shipped sizes it removes most of
-//!   `data_ports` lockstep's error (gpt_64 1.22 % to 0.020 %), at paper size 96.2x at
-//!   1.55 % instead of 99.7x at 1.77 %: the rest is `data_ports`' own skipping of the
+//!   `data_ports` lockstep's error (gpt_64 1.22 % to 0.020 %), at paper size 94.8x at
+//!   1.56 % instead of 99.7x at 1.77 %: the rest is `data_ports`' own skipping of the
 //!   colliding cross-ToR flows (1.35 % without lockstep), hence off.
 
 use super::*;
@@ -2208,44 +2208,10 @@ impl Sim {
                 }
             }
         }
-        // What the leader's ports hold of its flows now is mirrored at once (the follower's
-        // own queues there are frozen with its pause's state, 6.2).
-        let mut seed: Vec<(u32, Packet)> = Vec::new();
-        for &(p, lf, p2) in &entries {
-            let port = &self.ports[p as usize];
-            let sh = |pk: &Packet| Packet {
-                flow: SHADOW_FLOW,
-                ..*pk
-            };
-            seed.extend(
-                port.ctrl_q
-                    .iter()
-                    .filter(|x| x.flow == lf)
-                    .map(|x| (p2, sh(x))),
-            );
-            if fr.live.binary_search(&p2).is_ok() {
-                seed.extend(
-                    port.data_q
-                        .iter()
-                        .filter(|x| x.flow == lf)
-                        .map(|x| (p2, sh(x))),
-                );
-            }
-        }
         let w = self.wh.as_mut().expect("wormhole on");
         for &(p, lf, p2) in &entries {
             w.shadow.entry((p, lf)).or_default().push((p2, id));
             w.shadow_lead[lf as usize] += 1;
-        }
-        w.st.lock_shadows += seed.len() as u64;
-        let mut kick: Vec<u32> = Vec::new();
-        for (p2, sh) in seed {
-            if sh.kind.is_control() {
-                self.ports[p2 as usize].ctrl_q.push_back(sh);
-            } else {
-                w.shadow_q.entry(p2).or_default().push_back(sh);
-            }
-            kick.push(p2);
         }
         // A held DATA lane's line is busy as long as its leader counterpart's (the
         // packet the leader's port is serializing now has its placeholder in progress).
@@ -2261,16 +2227,11 @@ impl Sim {
                 }
             }
         }
-        kick.sort_unstable();
-        kick.dedup();
-        for p2 in kick {
-            self.kick(p2);
-        }
         let w = self.wh.as_mut().expect("wormhole on");
         if let Some(fr) = w.frozen.get_mut(&id) {
             fr.shadow = entries;
         }
-        self.wh_shadowing = !w.shadow.is_empty();
+        self.wh_shadowing = true;
     }
 
     /// Take follower `id`'s mirror entries out (it resumes).
@@ -2287,17 +2248,19 @@ impl Sim {
                 }
             }
         }
-        self.wh_shadowing = !w.shadow.is_empty();
     }
 
-    /// Packet `pk` was queued at port `p` now (`skip.lockstep_shadow`): if it is a leader
-    /// flow's and the port is on its path, each paused follower mirroring it gets a
-    /// placeholder of the same size in the same lane of its port at that hop (a control
-    /// packet in the control lane; a DATA, where the follower's DATA lane is held, in
-    /// [`Wormhole::shadow_q`], served before nothing but that lane), served by the port's
-    /// usual rules and discarded once serialized ([`SHADOW_FLOW`]). A DATA placeholder for
-    /// a running port (its DATA lane not held) is not made: only the follower's own
-    /// (paused) DATA would be there.
+    /// Packet `pk` starts its transmission on port `p` now (`skip.lockstep_shadow`): if it
+    /// is a leader flow's and the port is on its path, each paused follower mirroring it
+    /// gets a placeholder of the same size in the same lane of its port at that hop (a
+    /// control packet in the control lane; a DATA, where the follower's DATA lane is held,
+    /// in [`Wormhole::shadow_q`], served only while that lane is held), served by the
+    /// port's usual rules and discarded once serialized ([`SHADOW_FLOW`]): in lockstep the
+    /// follower's port takes its line when the leader's does. A DATA placeholder for a
+    /// running port (its DATA lane not held) is not made: only the follower's own (paused)
+    /// DATA would be there.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn wh_mirror(&mut self, p: u32, pk: &Packet) {
         let Some(w) = self.wh.as_mut() else { return };
         if w.shadow_lead.get(pk.flow as usize).is_none_or(|&n| n == 0) {
@@ -2329,6 +2292,8 @@ impl Sim {
     }
 
     /// The next DATA placeholder of port `p` (its DATA lane held), if any.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn wh_shadow_pop(&mut self, p: u32) -> Option<Packet> {
         let w = self.wh.as_mut()?;
         let q = w.shadow_q.get_mut(&p)?;
@@ -2340,6 +2305,8 @@ impl Sim {
     }
 
     /// Port `p` has DATA placeholders waiting.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn wh_shadow_pending(&self, p: u32) -> bool {
         self.wh
             .as_ref()

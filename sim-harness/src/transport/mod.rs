@@ -225,9 +225,6 @@ impl Sim {
         } else {
             self.ports[h as usize].ctrl_q.push_back(pk);
             self.kick(h);
-            if self.wh_shadowing {
-                self.wh_mirror(h, &pk);
-            }
         }
     }
 }
