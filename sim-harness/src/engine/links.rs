@@ -47,13 +47,28 @@ impl Sim {
     #[cold]
     #[inline(never)]
     fn shadow_transmit(&mut self, p: u32, pk: &Packet) -> bool {
-        if pk.flow == skip::SHADOW_FLOW {
-            let port = &mut self.ports[p as usize];
-            port.busy_until = self.now.saturating_add(ser_ps(pk.bytes, port.ser_q32));
-            return true;
+        let shadow = pk.flow == skip::SHADOW_FLOW;
+        if !shadow {
+            self.wh_mirror(p, pk);
         }
-        self.wh_mirror(p, pk);
-        false
+        let held = self.ports[p as usize].data_frozen;
+        if !shadow && !held {
+            return false;
+        }
+        let pending = held && self.wh_shadow_pending(p);
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let end = now.saturating_add(ser_ps(pk.bytes, port.ser_q32));
+        if shadow {
+            port.busy_until = end;
+        }
+        // A held DATA lane with placeholders waiting is served again when this packet is
+        // through (`Sim::start_next` looks only at its own queues).
+        if pending {
+            port.txdone_at = end;
+            self.q.push(end, Comp::new(Kind::TxDone, p));
+        }
+        shadow
     }
 
     pub(super) fn on_deliver(&mut self, p: u32) {

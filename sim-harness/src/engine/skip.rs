@@ -156,7 +156,7 @@
 //!   follower lane, the stage-1 host's NIC port without the first boundary's ACKs and the
 //!   ToR port down to it without its DATA). Measured (`benches/README.md` session 11):
 //!   exact on a small shared-port test; on the shipped sizes it removes most of
-//!   `data_ports` lockstep's error (gpt_64 1.22 % to 0.020 %), at paper size 94.8x at
+//!   `data_ports` lockstep's error (gpt_64 1.22 % to 0.020 %), at paper size 95.0x at
 //!   1.56 % instead of 99.7x at 1.77 %: the rest is `data_ports`' own skipping of the
 //!   colliding cross-ToR flows (1.35 % without lockstep), hence off.
 
