@@ -981,6 +981,14 @@ pub struct Skip {
     /// host of a former follower may follow but never leads (`engine/skip.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_fixed_leader: bool,
+    /// With `memo_lockstep` and `partition_by = "data_ports"`: while a lockstep follower is
+    /// paused, its network footprint on the ports it shares with other partitions (its
+    /// running ACK ports, its DATA ports held with their control lane live) is its leader's:
+    /// every packet of a leader flow sent on a port of its path is mirrored, as a
+    /// placeholder of the same size and lane, into the follower counterpart's port at the
+    /// same hop, serialized there and discarded (`engine/skip.rs`, `Sim::wh_mirror`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_shadow: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
     /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
     /// equivalent for steady-state identification, Theorem 1).
@@ -1070,6 +1078,7 @@ impl Default for Skip {
             lockstep_complete: false,
             lockstep_stay: false,
             lockstep_fixed_leader: false,
+            lockstep_shadow: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
         }

@@ -758,6 +758,17 @@ fn check_rest(s: &Scenario) -> Result<()> {
                 .to_string(),
         ));
     }
+    if s.skip.lockstep_shadow
+        && (!s.skip.memo_lockstep || s.skip.partition_by != crate::scenario::PartitionBy::DataPorts)
+    {
+        return Err(Error::field(
+            "skip.lockstep_shadow",
+            "mirrors a lockstep leader's packets onto the ports its paused followers share \
+             with other partitions, which exist only with skip.memo_lockstep = true and \
+             skip.partition_by = \"data_ports\"; set both or lockstep_shadow = false"
+                .to_string(),
+        ));
+    }
     if s.skip.lockstep_fixed_leader && !s.skip.memo_lockstep {
         return Err(Error::field(
             "skip.lockstep_fixed_leader",
@@ -1309,6 +1320,14 @@ mod tests {
                     s.skip.enabled = true;
                     s.skip.memo_lockstep = true;
                     s.skip.lockstep_stay = true;
+                }),
+            ),
+            (
+                "skip.lockstep_shadow",
+                Box::new(|s| {
+                    s.skip.enabled = true;
+                    s.skip.memo_lockstep = true;
+                    s.skip.lockstep_shadow = true;
                 }),
             ),
             (

@@ -353,6 +353,7 @@ impl Sim {
             rates: None,
             wh: None,
             wh_holding: false,
+            wh_shadowing: false,
             chain: None,
             conns,
         };

@@ -7,6 +7,9 @@ impl Sim {
     /// Put packet `i` on port `p`'s wire now.
     #[inline]
     pub(crate) fn transmit(&mut self, p: u32, mut pk: Packet) {
+        if self.wh_shadowing && self.shadow_transmit(p, &pk) {
+            return;
+        }
         if pk.kind == PktKind::Data && p < self.fabric.hosts {
             // Transmission time at the source, for the queueing delay (DATAs leave `cum_ack`
             // unused; see `crate::metrics`).
@@ -35,6 +38,37 @@ impl Sim {
             port.deliver_at = at;
             self.q.push(at, Comp::new(Kind::Deliver, p));
         }
+    }
+
+    /// `skip.lockstep_shadow` is in use (`engine/skip.rs`): a lockstep follower's
+    /// placeholder takes port `p`'s line for its serialization time and goes no further
+    /// (true); a leader flow's packet starting on a port of its path is mirrored to its
+    /// paused followers' ports at that hop ([`Sim::wh_mirror`]) and goes on (false).
+    #[cold]
+    #[inline(never)]
+    fn shadow_transmit(&mut self, p: u32, pk: &Packet) -> bool {
+        let shadow = pk.flow == skip::SHADOW_FLOW;
+        if !shadow {
+            self.wh_mirror(p, pk);
+        }
+        let held = self.ports[p as usize].data_frozen;
+        if !shadow && !held {
+            return false;
+        }
+        let pending = held && self.wh_shadow_pending(p);
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let end = now.saturating_add(ser_ps(pk.bytes, port.ser_q32));
+        if shadow {
+            port.busy_until = end;
+        }
+        // A held DATA lane with placeholders waiting is served again when this packet is
+        // through (`Sim::start_next` looks only at its own queues).
+        if pending {
+            port.txdone_at = end;
+            self.q.push(end, Comp::new(Kind::TxDone, p));
+        }
+        shadow
     }
 
     pub(super) fn on_deliver(&mut self, p: u32) {

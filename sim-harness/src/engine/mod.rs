@@ -265,6 +265,10 @@ pub struct Sim {
     /// Some Wormhole partition is skipped: packets reaching a host may be held
     /// ([`Sim::wh_hold`]).
     pub(crate) wh_holding: bool,
+    /// Some lockstep follower was paused with `skip.lockstep_shadow`: transmissions are
+    /// checked for placeholders and mirrored ([`Sim::wh_mirror`]). Never reset (placeholders
+    /// may still wait in a control lane).
+    pub(crate) wh_shadowing: bool,
     /// Self-clocked flow starts (`workload.self_clocked`; [`chain`]); `None` without.
     pub(crate) chain: Option<Box<chain::Chain>>,
     /// Per-connection state (`transport.reps.per_connection`,

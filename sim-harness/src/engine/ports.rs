@@ -19,7 +19,9 @@ impl Sim {
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
         } else if port.data_frozen {
-            None
+            // The DATA lane of a skipped partition is held; a lockstep follower's
+            // placeholders of its leader's DATA take it (`skip.lockstep_shadow`).
+            return self.held_start_next(p);
         } else if let Some(h) = host {
             self.transport_pull(h)
         } else {
@@ -39,6 +41,23 @@ impl Sim {
                 _ => !port.data_q.is_empty(),
             };
         if more {
+            port.txdone_at = port.busy_until;
+            self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
+        }
+    }
+
+    /// [`Sim::start_next`] on a port whose DATA lane is held and control lane empty: the
+    /// next DATA placeholder of a lockstep follower (`skip.lockstep_shadow`), if any.
+    #[cold]
+    #[inline(never)]
+    fn held_start_next(&mut self, p: u32) {
+        let Some(pk) = self.wh_shadow_pop(p) else {
+            return;
+        };
+        self.transmit(p, pk);
+        let more = !self.ports[p as usize].ctrl_q.is_empty() || self.wh_shadow_pending(p);
+        if more {
+            let port = &mut self.ports[p as usize];
             port.txdone_at = port.busy_until;
             self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
         }
