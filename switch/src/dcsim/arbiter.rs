@@ -443,6 +443,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     }
 
     /// Input of the current cycle: a `bytes`-byte packet of `class` arrives.
+    #[inline(always)]
     pub fn enqueue(&mut self, class: Class, desc: D, bytes: u32) -> Enqueue {
         let k = class.index();
         // `cycles_of(bytes) > MAX_PACKET_CYCLES`, i.e. `ceil(bytes / W) > 65535`, without
