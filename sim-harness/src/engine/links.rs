@@ -6,7 +6,14 @@ use super::*;
 impl Sim {
     /// Put packet `i` on port `p`'s wire now.
     #[inline]
-    pub(crate) fn transmit(&mut self, p: u32, mut pk: Packet) {
+    pub(crate) fn transmit(&mut self, p: u32, pk: Packet) {
+        self.transmit_inline(p, pk)
+    }
+
+    /// [`Sim::transmit`], inlined into the DCSIM port's start (`port_depart`, one call
+    /// fewer per transmission there); every other caller keeps the call.
+    #[inline(always)]
+    pub(crate) fn transmit_inline(&mut self, p: u32, mut pk: Packet) {
         if self.wh_shadowing && self.shadow_transmit(p, &pk) {
             return;
         }

@@ -87,6 +87,11 @@ impl Sim {
             return;
         }
         port.txdone_at = NEVER;
+        // A DCSIM port's wake-up goes straight to its arbiter (`start_next` would only
+        // pass it on).
+        if port.kind.self_scheduled() {
+            return self.port_serve(p);
+        }
         self.start_next(p);
     }
 

@@ -90,13 +90,25 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn port_arrive(&mut self, out: u32, pk: Packet) {
         if self.port_enqueue_inline(out, pk) {
+            // A busy line (about half the arrivals): `port_serve_synced` would only make
+            // sure of a wake-up by the line's end (`port_wake`), so nothing to do when one
+            // is due by then already (the same test, without the call).
+            let port = &self.ports[out as usize];
+            if port.busy_until > self.now
+                && port.txdone_at != NEVER
+                && port.txdone_at <= port.busy_until
+            {
+                return;
+            }
             // `port_enqueue` brought the port to now.
             self.port_serve_synced(out);
         }
     }
 
-    /// Make sure port `p` wakes up at `t` (or earlier).
-    pub(crate) fn port_wake(&mut self, p: u32, t: u64) {
+    /// Make sure port `p` wakes up at `t` (or earlier). Inlined into its callers (a start
+    /// arms a wake-up almost every time): no call per wake-up.
+    #[inline(always)]
+    fn port_wake(&mut self, p: u32, t: u64) {
         let port = &mut self.ports[p as usize];
         if port.txdone_at == NEVER || t < port.txdone_at {
             port.txdone_at = t;
@@ -105,11 +117,13 @@ impl Sim {
     }
 
     /// Serve DCSIM port `p` now: start its next packet if one is due, else arrange the
-    /// wake-up at the next start.
+    /// wake-up at the next start. The usual wake-up's test is inlined into the caller (the
+    /// run loop's `TxDone`), so a due start costs one call ([`Sim::port_start_kept`]).
+    #[inline(always)]
     pub(crate) fn port_serve(&mut self, p: u32) {
         let now = self.now;
-        let port = &mut self.ports[p as usize];
-        if let PortDriver::Dcsim(dp) = &mut port.kind {
+        let port = &self.ports[p as usize];
+        if let PortDriver::Dcsim(dp) = &port.kind {
             // The usual wake-up: the kept plan starts now on a free line. Bringing the
             // arbiter to now would idle it to exactly that start (nothing departs before
             // the plan's start), which starting the plan does itself.
@@ -117,11 +131,19 @@ impl Sim {
                 return self.port_start_kept(p);
             }
         }
+        self.port_serve_sync(p);
+    }
+
+    /// [`Sim::port_serve`] without a kept plan due now: bring the port to now, then serve.
+    #[inline(never)]
+    fn port_serve_sync(&mut self, p: u32) {
         self.port_sync(p);
         self.port_serve_synced(p);
     }
 
-    /// [`Sim::port_serve`] for a port already brought to now ([`Sim::port_sync`]).
+    /// [`Sim::port_serve`] for a port already brought to now ([`Sim::port_sync`]); inlined
+    /// into its two callers (an arrival, a wake-up without a kept plan due).
+    #[inline(always)]
     fn port_serve_synced(&mut self, p: u32) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
@@ -145,7 +167,7 @@ impl Sim {
 
     /// Start DCSIM port `p`'s kept plan, due now on a free line, and arm the wake-up at the
     /// next planned start.
-    #[inline]
+    #[inline(never)]
     fn port_start_kept(&mut self, p: u32) {
         let PortDriver::Dcsim(dp) = &mut self.ports[p as usize].kind else {
             return;
@@ -166,13 +188,13 @@ impl Sim {
     }
 
     /// Packet `pk` leaves port `p` now; the line is busy until `end`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn port_depart(&mut self, p: u32, pk: Packet, end: u64) {
         let host = p < self.fabric.hosts;
         if host {
             self.transport_departing(p, &pk);
         }
-        self.transmit(p, pk);
+        self.transmit_inline(p, pk);
         self.ports[p as usize].busy_until = end;
         if host {
             self.transport_departed(p, &pk);

@@ -328,12 +328,16 @@ pub struct DcsimArbiterStats {
 ///
 /// `D` is the caller's packet descriptor (an arena index in the DES, a tag in tests), `B`
 /// the capacity of each small queue, `ND` the number of DATA descriptor slots.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct DcsimArbiter<D: Copy, const B: usize, const ND: usize> {
     cfg: DcsimArbiterConfig,
     queues_small: [Fifo<D, B>; 3],
     data: Fifo<D, ND>,
+    /// The SIM token bucket as of cycle `bucket_at` (`<= now`): the fill is additive in
+    /// idle cycles and saturates at the depth, so it is brought to `now` only when a SIM
+    /// is arbitrated or starts (the register itself refills every cycle, REFILL).
     bucket: TokenBucket,
+    bucket_at: Cycles,
     now: Cycles,
     busy_until: Cycles,
     /// The queues' not-empty flags, bit [`Class::index`] (the four request lines into
@@ -365,6 +369,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
             queues_small: [Fifo::new(), Fifo::new(), Fifo::new()],
             data: Fifo::with_byte_limit(cfg.data_buffer_bytes()),
             bucket,
+            bucket_at: 0,
             now: 0,
             busy_until: 0,
             waiting: 0,
@@ -395,9 +400,20 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         self.busy_until > self.now
     }
 
-    /// The SIM token bucket.
-    pub const fn bucket(&self) -> &TokenBucket {
-        &self.bucket
+    /// The SIM token bucket in the current cycle.
+    pub fn bucket(&self) -> TokenBucket {
+        let mut b = self.bucket;
+        b.advance(self.now - self.bucket_at);
+        b
+    }
+
+    /// Bring the token bucket to the current cycle.
+    #[inline]
+    fn sync_bucket(&mut self) {
+        if self.bucket_at < self.now {
+            self.bucket.advance(self.now - self.bucket_at);
+            self.bucket_at = self.now;
+        }
     }
 
     /// Counters.
@@ -443,6 +459,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     }
 
     /// Input of the current cycle: a `bytes`-byte packet of `class` arrives.
+    #[inline(always)]
     pub fn enqueue(&mut self, class: Class, desc: D, bytes: u32) -> Enqueue {
         let k = class.index();
         // `cycles_of(bytes) > MAX_PACKET_CYCLES`, i.e. `ceil(bytes / W) > 65535`, without
@@ -541,6 +558,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
             self.waiting &= !(1 << k);
         }
         if class == Class::Sim {
+            self.sync_bucket();
             let granted = self.bucket.try_take(1);
             debug_assert!(granted, "a SIM starts only with a token");
         }
@@ -561,6 +579,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// Close the current cycle: arbitrate, update, refill; returns the packet that started
     /// in it (also kept in [`DcsimArbiter::last_started`]).
     pub fn step(&mut self) -> Option<Departure<D>> {
+        self.sync_bucket();
         let dep = if self.busy_until <= self.now {
             match self.arbitrate(self.bucket.can_take(1)) {
                 Some(c) => self.start(c),
@@ -571,6 +590,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         };
         self.bucket.tick();
         self.now += 1;
+        self.bucket_at = self.now;
         self.started = dep;
         dep
     }
@@ -609,7 +629,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
             return self.arbitrate_lower().map(|class| Plan { class, start: f });
         }
         let mut b = self.bucket;
-        b.advance(f - self.now);
+        b.advance(f - self.bucket_at);
         if b.can_take(1) {
             return Some(Plan {
                 class: Class::Sim,
@@ -656,9 +676,10 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         self.idle_to(plan.start);
         // `step` with its arbitration already known (the line is free at `plan.start`).
         debug_assert!(self.busy_until <= self.now);
-        debug_assert_eq!(self.arbitrate(self.bucket.can_take(1)), Some(plan.class));
+        debug_assert_eq!(self.arbitrate(self.bucket().can_take(1)), Some(plan.class));
+        // The bucket is brought to this cycle only if a SIM starts (`start`); its refill
+        // of this cycle is left to the next sync.
         let dep = self.start(plan.class);
-        self.bucket.tick();
         self.now += 1;
         self.started = dep;
         debug_assert_eq!(
@@ -696,7 +717,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// Jump to cycle `t` through cycles in which nothing starts.
     fn idle_to(&mut self, t: Cycles) {
         if t > self.now {
-            self.bucket.advance(t - self.now);
+            // The bucket follows lazily (`bucket_at`).
             self.now = t;
             self.started = None;
         }
@@ -705,7 +726,7 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
     /// The logical control registers (the packed hardware state, see [`ArbiterRegs`]).
     pub fn regs(&self) -> ArbiterRegs {
         ArbiterRegs {
-            tokens_q: self.bucket.tokens_q(),
+            tokens_q: self.bucket().tokens_q(),
             busy_remaining: self.busy_until.saturating_sub(self.now) as u16,
             sim_len: self.queues_small[0].len() as u8,
             sim_ack_len: self.queues_small[1].len() as u8,
@@ -717,6 +738,26 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         }
     }
 }
+
+/// Equal when the state is: the token bucket compared in the current cycle (however far
+/// each copy has brought it).
+impl<D: Copy + PartialEq, const B: usize, const ND: usize> PartialEq for DcsimArbiter<D, B, ND> {
+    fn eq(&self, o: &Self) -> bool {
+        self.cfg == o.cfg
+            && self.queues_small == o.queues_small
+            && self.data == o.data
+            && self.bucket() == o.bucket()
+            && self.now == o.now
+            && self.busy_until == o.busy_until
+            && self.waiting == o.waiting
+            && self.started == o.started
+            && self.sim_drops == o.sim_drops
+            && self.data_drops == o.data_drops
+            && self.stats == o.stats
+    }
+}
+
+impl<D: Copy + Eq, const B: usize, const ND: usize> Eq for DcsimArbiter<D, B, ND> {}
 
 impl<D: Copy, const B: usize, const ND: usize> Clocked for DcsimArbiter<D, B, ND> {
     fn tick(&mut self) {
