@@ -723,20 +723,25 @@ mod tests {
         }
     }
 
+    /// BBR with 1000 B packets, an 8-packet first window and one byte per cycle to start.
+    fn test_bbr(startup_rate_hold: bool) -> Bbr {
+        Bbr::new(BbrConfig {
+            mtu_bytes: 1000,
+            init_cwnd_bytes: 8000,
+            init_rate_q16: 1 << 16,
+            min_rtt_window: 1 << 30,
+            probe_rtt_time: 1 << 20,
+            startup_rate_hold,
+        })
+        .unwrap()
+    }
+
     /// `transport.uno.bbr_timeout_reset`: a sender timeout puts BBR's window back to one MTU
     /// (the authors' `BBRSrc::apply_timeout_penalty`); off (the default) it stays.
     #[test]
     fn bbr_timeout_reset_only_when_asked() {
         for reset in [false, true] {
-            let bbr = Bbr::new(BbrConfig {
-                mtu_bytes: 1000,
-                init_cwnd_bytes: 8000,
-                init_rate_q16: 1 << 16,
-                min_rtt_window: 1 << 30,
-                probe_rtt_time: 1 << 20,
-                startup_rate_hold: false,
-            })
-            .unwrap();
+            let bbr = test_bbr(false);
             let p = TxParams {
                 bbr_timeout_reset: reset,
                 ..params(u64::MAX, true)
@@ -759,15 +764,7 @@ mod tests {
     #[test]
     fn bbr_startup_rate_hold_keeps_retransmissions_at_the_startup_rate() {
         for hold in [false, true] {
-            let bbr = Bbr::new(BbrConfig {
-                mtu_bytes: 1000,
-                init_cwnd_bytes: 8000,
-                init_rate_q16: 1 << 16,
-                min_rtt_window: 1 << 30,
-                probe_rtt_time: 1 << 20,
-                startup_rate_hold: hold,
-            })
-            .unwrap();
+            let bbr = test_bbr(hold);
             let p = TxParams {
                 bytes: 3000,
                 bbr_timeout_reset: true,
