@@ -14,7 +14,10 @@
 //!   skipped, its ports that carry another partition's ACKs are *not* paused: they keep
 //!   serving their control lane in real time with their DATA lane held
 //!   ([`PortRt::data_frozen`]; its occupancy stays, 6.2), and its own ACK-only ports run
-//!   on. A packet of a skipped flow that reaches its host across such a port at `t` is held
+//!   on. With `skip.held_occupancy` (beyond 6.2, whose paused ports carry nothing of the
+//!   skipped flows) a held DATA lane keeps the skipped flows' rate as occupancy: a control
+//!   packet waits for the end of a virtual DATA packet of a stream at that rate
+//!   ([`Sim::held_wait`]). A packet of a skipped flow that reaches its host across such a port at `t` is held
 //!   and delivered at `t + delta` when the partition resumes (as if its whole path had been
 //!   shifted), so no skipped sender or receiver changes during the skip. The approximation:
 //!   while skipped, the partition's ACKs are missing from the ports it shares with others;
