@@ -989,6 +989,14 @@ pub struct Skip {
     /// same hop, serialized there and discarded (`engine/skip.rs`, `Sim::wh_mirror`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_shadow: bool,
+    /// With `partition_by = "data_ports"`: a skipped partition's held DATA lanes keep its
+    /// flows' skipped rate as occupancy. Other partitions' control packets on such a port
+    /// wait, as behind real DATA, for the end of a virtual MTU-sized DATA packet of a
+    /// stream at the summed estimated rate of the skipped flows crossing it (started at
+    /// the skip), instead of finding the line idle (beyond Wormhole 6.2, which pauses a
+    /// skipped partition's ports outright; `engine/skip.rs`, `Sim::held_wait`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub held_occupancy: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
     /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
     /// equivalent for steady-state identification, Theorem 1).
@@ -1079,6 +1087,7 @@ impl Default for Skip {
             lockstep_stay: false,
             lockstep_fixed_leader: false,
             lockstep_shadow: false,
+            held_occupancy: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
         }

@@ -769,6 +769,15 @@ fn check_rest(s: &Scenario) -> Result<()> {
                 .to_string(),
         ));
     }
+    if s.skip.held_occupancy && s.skip.partition_by != crate::scenario::PartitionBy::DataPorts {
+        return Err(Error::field(
+            "skip.held_occupancy",
+            "keeps a skipped partition's held DATA lanes occupied at its flows' rate, and \
+             only skip.partition_by = \"data_ports\" holds DATA lanes; set it or \
+             held_occupancy = false"
+                .to_string(),
+        ));
+    }
     if s.skip.lockstep_fixed_leader && !s.skip.memo_lockstep {
         return Err(Error::field(
             "skip.lockstep_fixed_leader",
@@ -1291,6 +1300,13 @@ mod tests {
             ),
             ("skip.theta", Box::new(|s| s.skip.theta = 0.0)),
             ("skip.samples", Box::new(|s| s.skip.samples = 1)),
+            (
+                "skip.held_occupancy",
+                Box::new(|s| {
+                    s.skip.enabled = true;
+                    s.skip.held_occupancy = true;
+                }),
+            ),
             ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
             (
                 "skip.rate_metric",

@@ -156,6 +156,8 @@ impl Sim {
                 peer: p.peer,
                 down: 0,
                 data_frozen: false,
+                virt_bps: 0,
+                virt_t0: 0,
                 gbps: p.gbps,
                 kind,
                 ctrl_q: VecDeque::new(),

@@ -157,6 +157,10 @@ pub(crate) struct PortRt {
     /// The DATA lane is held (a port of a skipped Wormhole partition that keeps serving
     /// other partitions' control packets, `engine/skip.rs`).
     pub(crate) data_frozen: bool,
+    /// `skip.held_occupancy`: the summed estimated rate (bit/s) of the skipped flows whose
+    /// DATA lane this port holds (0: none), and the start of their virtual DATA stream.
+    pub(crate) virt_bps: u64,
+    pub(crate) virt_t0: Time,
     // lines 3..
     /// The port driver ([`crate::port`]).
     pub(crate) kind: PortDriver,

@@ -16,6 +16,10 @@ impl Sim {
             PortDriver::Pfabric(_) => return self.pfabric_start_next(p),
             _ => None,
         };
+        if port.virt_bps != 0 && port.data_frozen && !port.ctrl_q.is_empty() && self.held_wait(p) {
+            return;
+        }
+        let port = &mut self.ports[p as usize];
         let pkt = if let Some(x) = port.ctrl_q.pop_front() {
             Some(x)
         } else if port.data_frozen {
@@ -61,6 +65,30 @@ impl Sim {
             port.txdone_at = port.busy_until;
             self.q.push(port.busy_until, Comp::new(Kind::TxDone, p));
         }
+    }
+
+    /// `skip.held_occupancy` (beyond Wormhole 6.2): a control packet on port `p`, whose
+    /// DATA lane a skipped partition holds, waits for the end of the virtual DATA packet on
+    /// the wire now (MTU-sized packets every `MTU / virt_bps` from `virt_t0`; the control
+    /// lane goes first at a packet boundary, as behind real DATA). Whether it waits (a
+    /// `TxDone` is then due at that end).
+    #[cold]
+    #[inline(never)]
+    fn held_wait(&mut self, p: u32) -> bool {
+        let mtu = self.wh_mtu();
+        let port = &mut self.ports[p as usize];
+        let tx = ser_ps(mtu, port.ser_q32).max(1);
+        let line_bps = (port.gbps * 1e9) as u128;
+        let period = (u128::from(tx) * line_bps / u128::from(port.virt_bps)).max(u128::from(tx));
+        let phase = (u128::from(self.now.saturating_sub(port.virt_t0)) % period) as u64;
+        if phase == 0 || phase >= tx {
+            return false;
+        }
+        let until = self.now + (tx - phase);
+        port.busy_until = until;
+        port.txdone_at = until;
+        self.q.push(until, Comp::new(Kind::TxDone, p));
+        true
     }
 
     /// Make port `p` serve its queues: start now if idle, else make sure a `TxDone` is due.

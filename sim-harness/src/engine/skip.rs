@@ -14,7 +14,10 @@
 //!   skipped, its ports that carry another partition's ACKs are *not* paused: they keep
 //!   serving their control lane in real time with their DATA lane held
 //!   ([`PortRt::data_frozen`]; its occupancy stays, 6.2), and its own ACK-only ports run
-//!   on. A packet of a skipped flow that reaches its host across such a port at `t` is held
+//!   on. With `skip.held_occupancy` (beyond 6.2, whose paused ports carry nothing of the
+//!   skipped flows) a held DATA lane keeps the skipped flows' rate as occupancy: a control
+//!   packet waits for the end of a virtual DATA packet of a stream at that rate
+//!   ([`Sim::held_wait`]). A packet of a skipped flow that reaches its host across such a port at `t` is held
 //!   and delivered at `t + delta` when the partition resumes (as if its whole path had been
 //!   shifted), so no skipped sender or receiver changes during the skip. The approximation:
 //!   while skipped, the partition's ACKs are missing from the ports it shares with others;
@@ -440,6 +443,8 @@ struct Frozen {
     /// Packets of the partition's flows that reached their host while it was skipped:
     /// (arrival time, host, packet), delivered again `delta` later when it resumes.
     held: Vec<(Time, u32, Packet)>,
+    /// `skip.held_occupancy`: the rate (bit/s) each held port's virtual DATA stream got.
+    virt: Vec<(u32, u64)>,
     /// A memo hit's transient: it ends at `.0` with the stored bytes `.1` per flow (in
     /// `flows` order); the plan's steady part (at `flows`' rates, from what is left after the
     /// transient) follows it. `None`: a steady skip only.
@@ -643,6 +648,9 @@ pub(crate) struct Wormhole {
     /// `skip.lockstep_shadow`: paused followers mirror their leader's packets on their
     /// shared ports ([`Sim::wh_mirror`]).
     shadow_on: bool,
+    /// `skip.held_occupancy`: held DATA lanes keep the skipped flows' rate as occupancy
+    /// ([`Sim::held_wait`]).
+    held_occupancy: bool,
     /// (leader port, leader flow) -> the follower ports (with the follower) that mirror a
     /// packet of that flow queued at that port.
     shadow: BTreeMap<(u32, u32), Vec<(u32, PartitionId)>>,
@@ -763,6 +771,7 @@ impl Sim {
             refollow: Vec::new(),
             fixed_leader: skip && s.skip.memo_lockstep && s.skip.lockstep_fixed_leader,
             shadow_on: skip && s.skip.memo_lockstep && s.skip.lockstep_shadow,
+            held_occupancy: skip && s.skip.held_occupancy,
             shadow: BTreeMap::new(),
             shadow_lead: vec![0; self.flows.len()],
             shadow_q: BTreeMap::new(),
@@ -1397,6 +1406,30 @@ impl Sim {
         for &p in &live {
             self.ports[p as usize].data_frozen = true;
         }
+        // `skip.held_occupancy`: each held port's virtual DATA stream, at the summed rate
+        // of the skipped flows whose DATA crosses it.
+        let mut virt: Vec<(u32, u64)> = Vec::new();
+        if w.held_occupancy {
+            for &p in &live {
+                let bps: u64 = flows
+                    .iter()
+                    .filter(|f| {
+                        w.parts
+                            .path(f.flow)
+                            .is_some_and(|path| path.binary_search(&p).is_ok())
+                    })
+                    .map(|f| f.rate_bps)
+                    .sum();
+                if bps > 0 {
+                    let port = &mut self.ports[p as usize];
+                    if port.virt_bps == 0 {
+                        port.virt_t0 = self.now;
+                    }
+                    port.virt_bps += bps;
+                    virt.push((p, bps));
+                }
+            }
+        }
         self.add_phantom(&phantom, true);
         // Under `all_ports` every port of the partition's flows is paused: none of their
         // packets can reach a host until it resumes, so deliveries need no check.
@@ -1430,6 +1463,7 @@ impl Sim {
                 live,
                 phantom,
                 held: Vec::new(),
+                virt,
                 transient,
                 traj,
                 follow: None,
@@ -1592,6 +1626,10 @@ impl Sim {
         self.shift_state(&fr.ports, &fr.flow_ids, delta);
         self.q.resume(id, delta);
         self.last_progress = now;
+        for &(p, bps) in &fr.virt {
+            let port = &mut self.ports[p as usize];
+            port.virt_bps = port.virt_bps.saturating_sub(bps);
+        }
         for &p in &fr.live {
             self.ports[p as usize].data_frozen = false;
             self.kick(p);
@@ -1706,6 +1744,13 @@ impl Sim {
             })
             .collect();
         Some((FlowConflictGraph::from_paths(&weights), flows))
+    }
+
+    /// The DATA packet size of the run (bytes; the MTU of the Wormhole settings).
+    pub(crate) fn wh_mtu(&self) -> u32 {
+        self.wh
+            .as_ref()
+            .map_or(0, |w| u32::try_from(w.mtu).unwrap_or(u32::MAX))
     }
 
     /// A new unsteady period of partition `id` begins: look it up; a hit skips the
