@@ -230,6 +230,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         Some(fl.ctx())
     }
 
+    #[inline]
     fn refresh(&mut self, f: usize) {
         let d = self.flows[f]
             .as_ref()
@@ -261,6 +262,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     }
 
     /// Set flow `f`'s deadline and the tree nodes above it (O(log F)).
+    #[inline]
     fn set_deadline(&mut self, f: usize, d: Cycles) {
         if self.deadlines[f] == d {
             return;
@@ -485,6 +487,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
 
     /// Next cycle with possible work for [`DcsimHost::advance_to`]: with a full output
     /// FIFO, releases cannot progress and only timeouts count.
+    #[inline]
     fn next_work(&self) -> Option<Cycles> {
         if self.outbox.is_full() {
             self.flows

@@ -33,6 +33,9 @@ pub struct FlowScheduler<const F: usize, const C: usize> {
     last_flow: [u16; C],
     // Model-side index: the flow slots of each collective (slots below MASK_SLOTS).
     members: [SlotMask; C],
+    // Model-side: how many flow slots each member set holds, so that a pick skips the
+    // collectives with none without searching their sets (same choice).
+    sizes: [u16; C],
 }
 
 impl<const F: usize, const C: usize> Default for FlowScheduler<F, C> {
@@ -56,6 +59,7 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
             last_coll: (C - 1) as u8,
             last_flow: [(F - 1) as u16; C],
             members: [SlotMask::new(); C],
+            sizes: [0; C],
         }
     }
 
@@ -68,6 +72,7 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
         self.member[flow] = coll;
         if flow < MASK_SLOTS {
             self.members[coll as usize].set(flow, true);
+            self.sizes[coll as usize] += 1;
         }
         true
     }
@@ -78,6 +83,7 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
             let c = self.member[flow];
             if c != NONE && flow < MASK_SLOTS {
                 self.members[c as usize].set(flow, false);
+                self.sizes[c as usize] -= 1;
             }
             self.member[flow] = NONE;
         }
@@ -124,6 +130,10 @@ impl<const F: usize, const C: usize> FlowScheduler<F, C> {
         }
         for k in 1..=C {
             let c = (self.last_coll as usize + k) % C;
+            if self.sizes[c] == 0 {
+                // An empty member set has no common slot with `eligible`.
+                continue;
+            }
             let from = (self.last_flow[c] as usize + 1) % F;
             if let Some(f) = self.members[c].first_common_circular(eligible, from, F) {
                 self.last_coll = c as u8;

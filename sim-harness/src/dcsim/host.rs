@@ -143,10 +143,12 @@ impl HostEngine {
     }
 
     /// See [`DcsimHost::advance_to`].
+    #[inline]
     pub fn advance_to(&mut self, c: Cycles) {
         each!(self, e => e.advance_to(c))
     }
     /// See [`DcsimHost::now`].
+    #[inline]
     pub fn now(&self) -> Cycles {
         each!(self, e => e.now())
     }
@@ -159,18 +161,22 @@ impl HostEngine {
         each!(self, e => { e.close_flow(f); })
     }
     /// See [`DcsimHost::next_sim`].
+    #[inline]
     pub fn next_sim(&mut self, rng: &mut Lfsr32) -> Option<(FlowSlot, Ev)> {
         each!(self, e => e.next_sim(rng))
     }
     /// See [`DcsimHost::on_sim_transmitted`].
+    #[inline]
     pub fn on_sim_transmitted(&mut self, f: FlowSlot, ev: Ev) -> bool {
         each!(self, e => e.on_sim_transmitted(f, ev))
     }
     /// See [`DcsimHost::on_sim_ack`]; true if it scheduled a DATA.
+    #[inline]
     pub fn on_sim_ack(&mut self, f: FlowSlot, ev: Ev) -> bool {
         each!(self, e => matches!(e.on_sim_ack(f, ev), nic::dcsim::SimAckOutcome::Scheduled { .. }))
     }
     /// See [`DcsimHost::on_data_transmitted`].
+    #[inline]
     pub fn on_data_transmitted(&mut self, f: FlowSlot, seq: u32) -> bool {
         each!(self, e => e.on_data_transmitted(f, seq))
     }
@@ -183,10 +189,12 @@ impl HostEngine {
         each!(self, e => e.on_data_ack(f, ack))
     }
     /// See [`DcsimHost::pop_release`].
+    #[inline]
     pub fn pop_release(&mut self) -> Option<HostRelease> {
         each!(self, e => e.pop_release())
     }
     /// See [`DcsimHost::next_timer`].
+    #[inline]
     pub fn next_timer(&self) -> Option<Cycles> {
         each!(self, e => e.next_timer())
     }
@@ -200,6 +208,7 @@ impl HostEngine {
         each!(self, e => e.flow(f).map(|x| (x.n_sim(), x.n_data())))
     }
     /// Whether flow slot `f` has every DATA acknowledged.
+    #[inline]
     pub fn is_done(&self, f: FlowSlot) -> bool {
         each!(self, e => e.flow(f).is_some_and(|x| x.is_done()))
     }

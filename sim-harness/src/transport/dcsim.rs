@@ -155,6 +155,7 @@ pub(crate) fn departed(cx: &mut Cx, p: u32, pk: &Packet) {
 
 /// Host `h` adds SIMs to its NIC's SIM queue while it has room and a flow may send one
 /// (section 2.4 (1)); the port is at now.
+#[inline(always)]
 fn refill_sims(cx: &mut Cx, h: u32) {
     let (p, nic) = cx.nic_parts(h);
     let Some(st) = p.transport.dcsim_mut() else {
@@ -231,6 +232,7 @@ fn host_drain(cx: &mut Cx, h: u32) {
 }
 
 /// Schedule host `h`'s `HostTimer` at its earliest engine or receiver deadline.
+#[inline(always)]
 fn host_timer(cx: &mut Cx, h: u32) {
     let p = cx.parts();
     let now = p.now;
@@ -251,6 +253,7 @@ fn host_timer(cx: &mut Cx, h: u32) {
 }
 
 /// (Re)arm flow `f`'s receiver interval timer in host `h`'s heap.
+#[inline]
 fn rx_arm(cx: &mut Cx, h: u32, f: u32) {
     let p = cx.parts();
     let now = p.now;
