@@ -153,6 +153,22 @@ fn skipping_one_partition_leaves_the_others_bit_identical() {
     assert!(tx(&a, "host0") < tx(&b, "host0"));
 }
 
+/// A is one long flow 0 -> 1 (20 MB); B is 1 -> 2 and 3 -> 2 (4 MB each) sharing host 2's
+/// downlink, on one ToR, partitions by DATA ports (see
+/// [`ack_only_port_sharing_keeps_partitions_apart`]).
+fn ack_only_sharing() -> (Scenario, fn(&mut Sim)) {
+    let mut s = one_tor(6, 1000);
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = 3;
+    s.skip.partition_by = PartitionBy::DataPorts;
+    fn edit(sim: &mut Sim) {
+        sim.set_flow(0, 0, 1, 20_000_000).unwrap();
+        sim.set_flow(1, 1, 2, 4_000_000).unwrap();
+        sim.set_flow(2, 3, 2, 4_000_000).unwrap();
+    }
+    (s, edit)
+}
+
 /// Partitions share only ACK ports (Definition 1 counts a flow's path, its DATA ports):
 /// A is one long flow 0 -> 1; B is 1 -> 2 and 3 -> 2 sharing host 2's downlink (never
 /// steady). A's ACKs leave host 1 on B's DATA port, and B's ACKs reach host 1 on A's DATA
@@ -162,15 +178,7 @@ fn skipping_one_partition_leaves_the_others_bit_identical() {
 /// partition, not steady while B runs: A is skipped only after B is done, less in all.
 #[test]
 fn ack_only_port_sharing_keeps_partitions_apart() {
-    let mut s = one_tor(6, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 3;
-    s.skip.partition_by = PartitionBy::DataPorts;
-    let edit = |sim: &mut Sim| {
-        sim.set_flow(0, 0, 1, 20_000_000).unwrap();
-        sim.set_flow(1, 1, 2, 4_000_000).unwrap();
-        sim.set_flow(2, 3, 2, 4_000_000).unwrap();
-    };
+    let (s, edit) = ack_only_sharing();
     let (a, b) = (run(&s, true, edit), run(&s, false, edit));
     assert_eq!(key(&a, "wormhole_partitions_max"), 2.0);
     assert!(key(&a, "wormhole_skips") >= 1.0);
@@ -900,15 +908,7 @@ fn lockstep_shadow_keeps_the_followers_footprint_on_shared_ports() {
 /// A is the same either way (+0.20 %). Events 13,917 with, 13,031 without, 40,519 full.
 #[test]
 fn held_occupancy_makes_acks_wait_behind_the_skipped_data() {
-    let mut s = one_tor(6, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 3;
-    s.skip.partition_by = PartitionBy::DataPorts;
-    let edit = |sim: &mut Sim| {
-        sim.set_flow(0, 0, 1, 20_000_000).unwrap();
-        sim.set_flow(1, 1, 2, 4_000_000).unwrap();
-        sim.set_flow(2, 3, 2, 4_000_000).unwrap();
-    };
+    let (s, edit) = ack_only_sharing();
     let mut o = s.clone();
     o.skip.held_occupancy = true;
     let (a, b, full) = (
