@@ -573,6 +573,15 @@ fn cli_summary_of_a_wormhole_scenario_carries_the_guidance() {
     );
 }
 
+/// Sets up flows `(flow, src, dst, start in ns, bytes)`, the last first (the plans list
+/// them in flow order; `set_flow_start` keeps start times in flow order).
+fn start_plan(sim: &mut Sim, plan: &[(u32, u32, u32, u64, u64)]) {
+    for &(f, src, dst, at_ns, bytes) in plan.iter().rev() {
+        sim.set_flow(f, src, dst, bytes).unwrap();
+        sim.set_flow_start(f, at_ns * 1000).unwrap();
+    }
+}
+
 /// Three lanes of the same pattern, in lockstep: in lane `k` (hosts `3k..3k+3`, lanes 0-1
 /// under one ToR, lane 2 under the other, no flow crossing the spine) A sends `3k -> 3k+1`
 /// from 2.5 us and B joins it (`3k+2 -> 3k+1`) at 52.5 us, 4 MB each; with `joiner`, a
@@ -590,10 +599,7 @@ fn lockstep_lanes(joiner: bool) -> impl Fn(&mut Sim) {
         if joiner {
             plan.push((6, 9, 4, 102_500, 8_000_000));
         }
-        for &(f, src, dst, at_ns, bytes) in plan.iter().rev() {
-            sim.set_flow(f, src, dst, bytes).unwrap();
-            sim.set_flow_start(f, at_ns * 1000).unwrap();
-        }
+        start_plan(sim, &plan);
     }
 }
 
@@ -840,10 +846,7 @@ fn shadow_lanes(sim: &mut Sim) {
         (4, 4, 5, 52_500, 40_000),
         (5, 7, 8, 52_500, 40_000),
     ];
-    for &(f, src, dst, at_ns, bytes) in plan.iter().rev() {
-        sim.set_flow(f, src, dst, bytes).unwrap();
-        sim.set_flow_start(f, at_ns * 1000).unwrap();
-    }
+    start_plan(sim, &plan);
 }
 
 /// `skip.lockstep_shadow` (dcfab's extension beyond Wormhole 6.2): a paused follower's

@@ -240,25 +240,6 @@ impl Bbr {
         rate_q16: u32,
         inflight: u64,
     ) {
-        self.update_model(now, acked, rtt, delivered_at_send, rate_q16, inflight);
-        // BBRSetPacingRateWithGain: in Startup the rate only rises.
-        if self.cfg.startup_rate_hold {
-            let rate = self.gain_rate_q16();
-            if self.filled_pipe || rate > self.pacing_q16 {
-                self.pacing_q16 = rate;
-            }
-        }
-    }
-
-    fn update_model(
-        &mut self,
-        now: Cycles,
-        acked: u32,
-        rtt: Cycles,
-        delivered_at_send: u64,
-        rate_q16: u32,
-        inflight: u64,
-    ) {
         self.now = self.now.max(now);
         let now = self.now;
         self.delivered += acked as u64;
@@ -337,19 +318,26 @@ impl Bbr {
                     }
                 }
             }
-            return;
-        }
-        let gain = match self.mode {
-            BbrMode::ProbeBw => CWND_GAIN_Q8,
-            _ => HIGH_GAIN_Q8,
-        };
-        let grown = self.cwnd.saturating_add(acked);
-        self.cwnd = if self.filled_pipe {
-            grown.min(self.target_cwnd(gain))
         } else {
-            grown
+            let gain = match self.mode {
+                BbrMode::ProbeBw => CWND_GAIN_Q8,
+                _ => HIGH_GAIN_Q8,
+            };
+            let grown = self.cwnd.saturating_add(acked);
+            self.cwnd = if self.filled_pipe {
+                grown.min(self.target_cwnd(gain))
+            } else {
+                grown
+            }
+            .max(4 * self.cfg.mtu_bytes);
         }
-        .max(4 * self.cfg.mtu_bytes);
+        // BBRSetPacingRateWithGain: in Startup the rate only rises.
+        if self.cfg.startup_rate_hold {
+            let rate = self.gain_rate_q16();
+            if self.filled_pipe || rate > self.pacing_q16 {
+                self.pacing_q16 = rate;
+            }
+        }
     }
 
     fn enter_probe_bw(&mut self, now: Cycles) {
