@@ -651,9 +651,10 @@ pub(crate) struct Wormhole {
     /// `skip.held_occupancy`: held DATA lanes keep the skipped flows' rate as occupancy
     /// ([`Sim::held_wait`]).
     held_occupancy: bool,
-    /// (leader port, leader flow) -> the follower ports (with the follower) that mirror a
-    /// packet of that flow queued at that port.
-    shadow: BTreeMap<(u32, u32), Vec<(u32, PartitionId)>>,
+    /// Per leader port: (leader flow, follower port, follower) for each follower port that
+    /// mirrors a packet of that flow starting on that port, in the order mapped (a per-port
+    /// index: the lookup at every leader transmission is a short scan, not a map search).
+    shadow: Vec<Vec<(u32, u32, PartitionId)>>,
     /// Per flow: mirror entries keyed by it (a quick filter before [`Self::shadow`]).
     shadow_lead: Vec<u32>,
     /// Placeholders of DATA waiting on a port whose DATA lane is held.
@@ -772,7 +773,7 @@ impl Sim {
             fixed_leader: skip && s.skip.memo_lockstep && s.skip.lockstep_fixed_leader,
             shadow_on: skip && s.skip.memo_lockstep && s.skip.lockstep_shadow,
             held_occupancy: skip && s.skip.held_occupancy,
-            shadow: BTreeMap::new(),
+            shadow: vec![Vec::new(); self.ports.len()],
             shadow_lead: vec![0; self.flows.len()],
             shadow_q: BTreeMap::new(),
             tainted: vec![false; self.fabric.hosts as usize],
@@ -2255,7 +2256,7 @@ impl Sim {
         }
         let w = self.wh.as_mut().expect("wormhole on");
         for &(p, lf, p2) in &entries {
-            w.shadow.entry((p, lf)).or_default().push((p2, id));
+            w.shadow[p as usize].push((lf, p2, id));
             w.shadow_lead[lf as usize] += 1;
         }
         // A held DATA lane's line is busy as long as its leader counterpart's (the
@@ -2283,14 +2284,10 @@ impl Sim {
     fn shadow_unmap(&mut self, id: PartitionId, entries: &[(u32, u32, u32)]) {
         let Some(w) = self.wh.as_mut() else { return };
         for &(p, lf, p2) in entries {
-            if let Some(v) = w.shadow.get_mut(&(p, lf)) {
-                if let Some(i) = v.iter().position(|&x| x == (p2, id)) {
-                    v.remove(i);
-                    w.shadow_lead[lf as usize] -= 1;
-                }
-                if v.is_empty() {
-                    w.shadow.remove(&(p, lf));
-                }
+            let v = &mut w.shadow[p as usize];
+            if let Some(i) = v.iter().position(|&x| x == (lf, p2, id)) {
+                v.remove(i);
+                w.shadow_lead[lf as usize] -= 1;
             }
         }
     }
@@ -2311,7 +2308,7 @@ impl Sim {
         if w.shadow_lead.get(pk.flow as usize).is_none_or(|&n| n == 0) {
             return;
         }
-        let Some(targets) = w.shadow.get(&(p, pk.flow)) else {
+        let Some(targets) = w.shadow.get(p as usize) else {
             return;
         };
         let sh = Packet {
@@ -2319,7 +2316,7 @@ impl Sim {
             ..*pk
         };
         let mut kick = Vec::new();
-        for &(p2, _) in targets {
+        for &(_, p2, _) in targets.iter().filter(|t| t.0 == pk.flow) {
             let port = &mut self.ports[p2 as usize];
             if pk.kind.is_control() {
                 port.ctrl_q.push_back(sh);

@@ -115,24 +115,25 @@ impl FlowConflictGraph {
     /// The FCG of a partition: flow `i` has weight `flows[i].0` (its rate class) and path
     /// ports `flows[i].1`; the edge weight is the number of distinct ports two flows share.
     pub fn from_paths(flows: &[(u32, &[PortId])]) -> Self {
-        let mut port_flows: BTreeMap<PortId, Vec<u32>> = BTreeMap::new();
+        // (port, flow) pairs, each port once per flow, sorted: the flows of one port are a
+        // run, in flow order (sorted vectors, not maps: this runs at every memo lookup).
+        let mut port_flows: Vec<(PortId, u32)> = Vec::new();
         for (i, (_, ports)) in flows.iter().enumerate() {
-            let mut ps = ports.to_vec();
-            ps.sort_unstable();
-            ps.dedup();
-            for p in ps {
-                port_flows.entry(p).or_default().push(i as u32);
+            port_flows.extend(ports.iter().map(|&p| (p, i as u32)));
+        }
+        port_flows.sort_unstable();
+        port_flows.dedup();
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        for run in port_flows.chunk_by(|x, y| x.0 == y.0) {
+            for (x, &(_, a)) in run.iter().enumerate() {
+                pairs.extend(run[x + 1..].iter().map(|&(_, b)| (a, b)));
             }
         }
-        let mut shared: BTreeMap<(u32, u32), u32> = BTreeMap::new();
-        for fl in port_flows.values() {
-            for (x, &a) in fl.iter().enumerate() {
-                for &b in &fl[x + 1..] {
-                    *shared.entry((a, b)).or_default() += 1;
-                }
-            }
-        }
-        let edges: Vec<_> = shared.into_iter().map(|((a, b), w)| (a, b, w)).collect();
+        pairs.sort_unstable();
+        let edges: Vec<_> = pairs
+            .chunk_by(|x, y| x == y)
+            .map(|c| (c[0].0, c[0].1, c.len() as u32))
+            .collect();
         Self::new(flows.iter().map(|f| f.0).collect(), &edges).expect("edges built from paths")
     }
 
