@@ -261,8 +261,6 @@ struct Calendar {
     /// Empty buffers of buckets already read, reused by the next bucket that fills: the
     /// memory is bounded by the events pending (not by every bucket's peak, which hosts
     /// sending in lockstep make large), and a push lands in recently used, cached memory.
-    /// A bucket read with a lone event keeps its buffer instead (no swap: the common case
-    /// of a sparse queue), so the buffers stay those already allocated.
     spare: Vec<Vec<Entry>>,
     /// Scratch buffer of [`sort_bucket`].
     scratch: Vec<Entry>,
@@ -413,18 +411,19 @@ impl Calendar {
         // the next occupied bucket, which is not empty: no second round.
         self.base += BUCKET_PS * (1 + self.next_occupied(Self::slot(self.base + BUCKET_PS)));
         let slot = Self::slot(self.base);
-        let b = &mut self.wheel[slot];
-        if b.len() == 1 {
-            // A lone event (most buckets of a sparse queue, e.g. when Wormhole has paused
-            // most of the network): copied into `cur`, the bucket keeping its buffer for
-            // its next round (no buffer swap, no spare; nothing to sort).
-            let e = b[0];
-            b.clear();
-            self.occupied[slot / 64] &= !(1 << (slot % 64));
-            self.in_wheel -= 1;
-            self.cur.push(e);
-        } else {
-            self.take_bucket(slot);
+        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        // `cur` is empty: the bucket's buffer becomes `cur`, and `cur`'s old buffer goes to
+        // the spares (reused by the next bucket that fills: recently used, cached memory).
+        let b = std::mem::take(&mut self.wheel[slot]);
+        self.in_wheel -= b.len();
+        let old = std::mem::replace(&mut self.cur, b);
+        if old.capacity() > 0 {
+            self.spare.push(old);
+        }
+        // A lone event (most buckets of a sparse queue, e.g. when Wormhole has paused most
+        // of the network) needs no sort, nor the call.
+        if self.cur.len() > 1 {
+            sort_bucket(&mut self.cur, &mut self.scratch);
         }
         if self
             .far
@@ -447,21 +446,6 @@ impl Calendar {
         self.refill_from_far();
         debug_assert!(!self.cur.is_empty());
         true
-    }
-
-    /// Make wheel bucket `slot` (holding several events) the current one, sorted. `cur` is
-    /// empty: the bucket's buffer becomes `cur`, and `cur`'s old buffer goes to the spares.
-    /// Out of line, so that the lone-event path of [`Calendar::next_bucket`] stays short.
-    #[inline(never)]
-    fn take_bucket(&mut self, slot: usize) {
-        self.occupied[slot / 64] &= !(1 << (slot % 64));
-        let b = std::mem::take(&mut self.wheel[slot]);
-        self.in_wheel -= b.len();
-        let old = std::mem::replace(&mut self.cur, b);
-        if old.capacity() > 0 {
-            self.spare.push(old);
-        }
-        sort_bucket(&mut self.cur, &mut self.scratch);
     }
 
     /// Buckets from slot `from` (inclusive) to the first occupied one, going round; some
