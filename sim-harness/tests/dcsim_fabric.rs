@@ -261,3 +261,36 @@ proptest::proptest! {
         proptest::prop_assert_eq!(x(&r, "collectives_completed"), x(&r, "collectives"));
     }
 }
+
+/// Session 12 (issue 14, speed): a DCSIM switch port starts its packet on a fast path
+/// (`Sim::port_start_kept`: one borrow of the port) unless the run has `[[loss]]`, Wormhole
+/// shadowing or a link down, where it takes the general path (`port_depart`, `transmit`).
+/// A `[[loss]]` entry that never loses (Bernoulli, rate 0) sends every port through the
+/// general path and changes nothing else: both runs must agree event for event (the
+/// `events` count, every flow, every table), so a fast path that does anything different
+/// (another event order, another arrival time or counter) fails here.
+#[test]
+fn switch_port_fast_start_equals_the_general_path() {
+    use sim_harness::scenario::{Loss, LossModel};
+    let fast = scenario("dcsim_oversubscribed.toml", &["workload.collectives=2"]);
+    let mut general = fast.clone();
+    general.loss.push(Loss {
+        link: "agg0.up1".into(),
+        model: LossModel::Bernoulli,
+        rate: 0.0,
+        ..Loss::default()
+    });
+    let (a, b) = (run(&fast), run(&general));
+    assert!(a.summary.events > 0 && a.summary.flows_completed == a.summary.flows);
+    let strip = |r: &RunResult| {
+        let mut m = r.summary.clone();
+        m.wall_s = 0.0;
+        m.events_per_s = 0.0;
+        m.data_packets_per_s = 0.0;
+        // The loss block's own counters (all 0), absent without `[[loss]]`.
+        m.drops_by_cause.retain(|_, v| *v != 0);
+        m.extra.retain(|k, _| !k.starts_with("loss_"));
+        (m, r.flows.clone(), r.tables.clone())
+    };
+    assert_eq!(strip(&a), strip(&b));
+}

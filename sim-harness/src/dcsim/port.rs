@@ -202,7 +202,7 @@ impl DcsimPort {
 
     /// Start the kept plan ([`DcsimPort::next_plan`] with no input since, at its start):
     /// [`DcsimPort::take`] without asking the arbiter again. `None` without a kept plan.
-    #[inline]
+    #[inline(always)]
     pub fn take_kept_plan(&mut self) -> Option<Departure<Packet>> {
         let (d, _) = self.plan.take()?;
         self.arb.take_plan(d)
