@@ -213,6 +213,14 @@ pub struct UnoSection {
     /// alone, marked or not; `nic::uno::UnoCcConfig::gentle_epoch_end`).
     #[serde(skip_serializing_if = "is_any_marked")]
     pub gentle_test: String,
+    /// A block sent again (after its NACK or a sender timeout) resends only its packets the
+    /// receiver has not ACKed, each on the next subflow of the round robin (the authors'
+    /// simulator, spcl/Uno_SC25 `sim/lcp.cpp`: `LcpSrc::processParityNack` and
+    /// `LcpSrc::retransmit_packet` resend the packets of the block with `!acked`; the
+    /// receiver keeps what it has). Off: the whole block again (4.2: the NACK "requesting
+    /// retransmission of the missing block"), its packets on the same subflows as before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub resend_unacked: bool,
 }
 
 fn is_any_marked(v: &str) -> bool {
@@ -279,6 +287,7 @@ impl Default for UnoSection {
             epoch_period: "intra_rtt".to_string(),
             ewma_gain: None,
             gentle_test: "any_marked".to_string(),
+            resend_unacked: false,
         }
     }
 }
@@ -744,6 +753,7 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
         timeout_cut: sec.baseline_timeout_cut,
         window_pacing: sec.baseline_pacing,
         bbr_timeout_reset: sec.bbr_timeout_reset,
+        resend_unacked: sec.resend_unacked,
     };
     let sender = UnoTx::new(params, cc).expect("message size checked at build");
     st.rx[fi] = Some(Box::new(UnoRx::new(bytes, st.mtu, ec, x, y, block_ps)));

@@ -217,6 +217,11 @@ pub struct TxParams {
     /// A sender timeout restarts BBR's window at one MTU (`transport.uno.bbr_timeout_reset`;
     /// the authors' `BBRSrc::apply_timeout_penalty`).
     pub bbr_timeout_reset: bool,
+    /// A block sent again (NACK or sender timeout) resends only its packets not ACKed yet
+    /// (`transport.uno.resend_unacked`; the authors' `LcpSrc::processParityNack` and
+    /// `LcpSrc::retransmit_packet`), each on the next subflow of the round robin. Off: the
+    /// whole block (paper 4.2: "retransmission of the missing block").
+    pub resend_unacked: bool,
 }
 
 /// The sender's counters.
@@ -268,6 +273,8 @@ pub struct UnoTx {
     units_done: u32,
     data_done: u32,
     out: Bits,
+    /// Wire packets ACKed (`resend_unacked` only; empty otherwise).
+    acked: Bits,
     evs: Vec<u16>,
     dlv: Vec<u64>,
     retx: VecDeque<u32>,
@@ -320,6 +327,7 @@ impl UnoTx {
             units_done: 0,
             data_done: 0,
             out: Bits::new(wire),
+            acked: Bits::new(if p.resend_unacked { wire } else { 0 }),
             evs: vec![0; wire as usize],
             retx: VecDeque::new(),
             next_new: 0,
@@ -427,27 +435,34 @@ impl UnoTx {
     /// Take the next wire packet: (wpn, payload bytes, index within its unit, its unit,
     /// a retransmission).
     fn next_wire(&mut self) -> Option<(u32, u32, u32, u32, bool)> {
-        if self.cur.is_none() {
-            while let Some(u) = self.retx.pop_front() {
-                self.queued.put(u, false);
-                if !self.done.get(u) {
-                    self.cur = Some((u, 0, true));
-                    self.stats.units_retransmitted += 1;
-                    break;
+        loop {
+            if self.cur.is_none() {
+                while let Some(u) = self.retx.pop_front() {
+                    self.queued.put(u, false);
+                    if !self.done.get(u) {
+                        self.cur = Some((u, 0, true));
+                        self.stats.units_retransmitted += 1;
+                        break;
+                    }
                 }
             }
+            if self.cur.is_none() && self.next_new < self.units {
+                self.cur = Some((self.next_new, 0, false));
+                self.next_new += 1;
+            }
+            let (u, i, retx) = self.cur?;
+            self.cur = if i + 1 < self.len(u) {
+                Some((u, i + 1, retx))
+            } else {
+                None
+            };
+            let w = u * self.stride + i;
+            // `resend_unacked`: a packet of a block sent again that arrived (or of a block
+            // delivered since) is skipped.
+            if !(retx && self.p.resend_unacked && (self.acked.get(w) || self.done.get(u))) {
+                return Some((w, self.payload(u, i), i, u, retx));
+            }
         }
-        if self.cur.is_none() && self.next_new < self.units {
-            self.cur = Some((self.next_new, 0, false));
-            self.next_new += 1;
-        }
-        let (u, i, retx) = self.cur?;
-        self.cur = if i + 1 < self.len(u) {
-            Some((u, i + 1, retx))
-        } else {
-            None
-        };
-        Some((u * self.stride + i, self.payload(u, i), i, u, retx))
     }
 
     /// Send the next wire packet at cycle `now` (`now_ps`) on the EV `ev()` gives; returns
@@ -496,6 +511,9 @@ impl UnoTx {
         }
         if ecn {
             self.stats.ecn_acks += 1;
+        }
+        if self.p.resend_unacked {
+            self.acked.put(wpn, true);
         }
         if self.out.get(wpn) {
             self.out.put(wpn, false);
@@ -698,6 +716,7 @@ mod tests {
             timeout_cut,
             window_pacing: false,
             bbr_timeout_reset: false,
+            resend_unacked: false,
         }
     }
 
@@ -707,6 +726,65 @@ mod tests {
             FlowCc::Mprdma(MprdmaCc::new(1000, 8000, 16_000).unwrap()),
         )
         .unwrap()
+    }
+
+    /// `transport.uno.resend_unacked` (the authors' `LcpSrc::processParityNack`): a NACKed
+    /// (8, 2) block with 7 of its 10 packets ACKed sends the other 3 again, on the next 3
+    /// subflows; off, all 10 packets on the same subflows as the first time.
+    #[test]
+    fn resend_unacked_sends_only_the_packets_not_acked() {
+        for unacked in [false, true] {
+            let p = TxParams {
+                bytes: 16 * 1000,
+                x: 8,
+                y: 2,
+                ec: true,
+                resend_unacked: unacked,
+                ..params(u64::MAX, false)
+            };
+            let mut t = UnoTx::new(
+                p,
+                FlowCc::Mprdma(MprdmaCc::new(1000, 40_000, 40_000).unwrap()),
+            )
+            .unwrap();
+            // Block 0 (wire 0..10), one packet per subflow EV 0..10.
+            let mut ev = 0u16;
+            for w in 0..10 {
+                let (wpn, _, e) = t
+                    .send(0, 0, || {
+                        ev += 1;
+                        ev - 1
+                    })
+                    .unwrap();
+                assert_eq!((wpn, e), (w, w as u16));
+            }
+            // Packets 1, 4 and 9 lost: 7 of 10 arrive, block 0 is not decodable.
+            for w in [0, 2, 3, 5, 6, 7, 8] {
+                t.on_ack(10, w, false, false, 10);
+            }
+            assert!(t.on_nack(20, 1_000_000, 1000, DONE).is_some());
+            let mut again = Vec::new();
+            while let Some((wpn, _, e)) = t.send(30, 1_000_000, || {
+                ev += 1;
+                ev - 1
+            }) {
+                if wpn >= 10 {
+                    break; // block 1
+                }
+                again.push((wpn, e % 10));
+            }
+            if unacked {
+                assert_eq!(
+                    again,
+                    vec![(1, 0), (4, 1), (9, 2)],
+                    "the 3 missing, next subflows"
+                );
+            } else {
+                let all: Vec<(u32, u16)> = (0..10).map(|w| (w, w as u16)).collect();
+                assert_eq!(again, all, "the whole block, same subflows");
+            }
+            assert_eq!(t.stats.units_retransmitted, 1);
+        }
     }
 
     /// `transport.uno.baseline_timeout_cut = false` (the authors' `-noRto`): a sender
