@@ -40,11 +40,7 @@ impl Sim {
         }
         let port = &mut self.ports[p as usize];
         let at = port.busy_until + port.delay_ps;
-        port.link.push_back((at, pk));
-        if port.deliver_at == NEVER {
-            port.deliver_at = at;
-            self.q.push(at, Comp::new(Kind::Deliver, p));
-        }
+        port.enter_link(&mut self.q, p, at, pk);
     }
 
     /// `skip.lockstep_shadow` is in use (`engine/skip.rs`): a lockstep follower's

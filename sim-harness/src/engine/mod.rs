@@ -174,6 +174,17 @@ impl PortRt {
     fn prefetch(&self, data: bool) {
         prefetch_head(self, if data { 5 * 64 } else { 4 * 64 });
     }
+
+    /// Packet `pk` enters port `p`'s wire, arriving at the far end at `at`; the head of the
+    /// wire has one `Deliver` event ([`Sim::transmit`] and the DCSIM switch ports' start).
+    #[inline(always)]
+    pub(crate) fn enter_link(&mut self, q: &mut EventQueue, p: u32, at: Time, pk: Packet) {
+        self.link.push_back((at, pk));
+        if self.deliver_at == NEVER {
+            self.deliver_at = at;
+            q.push(at, Comp::new(Kind::Deliver, p));
+        }
+    }
 }
 
 /// Serialization time of `bytes` at `ser_q32` ps per byte (Q32.32), rounded up; in u128 so

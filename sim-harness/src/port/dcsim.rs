@@ -218,12 +218,7 @@ impl Sim {
         let line_end = now.saturating_add(ser_ps(bytes, port.ser_q32));
         port.tx_bytes += bytes as u64;
         port.tx_packets += 1;
-        let at = line_end + port.delay_ps;
-        port.link.push_back((at, pk));
-        if port.deliver_at == NEVER {
-            port.deliver_at = at;
-            q.push(at, Comp::new(Kind::Deliver, p));
-        }
+        port.enter_link(q, p, line_end + port.delay_ps, pk);
         port.busy_until = end;
         if let Some(t) = next {
             if port.txdone_at == NEVER || t < port.txdone_at {
