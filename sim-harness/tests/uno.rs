@@ -103,6 +103,15 @@ fn erasure_coding_recovers_blocks_across_a_failed_link() {
         "UnoLB left the failed path"
     );
 
+    // The authors' reroute (`reroute_stale`): a NACK moves every quiet subflow at once
+    // (Alg. 2 as printed: one per base RTT), so more subflows move; still every block in.
+    s.transport.uno.reroute_stale = true;
+    let stale = run(&s);
+    assert_eq!(extra(&stale, "uno_blocks_decoded"), 8.0 * 16.0);
+    let (r0, r1) = (extra(&ec, "uno_reroutes"), extra(&stale, "uno_reroutes"));
+    assert!(r1 > r0, "stale mode moved {r1} subflows, Alg. 2 {r0}");
+    s.transport.uno.reroute_stale = false;
+
     s.transport.uno.ec = false;
     s.transport.lb = LbKind::Ops;
     let spray = run(&s);

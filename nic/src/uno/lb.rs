@@ -8,6 +8,10 @@
 //!     if now - last_reroute > base_rtt:
 //!        subflow[k of ev] = subflow[j], j drawn among subflows ACKed within base_rtt
 //!        (a fresh random EV when none is), last_reroute = now
+//!   stale mode (`set_reroute_stale`, the authors' simulator):
+//!   on_nack_or_timeout(_):
+//!     for every subflow k not rerouted within base_rtt and not ACKed within base_rtt / 2:
+//!        subflow[k] = fresh random EV, reroute_at[k] = now
 //! ```
 //!
 //! Packets of an erasure-coded block go out back to back, so the round robin spreads a
@@ -31,6 +35,11 @@ pub struct UnoLb<const N: usize> {
     base_rtt: u32,
     reroutes: u32,
     now: Cycles,
+    /// Stale mode (see [`UnoLb::set_reroute_stale`]).
+    stale: bool,
+    /// Stale mode: the cycle each subflow was last rerouted (valid where `moved`).
+    reroute_at: [u32; N],
+    moved: [bool; N],
 }
 
 impl<const N: usize> UnoLb<N> {
@@ -55,7 +64,21 @@ impl<const N: usize> UnoLb<N> {
             base_rtt: base_rtt.min(i32::MAX as u64) as u32,
             reroutes: 0,
             now: 0,
+            stale: false,
+            reroute_at: [0; N],
+            moved: [false; N],
         }
+    }
+
+    /// Stale mode, the authors' reading of Alg. 2 (spcl/Uno_SC25 `sim/lcp.cpp`,
+    /// `LcpSrc::processParityNack` and `LcpSrc::retransmit_packet` under `_subflow_reroute`):
+    /// a NACK or timeout moves *every* subflow that was not rerouted within the last base
+    /// RTT and has had no ACK for half a base RTT (never ACKed counts) to a fresh random
+    /// EV; the once-per-base-RTT limit is per subflow, not per flow, and no subflow copies
+    /// another's path. Off (default): Alg. 2 as printed in 4.2 (one subflow per base RTT
+    /// per flow, onto the path of a subflow "that has recently received ACKs").
+    pub fn set_reroute_stale(&mut self, on: bool) {
+        self.stale = on;
     }
 
     /// The subflows' EVs.
@@ -98,6 +121,9 @@ impl<const N: usize> UnoLb<N> {
         rng: &mut R,
     ) -> bool {
         self.sync(now);
+        if self.stale {
+            return self.reroute_stale(now, rng);
+        }
         if self.rerouted && self.since(now, self.last_reroute) <= self.base_rtt {
             return false;
         }
@@ -127,6 +153,23 @@ impl<const N: usize> UnoLb<N> {
         self.rerouted = true;
         self.reroutes += 1;
         true
+    }
+
+    /// Stale mode's NACK / timeout: every subflow due moves to a fresh random EV.
+    fn reroute_stale<R: RandomSource>(&mut self, now: Cycles, rng: &mut R) -> bool {
+        let mut any = false;
+        for k in 0..N {
+            let due = !self.moved[k] || self.since(now, self.reroute_at[k]) > self.base_rtt;
+            let quiet = !self.acked[k] || self.since(now, self.last_ack[k]) > self.base_rtt / 2;
+            if due && quiet {
+                self.subflow[k] = rng.next_u32() as Ev;
+                self.reroute_at[k] = now as u32;
+                self.moved[k] = true;
+                self.reroutes += 1;
+                any = true;
+            }
+        }
+        any
     }
 
     fn sync(&mut self, now: Cycles) {
@@ -160,13 +203,20 @@ impl<const N: usize> Clocked for UnoLb<N> {
 impl<const N: usize> StateBudget for UnoLb<N> {
     const NAME: &'static str = "UnoLB subflows (Uno Alg. 2)";
     /// Per subflow: EV (16) + last-ACK stamp (32) + ACKed flag; round-robin index (8),
-    /// last-reroute stamp (32) + valid flag, reroute counter (32). Base RTT is configuration.
-    const BITS: u32 = N as u32 * (16 + 32 + 1) + 8 + 32 + 1 + 32;
+    /// last-reroute stamp (32) + valid flag, reroute counter (32); stale mode: a reroute
+    /// stamp (32) + valid flag per subflow and the mode bit. Base RTT is configuration.
+    const BITS: u32 = N as u32 * (16 + 32 + 1) + 8 + 32 + 1 + 32 + N as u32 * (32 + 1) + 1;
     const UNIT: &'static str = "per connection";
 }
 const _: () = assert!(
     <UnoLb<8> as StateBudget>::BITS
-        == 8 * (Ev::BITS + u32::BITS + 1) + u8::BITS + u32::BITS + 1 + u32::BITS
+        == 8 * (Ev::BITS + u32::BITS + 1)
+            + u8::BITS
+            + u32::BITS
+            + 1
+            + u32::BITS
+            + 8 * (u32::BITS + 1)
+            + 1
 );
 
 #[cfg(test)]
@@ -204,6 +254,43 @@ mod tests {
         assert_eq!(lb.reroutes(), 2);
         // An unknown EV changes nothing.
         assert!(!lb.on_nack_or_timeout(5000, 0xdead, &mut rng) || evs.contains(&0xdead));
+    }
+
+    #[test]
+    fn stale_mode_moves_every_quiet_subflow_to_a_fresh_path_once_per_rtt() {
+        let mut rng = Lfsr32::new(7);
+        let mut lb = UnoLb::<4>::new(1000, &mut rng);
+        lb.set_reroute_stale(true);
+        let evs = *lb.subflows();
+        lb.ack(100, evs[0]); // quiet by t = 700 (> 500 ago)
+        lb.ack(650, evs[1]); // fresh at t = 700
+                             // Subflows 2 and 3 never ACKed.
+        assert!(lb.on_nack_or_timeout(700, evs[2], &mut rng));
+        let now = *lb.subflows();
+        assert_eq!(now[1], evs[1], "recently ACKed: kept");
+        for k in [0, 2, 3] {
+            assert_ne!(now[k], evs[k], "quiet subflow {k} moved");
+            assert!(
+                !evs.contains(&now[k]),
+                "a fresh EV, not another subflow's path"
+            );
+        }
+        assert_eq!(lb.reroutes(), 3);
+        // Within a base RTT of their move the three stay put; subflow 1, not moved yet,
+        // goes once it is quiet.
+        assert!(lb.on_nack_or_timeout(1300, now[0], &mut rng));
+        let later = *lb.subflows();
+        assert_eq!([later[0], later[2], later[3]], [now[0], now[2], now[3]]);
+        assert_ne!(later[1], evs[1]);
+        assert_eq!(lb.reroutes(), 4);
+        // Default mode on the same history moves one subflow only.
+        let mut rng = Lfsr32::new(7);
+        let mut alg2 = UnoLb::<4>::new(1000, &mut rng);
+        alg2.ack(100, evs[0]);
+        alg2.ack(650, evs[1]);
+        assert!(alg2.on_nack_or_timeout(700, evs[2], &mut rng));
+        let moved = (0..4).filter(|&k| alg2.subflows()[k] != evs[k]).count();
+        assert_eq!(moved, 1);
     }
 
     proptest! {

@@ -221,6 +221,15 @@ pub struct UnoSection {
     /// retransmission of the missing block"), its packets on the same subflows as before.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub resend_unacked: bool,
+    /// UnoLB's reroute as the authors' simulator does it (spcl/Uno_SC25 `sim/lcp.cpp`,
+    /// `LcpSrc::processParityNack` / `retransmit_packet` under `_subflow_reroute`): a NACK
+    /// or sender timeout moves every subflow not rerouted within the last base RTT and
+    /// without an ACK for half a base RTT to a fresh random path
+    /// (`nic::uno::UnoLb::set_reroute_stale`). Off: Alg. 2 as printed (4.2: one subflow
+    /// per base RTT, onto the path of a subflow "that has recently received ACKs").
+    /// No effect unless `transport.lb = "unolb"` (so one sweep can grid over `lb`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reroute_stale: bool,
 }
 
 fn is_any_marked(v: &str) -> bool {
@@ -288,6 +297,7 @@ impl Default for UnoSection {
             ewma_gain: None,
             gentle_test: "any_marked".to_string(),
             resend_unacked: false,
+            reroute_stale: false,
         }
     }
 }
@@ -579,7 +589,9 @@ impl Sim {
         if t.lb == LbKind::Unolb {
             for (f, p) in self.flows.iter_mut().zip(&params) {
                 let rtt = clock.cycle_at(p.base_rtt_ps);
-                f.lb = Lb::Uno(Subflows::new(sec.subflows, rtt, &mut f.rng));
+                let mut s = Subflows::new(sec.subflows, rtt, &mut f.rng);
+                s.set_reroute_stale(sec.reroute_stale);
+                f.lb = Lb::Uno(s);
             }
         }
         let inter_bdp = params

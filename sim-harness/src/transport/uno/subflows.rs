@@ -60,6 +60,12 @@ impl Subflows {
         each!(self, l => &l.subflows()[..])
     }
 
+    /// The authors' reroute rule on or off (`transport.uno.reroute_stale`,
+    /// [`UnoLb::set_reroute_stale`]).
+    pub fn set_reroute_stale(&mut self, on: bool) {
+        each!(self, l => l.set_reroute_stale(on))
+    }
+
     /// Reroutes so far.
     pub fn reroutes(&self) -> u32 {
         each!(self, l => l.reroutes())
