@@ -825,6 +825,31 @@ pub struct Loss {
     pub at_us: f64,
     /// How long it loses, us; absent = until the end of the run.
     pub for_us: Option<f64>,
+    /// Where a switch port loses a packet: `wire` (after its queue) or `arrival` (before
+    /// the buffer, the Uno authors' `CompositeQueue::receivePacket`).
+    #[serde(skip_serializing_if = "LossPlace::is_wire")]
+    pub place: LossPlace,
+}
+
+/// Where a lossy switch port loses a packet (`loss[].place`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPlace {
+    /// On the wire, after the queue: a lost packet held its buffer slot and took its line
+    /// time; only packets sent draw.
+    #[default]
+    Wire,
+    /// On arrival, before the buffer check (spcl/Uno_SC25 `sim/compositequeue.cpp`,
+    /// `CompositeQueue::receivePacket` under `failure_multiples`): a lost packet takes no
+    /// buffer slot, no line time and no phantom-queue credit, and every arriving packet
+    /// draws, the ones the full buffer then drops too. A host's own port stays `wire`.
+    Arrival,
+}
+
+impl LossPlace {
+    fn is_wire(&self) -> bool {
+        *self == LossPlace::Wire
+    }
 }
 
 impl Default for Loss {
@@ -837,6 +862,7 @@ impl Default for Loss {
             rate: 0.0,
             at_us: 0.0,
             for_us: None,
+            place: LossPlace::Wire,
         }
     }
 }

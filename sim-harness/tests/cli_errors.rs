@@ -118,6 +118,18 @@ fn bad_skip_theta() {
 }
 
 #[test]
+fn bad_loss_place_and_reroute_stale() {
+    expect_error(
+        &run_set(&["loss.0.link=tor0.up0", "loss.0.place=queue"]),
+        "loss.place",
+    );
+    expect_error(
+        &run_set(&["transport.uno.reroute_stale=maybe"]),
+        "transport.uno.reroute_stale",
+    );
+}
+
+#[test]
 fn negative_failure_times() {
     let tmp = tempfile::tempdir().unwrap();
     let f = write(

@@ -3,7 +3,7 @@
 //! (k = 4), each well under a few seconds in the dev profile.
 
 use sim_harness::scenario::{
-    Failure, Loss, LossModel, Scenario, Size, SwitchPortRole, TopologyKind, WorkloadKind,
+    Failure, Loss, LossModel, LossPlace, Scenario, Size, SwitchPortRole, TopologyKind, WorkloadKind,
 };
 use sim_harness::{simulate, RunControl, RunResult};
 
@@ -517,4 +517,54 @@ fn border_loss_covers_every_cable_of_the_border_switches() {
             port.name
         );
     }
+}
+
+/// `loss[].place = "arrival"` (the Uno authors' `CompositeQueue::receivePacket`): a switch
+/// port loses a packet before its buffer, so every arriving packet draws and a lost one is
+/// never sent (lossy ports: sent + dropped = packets drawn); on the wire (default) only sent
+/// packets draw and the lost ones were sent (sent = drawn). Both lose at the configured rate.
+#[test]
+fn random_loss_on_arrival_is_never_sent() {
+    let mut s = small();
+    s.workload.kind = WorkloadKind::MixedIncast;
+    s.workload.message = Size::Bytes(2 << 20);
+    s.loss.push(Loss {
+        link: "inter_dc".into(),
+        model: LossModel::Bernoulli,
+        rate: 0.02,
+        ..Loss::default()
+    });
+    let fabric = sim_harness::topology::build(&s).unwrap();
+    let names: Vec<String> = sim_harness::engine::loss::loss_ports(&fabric, &s.loss[0])
+        .unwrap()
+        .iter()
+        .map(|&p| fabric.ports[p as usize].name.clone())
+        .collect();
+    let sums = |r: &RunResult| {
+        let rows = r.links.iter().filter(|l| names.contains(&l.link));
+        rows.fold((0.0, 0.0), |(t, d), l| {
+            (t + l.tx_packets as f64, d + l.drops as f64)
+        })
+    };
+    let wire = run(&s);
+    s.loss[0].place = LossPlace::Arrival;
+    let arrival = run(&s);
+    for (r, at_arrival) in [(&wire, false), (&arrival, true)] {
+        assert!(completed(r), "{:?}", r.summary);
+        let x = &r.summary.extra;
+        let (seen, lost) = (x["loss_packets"], x["loss_drops"]);
+        assert!(lost > 20.0, "{lost}");
+        assert!((x["loss_rate"] - 0.02).abs() < 4.0 * (0.02 * 0.98 / seen).sqrt());
+        let (sent, dropped) = sums(r);
+        if at_arrival {
+            assert_eq!(
+                sent + dropped,
+                seen,
+                "every arrival drew; the lost ones never left"
+            );
+        } else {
+            assert_eq!(sent, seen, "every packet sent drew, the lost ones too");
+        }
+    }
+    assert!(simulated(&arrival) != simulated(&wire));
 }

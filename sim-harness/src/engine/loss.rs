@@ -11,12 +11,14 @@
 //! (ChaCha8, seeded from the scenario seed and the port), drawn from only when a packet
 //! crosses it, so a run is deterministic and a run without `[[loss]]` draws nothing. A lost
 //! packet has been serialized (it counts in `links.csv` `tx_bytes`) and vanishes on the wire;
-//! it counts as a drop of cause `random_loss`. `failures[].drop_prob` (REPS Fig. 8 "random
+//! it counts as a drop of cause `random_loss`. With `place = "arrival"` a switch port loses
+//! the packet as it arrives, before its buffer (the Uno authors' `CompositeQueue`): every
+//! arrival draws, and a lost packet takes no buffer slot and no line time. `failures[].drop_prob` (REPS Fig. 8 "random
 //! drops") uses the same Bernoulli ports ([`super::failure_sets`]). An entry may lose only for a while (`at_us`,
 //! `for_us`: a link "temporarily flaky", Uno 5.3).
 
 use super::*;
-use crate::scenario::{Loss, LossModel};
+use crate::scenario::{Loss, LossModel, LossPlace};
 
 /// Largest `loss[].block_packets`.
 pub const MAX_BLOCK_PACKETS: u32 = 64;
@@ -125,6 +127,8 @@ pub struct PortLoss {
     /// Blocks begun, and blocks by losses drawn (index k, the last one k >= its index).
     pub blocks: u64,
     pub blocks_with: [u64; 4],
+    /// Loses on arrival at the switch port (`loss[].place = "arrival"`), not on its wire.
+    pub arrival: bool,
 }
 
 impl PortLoss {
@@ -150,6 +154,7 @@ impl PortLoss {
             dropped: 0,
             blocks: 0,
             blocks_with: [0; 4],
+            arrival: false,
         }
     }
 
@@ -236,6 +241,8 @@ impl LossState {
                 let mut pl = PortLoss::new(block, &probs, seed);
                 pl.from_ps = from_ps;
                 pl.until_ps = until_ps;
+                // A host's port has no switch arrival: it loses on its wire.
+                pl.arrival = l.place == LossPlace::Arrival && p >= fabric.hosts;
                 match st.slot[p as usize] {
                     u32::MAX => {
                         st.slot[p as usize] = st.ports.len() as u32;
@@ -269,14 +276,28 @@ impl LossState {
         Some(Box::new(st))
     }
 
-    /// Whether the packet port `p` is sending at `now` (ps) is lost on its wire.
+    /// Whether the packet port `p` is sending at `now` (ps) is lost on its wire (ports
+    /// losing on arrival: never).
     #[inline]
     pub fn lose(&mut self, p: u32, now: u64) -> bool {
         match self.slot[p as usize] {
             u32::MAX => false,
             i => {
                 let pl = &mut self.ports[i as usize].1;
-                now >= pl.from_ps && now < pl.until_ps && pl.lose()
+                !pl.arrival && now >= pl.from_ps && now < pl.until_ps && pl.lose()
+            }
+        }
+    }
+
+    /// Whether the packet arriving at switch port `p` at `now` (ps) is lost before its
+    /// buffer (`loss[].place = "arrival"` ports only).
+    #[inline]
+    pub fn lose_on_arrival(&mut self, p: u32, now: u64) -> bool {
+        match self.slot[p as usize] {
+            u32::MAX => false,
+            i => {
+                let pl = &mut self.ports[i as usize].1;
+                pl.arrival && now >= pl.from_ps && now < pl.until_ps && pl.lose()
             }
         }
     }

@@ -160,6 +160,13 @@ impl Sim {
             let slot = self.ports[out as usize].sel_slot;
             self.sel.on_select_slot(self.now, slot, pk.bytes);
         }
+        // `loss[].place = "arrival"`: lost before the buffer.
+        if let Some(l) = self.loss.as_deref_mut() {
+            if l.lose_on_arrival(out, self.now) {
+                self.drop_lost(out, &pk);
+                return;
+            }
+        }
         if self.ports[out as usize].kind.self_scheduled() {
             return self.port_arrive(out, pk);
         }
