@@ -262,9 +262,10 @@ mod tests {
         let mut lb = UnoLb::<4>::new(1000, &mut rng);
         lb.set_reroute_stale(true);
         let evs = *lb.subflows();
-        lb.ack(100, evs[0]); // quiet by t = 700 (> 500 ago)
-        lb.ack(650, evs[1]); // fresh at t = 700
-                             // Subflows 2 and 3 never ACKed.
+        // Subflow 0 is quiet by t = 700 (ACKed > 500 ago), subflow 1 fresh; 2 and 3 never
+        // ACKed.
+        lb.ack(100, evs[0]);
+        lb.ack(650, evs[1]);
         assert!(lb.on_nack_or_timeout(700, evs[2], &mut rng));
         let now = *lb.subflows();
         assert_eq!(now[1], evs[1], "recently ACKed: kept");

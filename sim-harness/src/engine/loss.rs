@@ -13,9 +13,10 @@
 //! packet has been serialized (it counts in `links.csv` `tx_bytes`) and vanishes on the wire;
 //! it counts as a drop of cause `random_loss`. With `place = "arrival"` a switch port loses
 //! the packet as it arrives, before its buffer (the Uno authors' `CompositeQueue`): every
-//! arrival draws, and a lost packet takes no buffer slot and no line time. `failures[].drop_prob` (REPS Fig. 8 "random
-//! drops") uses the same Bernoulli ports ([`super::failure_sets`]). An entry may lose only for a while (`at_us`,
-//! `for_us`: a link "temporarily flaky", Uno 5.3).
+//! arrival draws, and a lost packet takes no buffer slot and no line time.
+//! `failures[].drop_prob` (REPS Fig. 8 "random drops") uses the same Bernoulli ports
+//! ([`super::failure_sets`]). An entry may lose only for a while (`at_us`, `for_us`: a link
+//! "temporarily flaky", Uno 5.3).
 
 use super::*;
 use crate::scenario::{Loss, LossModel, LossPlace};
@@ -280,24 +281,25 @@ impl LossState {
     /// losing on arrival: never).
     #[inline]
     pub fn lose(&mut self, p: u32, now: u64) -> bool {
-        match self.slot[p as usize] {
-            u32::MAX => false,
-            i => {
-                let pl = &mut self.ports[i as usize].1;
-                !pl.arrival && now >= pl.from_ps && now < pl.until_ps && pl.lose()
-            }
-        }
+        self.draw(p, now, false)
     }
 
     /// Whether the packet arriving at switch port `p` at `now` (ps) is lost before its
     /// buffer (`loss[].place = "arrival"` ports only).
     #[inline]
     pub fn lose_on_arrival(&mut self, p: u32, now: u64) -> bool {
+        self.draw(p, now, true)
+    }
+
+    /// A draw at port `p` at `now` if it has a loss entry whose place is `arrival` (on
+    /// arrival, or on the wire) and whose period holds `now`.
+    #[inline]
+    fn draw(&mut self, p: u32, now: u64, arrival: bool) -> bool {
         match self.slot[p as usize] {
             u32::MAX => false,
             i => {
                 let pl = &mut self.ports[i as usize].1;
-                pl.arrival && now >= pl.from_ps && now < pl.until_ps && pl.lose()
+                pl.arrival == arrival && now >= pl.from_ps && now < pl.until_ps && pl.lose()
             }
         }
     }
