@@ -284,11 +284,8 @@ fn allreduce_iterations_complete() {
     assert!(r.flows[4..].iter().all(|f| f.start_ps == 200_000_000));
 }
 
-/// `[[loss]]` on every inter-DC link: the measured rate over the packets that crossed them
-/// matches the configured one, the losses are drops of cause `random_loss`, flows recover, and
-/// the same seed gives the same run.
-#[test]
-fn random_loss_on_inter_dc_links() {
+/// A mixed incast of 2 MiB messages with 2 % Bernoulli loss on every inter-DC link.
+fn lossy_incast() -> Scenario {
     let mut s = small();
     s.workload.kind = WorkloadKind::MixedIncast;
     s.workload.message = Size::Bytes(2 << 20);
@@ -298,6 +295,15 @@ fn random_loss_on_inter_dc_links() {
         rate: 0.02,
         ..Loss::default()
     });
+    s
+}
+
+/// `[[loss]]` on every inter-DC link: the measured rate over the packets that crossed them
+/// matches the configured one, the losses are drops of cause `random_loss`, flows recover, and
+/// the same seed gives the same run.
+#[test]
+fn random_loss_on_inter_dc_links() {
+    let s = lossy_incast();
     let r = run(&s);
     assert!(completed(&r), "{:?}", r.summary);
     let x = &r.summary.extra;
@@ -525,15 +531,7 @@ fn border_loss_covers_every_cable_of_the_border_switches() {
 /// packets draw and the lost ones were sent (sent = drawn). Both lose at the configured rate.
 #[test]
 fn random_loss_on_arrival_is_never_sent() {
-    let mut s = small();
-    s.workload.kind = WorkloadKind::MixedIncast;
-    s.workload.message = Size::Bytes(2 << 20);
-    s.loss.push(Loss {
-        link: "inter_dc".into(),
-        model: LossModel::Bernoulli,
-        rate: 0.02,
-        ..Loss::default()
-    });
+    let mut s = lossy_incast();
     let fabric = sim_harness::topology::build(&s).unwrap();
     let names: Vec<String> = sim_harness::engine::loss::loss_ports(&fabric, &s.loss[0])
         .unwrap()
