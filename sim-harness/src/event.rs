@@ -43,7 +43,7 @@ pub enum Kind {
     /// engine and receiver deadlines.
     HostTimer = 6,
     /// Wormhole's own events (index: 0 rate-sampling tick, 1 a skipped partition's wake-up,
-    /// `2 + 2 t (+ 1)` the start (end) of LLM DAG task `t`): see `engine/skip.rs`.
+    /// `2 + 2 t (+ 1)` the start (end) of LLM DAG task `t`): see `engine/skip/mod.rs`.
     Wormhole = 10,
 }
 

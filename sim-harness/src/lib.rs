@@ -17,7 +17,7 @@
 //!     prefetch.rs  cache hints a few events ahead (big fabrics only)
 //!     failures.rs  link down (down-count) / rate change (latest in force)
 //!     shift.rs     pause a partition (ports + flows) and move it delta later
-//!     skip.rs      Wormhole in the loop: partitions, steady skips, skip-back, memo, LLM DAG
+//!     skip/        Wormhole in the loop: partitions, steady skips, skip-back, memo, LLM DAG
 //!     sampling.rs  queues.csv and rates.csv samples (output only; fairness from
 //!                  metrics/fairness.rs: fairness.csv, Jain's index, 10% convergence)
 //!     metrics.rs   collective metrics for every transport (metrics/: CCT, delay, reorder)

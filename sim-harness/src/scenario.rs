@@ -980,7 +980,7 @@ pub struct Skip {
     pub partition_by: PartitionBy,
     /// Memoize transients that end in an interrupt (a flow arrival or completion) before
     /// they turn steady, sampled at every tick, keyed by the flows' start state (dcfab's
-    /// extension of Wormhole 4.3-4.4; `engine/skip.rs`). Off by default: measured, it
+    /// extension of Wormhole 4.3-4.4; `engine/skip/trajectory.rs`). Off by default: measured, it
     /// does not pay on the shipped LLM scenarios (`benches/README.md`, session 7).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memo_interrupted: bool,

@@ -43,7 +43,7 @@ impl Sim {
         port.enter_link(&mut self.q, p, at, pk);
     }
 
-    /// `skip.lockstep_shadow` is in use (`engine/skip.rs`): a lockstep follower's
+    /// `skip.lockstep_shadow` is in use (`engine/skip/shadow.rs`): a lockstep follower's
     /// placeholder takes port `p`'s line for its serialization time and goes no further
     /// (true); a leader flow's packet starting on a port of its path is mirrored to its
     /// paused followers' ports at that hop ([`Sim::wh_mirror`]) and goes on (false).
@@ -95,7 +95,7 @@ impl Sim {
             match peer {
                 Node::Switch(s) => self.switch_arrive(s, p, pk),
                 // While a Wormhole partition is skipped, a packet of one of its flows is held
-                // until it resumes (engine/skip.rs, `skip.partition_by = "data_ports"`).
+                // until it resumes (engine/skip/held.rs, `skip.partition_by = "data_ports"`).
                 Node::Host(h) if self.wh_holding => self.arrive_or_hold(h, pk),
                 Node::Host(h) => self.transport_arrive(h, pk),
             }

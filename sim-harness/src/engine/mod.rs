@@ -155,7 +155,7 @@ pub(crate) struct PortRt {
     /// Failures holding the link down (up when 0).
     pub(crate) down: u16,
     /// The DATA lane is held (a port of a skipped Wormhole partition that keeps serving
-    /// other partitions' control packets, `engine/skip.rs`).
+    /// other partitions' control packets, `engine/skip/held.rs`).
     pub(crate) data_frozen: bool,
     /// `skip.held_occupancy`: the summed estimated rate (bit/s) of the skipped flows whose
     /// DATA lane this port holds (0: none), and the start of their virtual DATA stream.

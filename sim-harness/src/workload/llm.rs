@@ -11,7 +11,7 @@
 //! * Flows: one per DAG flow task, in task order (flow `i` is the `i`-th flow task), each
 //!   of `max(1, round(bytes x bytes_scale))` bytes. Their start times are not known before
 //!   the run: the engine starts a flow when its dependencies finish
-//!   (`engine/skip.rs`), so a spec's `start_ps` is [`NEVER`] until then.
+//!   (`engine/skip/dag.rs`), so a spec's `start_ps` is [`NEVER`] until then.
 
 use super::FlowSpec;
 use crate::error::{Error, Result};

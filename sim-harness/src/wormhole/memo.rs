@@ -436,7 +436,7 @@ pub type CcState = (u32, u32, bool);
 /// before it turned steady, sampled along the way: what a memo hit needs to skip it up to
 /// any sampling tick, not only to its end. dcfab's extension of 4.3 (the paper stores the
 /// bytes and the end state of a transient ended by a steady state or a flow completion,
-/// not the points in between); see `engine/skip.rs`.
+/// not the points in between); see `engine/skip/trajectory.rs`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Trajectory {
     /// Time between two points, ps (the sampling interval).

@@ -13,7 +13,7 @@
 //!
 //! # Engine integration (what to call, and when)
 //!
-//! Implemented in `engine/skip.rs` (see its module doc for the choices: a skipped partition
+//! Implemented in `engine/skip/` (see its module docs for the choices: a skipped partition
 //! is paused until its interrupt and resumed shifted, so skip-back is an earlier resume; memo
 //! lookups once per sampling tick). [`checks`] validates the `[skip]` and `[workload.llm]`
 //! fields. The plan as written before the wiring:

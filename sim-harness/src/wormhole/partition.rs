@@ -9,7 +9,7 @@
 //! second index ([`Partitions::start_flow_acks`]) that never merges partitions: the engine asks
 //! it which of a partition's ports carry another partition's ACKs
 //! ([`Partitions::foreign_ack_ports`]) and keeps those serving their control lane while the
-//! partition is skipped (`engine/skip.rs`, `skip.partition_by = "data_ports"`). Giving the
+//! partition is skipped (`engine/skip/held.rs`, `skip.partition_by = "data_ports"`). Giving the
 //! ACK ports as part of the path (the `"all_ports"` rule, the default) merges through them
 //! instead.
 //!

@@ -1,0 +1,221 @@
+//! Memoization of unsteady periods (`../shared/papers/wormhole.md` section 4): the
+//! steady-state memo's lookup, hit and insert.
+//!
+//! * **Memoization** (section 4, [`MemoDb`]): at the start of each unsteady period of a
+//!   partition (a flow started or finished in it; looked up at the next sampling tick, so
+//!   flows starting together make one lookup; partitions of at most [`MEMO_MAX_FLOWS`]
+//!   flows) its flow conflict graph (flows weighted by the rate class of their last
+//!   estimate, kept across detector resets, 0 for a new flow; edges by shared ports) is
+//!   looked up. A miss remembers the graph, the flows' bytes so far and the time; when the
+//!   partition next becomes steady the entry (end rates, per-flow transient bytes,
+//!   convergence time) is inserted. A hit skips the transient and goes straight on into the
+//!   steady state (3.2 step 3): one pause covers the stored convergence time (each flow
+//!   advanced by its stored transient bytes) and then the steady period at the stored end
+//!   rates up to the next interrupt ([`skip::plan_skip`] from the transient's end). A flow
+//!   whose skippable bytes the transient would exceed cuts the transient short, pro rata.
+//!   Skip-back inside the transient takes its bytes pro rata, after it the transient's
+//!   bytes plus the end rates' (6.3).
+
+use super::*;
+
+/// Rate classes of the conflict graph's flow weights ([`memo::rate_class`]).
+pub(super) const RATE_CLASSES: u32 = 16;
+
+/// Largest partition (flows) the memo looks up: a conflict graph costs O(flows^2) to build,
+/// and a partition that large (an all-to-all through the spines) rarely repeats exactly.
+pub const MEMO_MAX_FLOWS: usize = 128;
+
+/// A memo miss waiting for its partition's steady state.
+#[derive(Debug, Clone)]
+pub(super) struct Miss {
+    pub(super) graph: FlowConflictGraph,
+    /// The partition's flows (graph vertex order) and their DATA packets sent at the start.
+    pub(super) flows: Vec<(u32, u64)>,
+    pub(super) at: Time,
+    /// The interrupted-transient key (flows weighted by their start state, same vertex
+    /// order), once looked up (that memo on).
+    pub(super) xgraph: Option<FlowConflictGraph>,
+    /// Ticks until that lookup (`traj_delay`: the first ticks after an interrupt, the new
+    /// flows' first windows, are simulated and not part of the stored transient).
+    pub(super) due: u32,
+    /// When that lookup was made, and each flow's next new PSN then.
+    pub(super) xat: Time,
+    pub(super) xsent: Vec<u64>,
+    /// Per sampling tick since `xat`: each flow's (new packets sent since `xat`, cc state).
+    /// Sent, not acknowledged: a hit keeps the window in flight at its start, so it is
+    /// credited what the stored transient sent (measured: crediting the acknowledged
+    /// packets made the pipeline flows 12 % slow, the window's first RTT counted twice);
+    /// new PSNs, not every transmission (retransmissions are no progress).
+    pub(super) points: Vec<Vec<(u64, CcState)>>,
+    /// Longer than [`TRAJ_MAX_TICKS`]: not stored.
+    pub(super) overflow: bool,
+}
+
+impl Sim {
+    /// The conflict graph of partition `id` now (flows in id order, weighted by the rate
+    /// class of their last estimate, 0 for a flow without one).
+    pub(super) fn conflict_graph(&self, id: PartitionId) -> Option<(FlowConflictGraph, Vec<u32>)> {
+        let w = self.wh.as_ref()?;
+        let flows: Vec<u32> = w.parts.flows(id)?.iter().copied().collect();
+        let weights: Vec<(u32, &[u32])> = flows
+            .iter()
+            .map(|&f| {
+                let r = w.active.get(&f).and_then(|s| s.hint).unwrap_or(0);
+                (
+                    memo::rate_class(r, w.capacity_bps, RATE_CLASSES),
+                    w.ports[f as usize].as_slice(),
+                )
+            })
+            .collect();
+        Some((FlowConflictGraph::from_paths(&weights), flows))
+    }
+
+    /// A new unsteady period of partition `id` begins: look it up; a hit skips the
+    /// transient, a miss is remembered.
+    pub(super) fn memo_lookup(&mut self, id: PartitionId) {
+        let Some(w) = self.wh.as_ref() else { return };
+        let n = w.parts.flows(id).map_or(0, |f| f.len());
+        if !w.skip || n == 0 || n > MEMO_MAX_FLOWS || w.frozen.contains_key(&id) {
+            return;
+        }
+        let Some((g, flows)) = self.conflict_graph(id) else {
+            return;
+        };
+        let w = self.wh.as_mut().expect("wormhole on");
+        match w.memo.lookup(&g) {
+            Some(v) => self.memo_hit(id, &flows, v),
+            None => {
+                let sent = flows
+                    .iter()
+                    .map(|&f| (f, self.packets_sent(f).unwrap_or(0)))
+                    .collect();
+                let w = self.wh.as_mut().expect("wormhole on");
+                w.misses.insert(
+                    id,
+                    Miss {
+                        graph: g,
+                        flows: sent,
+                        at: self.now,
+                        xgraph: None,
+                        due: w.traj_delay,
+                        xat: NEVER,
+                        xsent: Vec::new(),
+                        points: Vec::new(),
+                        overflow: false,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Skip a transient the memo knows (4.4), then go straight to the steady state (3.2 step
+    /// 3): the partition is paused for the stored convergence time with each flow advanced by
+    /// its stored transient bytes, and on at the stored end rates until its next interrupt
+    /// ([`skip::plan_skip`] from the transient's end, each flow's remaining bytes less its
+    /// transient ones). A flow whose skippable bytes the transient would exceed cuts the
+    /// transient short, pro rata, with no steady part.
+    pub(super) fn memo_hit(&mut self, id: PartitionId, flows: &[u32], v: MemoValue) {
+        let Some(sf) = self.steady_flows(id, |f| {
+            flows.iter().position(|&x| x == f).map(|i| v.end_rates[i])
+        }) else {
+            return;
+        };
+        if v.convergence_ps == 0 {
+            return;
+        }
+        // The largest fraction n / d <= 1 of the transient every flow can send.
+        let (mut n, mut d) = (1u128, 1u128);
+        for (s, &b) in sf.iter().zip(&v.transient_bytes) {
+            let k = u128::from(s.skippable());
+            if u128::from(b) * n > k * d {
+                (n, d) = (k, u128::from(b));
+            }
+        }
+        let conv = (u128::from(v.convergence_ps) * n / d) as u64;
+        let sample_ps = self.wh.as_ref().expect("wormhole on").sample_ps;
+        if conv < sample_ps {
+            return;
+        }
+        let conv_until = self.now.saturating_add(conv);
+        let known = self.known_events();
+        if known.iter().any(|k| k.at_ps < conv_until) {
+            return;
+        }
+        let transient: Vec<u64> = v
+            .transient_bytes
+            .iter()
+            .map(|&b| (u128::from(b) * n / d) as u64)
+            .collect();
+        let after: Vec<SteadyFlow> = sf
+            .iter()
+            .zip(&transient)
+            .map(|(s, &b)| SteadyFlow {
+                remaining_bytes: s.remaining_bytes - b,
+                ..*s
+            })
+            .collect();
+        let horizon = conv_until.saturating_add(HORIZON_PS);
+        let steady = if n == d {
+            skip::plan_skip(conv_until, &after, &known, Some(horizon))
+                .ok()
+                .flatten()
+        } else {
+            None
+        };
+        let plan = match steady {
+            Some(p) => SkipPlan {
+                from_ps: self.now,
+                until_ps: p.until_ps,
+                cause: p.cause,
+                advance: p
+                    .advance
+                    .iter()
+                    .zip(&transient)
+                    .map(|(&(f, a), &b)| (f, a + b))
+                    .collect(),
+            },
+            None => SkipPlan {
+                from_ps: self.now,
+                until_ps: conv_until,
+                cause: skip::Interrupt::Horizon,
+                advance: after
+                    .iter()
+                    .map(|s| s.flow)
+                    .zip(transient.iter().copied())
+                    .collect(),
+            },
+        };
+        self.freeze(id, plan, after, Some((conv_until, transient)), None);
+    }
+
+    /// Partition `id` is steady: store its remembered miss (end rates, transient bytes,
+    /// convergence time).
+    pub(super) fn memo_insert(&mut self, id: PartitionId, flows: &[SteadyFlow]) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some(m) = w.misses.remove(&id) else {
+            return;
+        };
+        if m.flows.len() != flows.len() || m.flows.iter().zip(flows).any(|(a, b)| a.0 != b.flow) {
+            return;
+        }
+        let mtu = w.mtu;
+        let transient_bytes = m
+            .flows
+            .iter()
+            .map(|&(f, at)| {
+                let now = self.flows[f as usize]
+                    .cc
+                    .as_ref()
+                    .map_or(at, |c| c.stats().packets_sent);
+                now.saturating_sub(at) * mtu
+            })
+            .collect();
+        let v = MemoValue {
+            end_rates: flows.iter().map(|f| f.rate_bps).collect(),
+            transient_bytes,
+            convergence_ps: self.now - m.at,
+        };
+        let w = self.wh.as_mut().expect("wormhole on");
+        let _ = w.memo.insert(m.graph, v);
+    }
+}

@@ -1,0 +1,218 @@
+//! Wormhole in the run loop (`../shared/papers/wormhole.md` sections 4-6): incremental
+//! port-level partitions, per-flow steady-state detection, fast-forwarding of steady
+//! partitions with skip-back, memoization of unsteady periods, and the LLM DAG's
+//! dependency-driven flow starts. Active only when `skip.enabled` or `workload.kind = "llm"`
+//! ([`Sim::wh`] is `Some`); otherwise the run loop is the plain one.
+//!
+//! One module per mechanism (each cites the paper section it implements, and says where it
+//! goes beyond the paper):
+//!
+//! * [`setup`]: installing Wormhole for a run; what may be skipped (soundness limits).
+//! * [`partitions`]: port-level partitions (Def. 1, Appendix E).
+//! * [`steady`]: steady-state detection, `R(t_k)` (5.1, Eq. 6/7).
+//! * [`fast_forward`]: freeze / wake-up / resume and skip-back (5.3, 6.2, 6.3).
+//! * [`held`]: `data_ports`: held DATA lanes, phantom ACK load, held packets (beyond 6.2).
+//! * [`memoize`]: memoization of unsteady periods (4).
+//! * [`trajectory`]: interrupted transients (beyond 4.3-4.4).
+//! * [`lockstep`]: lockstep followers (beyond 4.4, 6.2).
+//! * [`shadow`]: a follower's mirrored footprint (beyond 6.2).
+//! * [`dag`]: the LLM DAG's flow starts.
+//! * [`summary`]: Eq. 11 / 13 guidance (5.2) and the summary counters.
+
+use super::*;
+use crate::scenario::{RateEstimate, RateMetric};
+use crate::wormhole::guidance::{Guidance, GuidanceInput};
+use crate::wormhole::llm::{LlmDag, TaskKind};
+use crate::wormhole::memo::{self, CcState, FlowConflictGraph, MemoDb, MemoValue, Trajectory};
+use crate::wormhole::partition::{Change, PartitionId, Partitions};
+use crate::wormhole::skip::{self, KnownEvent, SkipBack, SkipPlan, SteadyFlow};
+use crate::wormhole::steady::SteadyDetector;
+
+mod dag;
+mod fast_forward;
+mod held;
+mod lockstep;
+mod memoize;
+mod partitions;
+mod setup;
+mod shadow;
+mod steady;
+mod summary;
+mod trajectory;
+
+use dag::*;
+use fast_forward::*;
+use lockstep::*;
+use memoize::*;
+use steady::*;
+use summary::*;
+use trajectory::*;
+
+pub(crate) use shadow::SHADOW_FLOW;
+
+/// [`Kind::Wormhole`] index of the rate-sampling tick.
+const TICK: u32 = 0;
+/// [`Kind::Wormhole`] index of a wake-up of skipped partitions.
+const WAKE: u32 = 1;
+/// [`Kind::Wormhole`] index of the start of DAG task 0 (`TASK0 + 2 t`; its end `+ 1`).
+const TASK0: u32 = 2;
+/// [`Kind::Wormhole`] index of the delivery of held packet slot 0 (`HELD0 + slot`).
+const HELD0: u32 = 1 << 27;
+/// [`Kind::Wormhole`] index of the same-instant re-follow of lockstep followers released
+/// by their leader's interrupt (`skip.lockstep_stay`, [`Sim::refollow`]).
+const REFOLLOW: u32 = HELD0 - 1;
+
+impl Wormhole {
+    /// Bytes one sampling tick carries at the host line rate (rounded up).
+    fn line_tick_bytes(&self) -> u64 {
+        (u128::from(self.capacity_bps) * u128::from(self.sample_ps)).div_ceil(8_000_000_000_000)
+            as u64
+    }
+}
+
+/// Wormhole's run state ([`Sim::wh`]).
+#[derive(Debug)]
+pub(crate) struct Wormhole {
+    /// Fast-forwarding on (asked for, and the transport allows it).
+    skip: bool,
+    refused: bool,
+    sample_ps: u64,
+    theta: f64,
+    samples: usize,
+    mtu: u64,
+    reserve_bytes: u64,
+    capacity_bps: u64,
+    /// `skip.partition_by = "all_ports"`: ACK ports merge partitions too.
+    all_ports: bool,
+    /// `skip.rate_metric`: what `R(t_k)` is.
+    metric: RateMetric,
+    /// `skip.rate_estimate`: which rate advances a skipped flow.
+    estimate: RateEstimate,
+    parts: Partitions,
+    /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
+    hdr: u64,
+    /// Per port, the skipped partitions' ACK load it stands in for (bit/s).
+    phantom: BTreeMap<u32, u64>,
+    /// Held packets waiting for their delivery event (`HELD0 + slot`), and free slots.
+    redeliver: Vec<Option<(u32, Packet)>>,
+    free_slots: Vec<u32>,
+    /// Ports of each started flow (empty until it starts).
+    ports: Vec<Vec<u32>>,
+    active: Samplers,
+    frozen: BTreeMap<PartitionId, Frozen>,
+    misses: BTreeMap<PartitionId, Miss>,
+    /// Partitions whose unsteady period began since the last tick (memo lookups due).
+    lookups: std::collections::BTreeSet<PartitionId>,
+    memo: MemoDb,
+    /// Interrupted transients (`skip.memo_interrupted`), keyed by the start-state graph.
+    traj: Option<MemoDb<Trajectory>>,
+    /// Ticks between a steady-memo miss and its interrupted-transient lookup (at least 1).
+    traj_delay: u32,
+    /// `skip.memo_lockstep`: partitions starting the same transient at the same tick follow
+    /// one leader.
+    lockstep: bool,
+    /// `skip.lockstep_complete`: matching follower flows complete with their leader's.
+    lockstep_complete: bool,
+    /// Per flow: completed by [`Sim::lockstep_complete`]; its packets still in the network
+    /// are dropped before their host ([`Sim::wh_hold`]).
+    purged: Vec<bool>,
+    /// Some flow is in `purged`: host arrivals are checked ([`Sim::wh_hold`]).
+    purged_any: bool,
+    /// `skip.lockstep_stay`: a follower whose other flows all match stays paused across its
+    /// leader flow's completion ([`Sim::lockstep_complete`]).
+    lockstep_stay: bool,
+    /// Followers kept paused across their leader flow's completion now: not released by
+    /// that completion's interrupt ([`Sim::release_followers`]).
+    keep: Vec<PartitionId>,
+    /// Followers resumed by an interrupt at this instant (one of their flows, one of their
+    /// leader's), to follow on at the same instant ([`Sim::refollow`]).
+    refollow: Vec<(u32, u32)>,
+    /// `skip.lockstep_fixed_leader`: only an exact partition (no flow on a [`Self::tainted`]
+    /// host) leads a lockstep group.
+    fixed_leader: bool,
+    /// `skip.lockstep_shadow`: paused followers mirror their leader's packets on their
+    /// shared ports ([`Sim::wh_mirror`]).
+    shadow_on: bool,
+    /// `skip.held_occupancy`: held DATA lanes keep the skipped flows' rate as occupancy
+    /// ([`Sim::held_wait`]).
+    held_occupancy: bool,
+    /// Per leader port: (leader flow, follower port, follower) for each follower port that
+    /// mirrors a packet of that flow starting on that port, in the order mapped (a per-port
+    /// index: the lookup at every leader transmission is a short scan, not a map search).
+    shadow: Vec<Vec<(u32, u32, PartitionId)>>,
+    /// Per flow: mirror entries keyed by it (a quick filter before [`Self::shadow`]).
+    shadow_lead: Vec<u32>,
+    /// Placeholders of DATA waiting on a port whose DATA lane is held.
+    shadow_q: BTreeMap<u32, VecDeque<Packet>>,
+    /// Per host: one of its flows was a lockstep follower, so every later flow of the host
+    /// (its DAG successors start at a followed flow's completion) is off the exact run.
+    tainted: Vec<bool>,
+    /// Leader -> its paused followers (in the order they were paused: partition id order).
+    leads: BTreeMap<PartitionId, Vec<PartitionId>>,
+    done_seen: usize,
+    started: usize,
+    dag: Option<DagRun>,
+    st: WhStats,
+    /// Refusal warnings (setup); the guidance warnings are added at the run's end.
+    warnings: Vec<String>,
+    /// Eq. 11 / 13 inputs but `N` (when skipping), checked at setup.
+    guidance: Option<GuidanceInput>,
+    /// Active flows sending from / to each host (its host port), and the most seen on one
+    /// host port at a time: the guidance's `N` (see [`Sim::wh_guidance`]).
+    host_out: Vec<u32>,
+    host_in: Vec<u32>,
+    flows_per_port_max: u32,
+}
+
+impl Sim {
+    /// Whether Wormhole has nothing left to do (every DAG task finished).
+    pub(super) fn wh_finished(&self) -> bool {
+        self.wh
+            .as_ref()
+            .is_none_or(|w| w.dag.as_ref().is_none_or(|d| d.done == d.dag.tasks.len()))
+    }
+
+    /// Whether the stall deadline applies (some flow started and not done, none paused).
+    pub(super) fn wh_may_stall(&self) -> bool {
+        self.wh
+            .as_ref()
+            .is_some_and(|w| w.started > self.flows_done && w.frozen.is_empty())
+    }
+
+    /// A [`Kind::Wormhole`] event.
+    pub(super) fn on_wormhole(&mut self, i: u32) {
+        match i {
+            TICK => self.wh_tick(),
+            WAKE => self.wh_wake(),
+            REFOLLOW => self.refollow(),
+            _ if i >= HELD0 => self.redeliver(i - HELD0),
+            _ => {
+                let t = (i - TASK0) / 2;
+                if (i - TASK0).is_multiple_of(2) {
+                    self.task_start(t);
+                } else {
+                    self.task_end(t);
+                }
+            }
+        }
+    }
+
+    /// After an event: flows that completed leave their partitions (and end their tasks).
+    #[inline]
+    pub(super) fn wh_after_event(&mut self) {
+        if self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.done_seen != self.flows_done)
+        {
+            self.wh_completions();
+        }
+    }
+
+    /// The DATA packet size of the run (bytes; the MTU of the Wormhole settings).
+    pub(crate) fn wh_mtu(&self) -> u32 {
+        self.wh
+            .as_ref()
+            .map_or(0, |w| u32::try_from(w.mtu).unwrap_or(u32::MAX))
+    }
+}

@@ -1,0 +1,279 @@
+//! Incremental port-level partitions (`../shared/papers/wormhole.md` Def. 1, Appendix E):
+//! flows join a partition at their start and leave at their completion, each change an
+//! interrupt of the partition (5.3).
+//!
+//! * **Partitions** (Def. 1, Appendix E, [`Partitions`]): a flow's path is every output
+//!   port its DATA can use ([`Sim::flow_ports`]: the ECMP path, or with per-packet spraying
+//!   every up port a tree route offers) and, with `skip.partition_by = "all_ports"` (the
+//!   default), every port its ACKs / NACKs use on the way back; with `"data_ports"` those
+//!   ACK ports are indexed but do not merge partitions. Flows join at their start (merge)
+//!   and leave at their completion (split).
+
+use super::*;
+
+impl Sim {
+    /// The output ports flow `f`'s packets can use (the flow's ECMP entropy both ways, or
+    /// every up port under per-packet spraying): (its partition path, its other ACK ports).
+    /// With `partition_by = "data_ports"` the DATA path and the ACK path; with `"all_ports"`
+    /// both in the path.
+    pub(crate) fn flow_ports(&self, f: u32) -> (Vec<u32>, Vec<u32>) {
+        let flow = &self.flows[f as usize];
+        let ev = match &flow.lb {
+            Lb::Ecmp(e) => Some(e.ev()),
+            _ => None,
+        };
+        let all = self.wh.as_ref().is_some_and(|w| w.all_ports);
+        let mut data = std::collections::BTreeSet::new();
+        let mut acks = std::collections::BTreeSet::new();
+        self.walk(flow.spec.src, flow.spec.dst, ev, &mut data);
+        self.walk(
+            flow.spec.dst,
+            flow.spec.src,
+            ev,
+            if all { &mut data } else { &mut acks },
+        );
+        (data.into_iter().collect(), acks.into_iter().collect())
+    }
+
+    pub(super) fn walk(
+        &self,
+        src: u32,
+        dst: u32,
+        ev: Option<u16>,
+        out: &mut std::collections::BTreeSet<u32>,
+    ) {
+        let mut todo = vec![src];
+        out.insert(src);
+        while let Some(p) = todo.pop() {
+            let Node::Switch(s) = self.ports[p as usize].peer else {
+                continue;
+            };
+            let (route, seed) = self.switches[s as usize];
+            let mut next = Vec::new();
+            match ev {
+                Some(ev) => next.extend(route.select(src, dst, ev, seed)),
+                None => {
+                    #[allow(irrefutable_let_patterns)]
+                    if let Route::Tree {
+                        lo,
+                        hi,
+                        per_down,
+                        first_down,
+                        first_up,
+                        n_up,
+                    } = route
+                    {
+                        if dst >= lo && dst < hi {
+                            next.push(first_down + (dst - lo) / per_down);
+                        } else {
+                            next.extend(first_up..first_up + n_up);
+                        }
+                    } else {
+                        let sw = &self.fabric.switches[s as usize];
+                        next.extend(sw.first_port..sw.first_port + sw.n_ports);
+                    }
+                }
+            }
+            for n in next {
+                if out.insert(n) {
+                    todo.push(n);
+                }
+            }
+        }
+    }
+
+    /// Flow `f` starts now (before its transport opens): resume every skipped partition it
+    /// touches (skip-back), join the partitions, reset detectors, look the new unsteady
+    /// period up in the memo.
+    pub(in crate::engine) fn wh_flow_start(&mut self, f: u32) {
+        let (ports, acks) = self.flow_ports(f);
+        let Some(w) = self.wh.as_mut() else { return };
+        let mut touched: Vec<PartitionId> = ports
+            .iter()
+            .filter_map(|&p| w.parts.partition_of_port(p))
+            .filter(|id| w.frozen.contains_key(id))
+            .collect();
+        // A follower kept paused across a completion (`skip.lockstep_stay`) keeps the ports
+        // it was paused with, which may have left its partition: a flow starting on one
+        // resumes it too, or that port would be paused twice (its events held by one
+        // partition, its state shifted by both: a `Deliver` lost, the link never served).
+        touched.extend(
+            w.frozen
+                .iter()
+                .filter(|(_, fr)| {
+                    ports.iter().any(|p| {
+                        fr.ports.binary_search(p).is_ok() || fr.live.binary_search(p).is_ok()
+                    })
+                })
+                .map(|(&id, _)| id),
+        );
+        // Its ACKs need the paused ports of a skipped partition: resume it too.
+        touched.extend(
+            w.frozen
+                .iter()
+                .filter(|(_, fr)| acks.iter().any(|p| fr.ports.binary_search(p).is_ok()))
+                .map(|(&id, _)| id),
+        );
+        touched.sort_unstable();
+        touched.dedup();
+        for id in touched {
+            self.note_refollow(id);
+            self.thaw(id);
+        }
+        let w = self.wh.as_ref().expect("checked");
+        let mut joined: Vec<PartitionId> = ports
+            .iter()
+            .filter_map(|&p| w.parts.partition_of_port(p))
+            .collect();
+        joined.sort_unstable();
+        joined.dedup();
+        for id in joined {
+            self.traj_store(id);
+        }
+        let w = self.wh.as_mut().expect("checked");
+        let change = w
+            .parts
+            .start_flow_acks(f, &ports, &acks)
+            .expect("a flow starts once");
+        w.ports[f as usize] = ports;
+        w.started += 1;
+        let spec = &self.flows[f as usize].spec;
+        let (src, dst) = (spec.src as usize, spec.dst as usize);
+        w.host_out[src] += 1;
+        w.host_in[dst] += 1;
+        w.flows_per_port_max = w
+            .flows_per_port_max
+            .max(w.host_out[src])
+            .max(w.host_in[dst]);
+        w.active.insert(
+            f,
+            Sampler {
+                det: SteadyDetector::new(w.theta, w.samples).expect("checked by validate"),
+                last: None,
+                steady: false,
+                hint: None,
+                last_rate: 0,
+                hist: Default::default(),
+            },
+        );
+        w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
+        let id = match change {
+            Change::Merged { into, absorbed } => {
+                for a in absorbed {
+                    w.misses.remove(&a);
+                    w.lookups.remove(&a);
+                }
+                into
+            }
+            Change::Created(id) | Change::Joined(id) => id,
+            _ => unreachable!("start_flow creates, joins or merges"),
+        };
+        self.reset_partition(id);
+    }
+
+    /// Flow `f`'s transport has opened: its partition begins an unsteady period, looked up
+    /// in the memo at the next sampling tick (flows that start together, as a collective's
+    /// do, make one lookup).
+    pub(in crate::engine) fn wh_flow_opened(&mut self, f: u32) {
+        if let Some(w) = self.wh.as_mut().filter(|w| w.skip) {
+            if let Some(id) = w.parts.partition_of_flow(f) {
+                w.lookups.insert(id);
+            }
+        }
+    }
+
+    /// Reset the detectors of partition `id`'s flows (an interrupt, 5.3).
+    pub(super) fn reset_partition(&mut self, id: PartitionId) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        let Some(flows) = w.parts.flows(id) else {
+            return;
+        };
+        for f in flows {
+            if let Some(s) = w.active.get_mut(f) {
+                s.det.reset();
+                s.last = None;
+                s.steady = false;
+                s.hist.clear();
+            }
+        }
+    }
+
+    pub(super) fn wh_completions(&mut self) {
+        let w = self.wh.as_mut().expect("wormhole on");
+        w.done_seen = self.flows_done;
+        let done: Vec<u32> = w
+            .active
+            .keys()
+            .copied()
+            .filter(|&f| self.flows[f as usize].end_ps != 0)
+            .collect();
+        for f in done {
+            if let Some(id) = self.wh.as_ref().and_then(|w| w.parts.partition_of_flow(f)) {
+                self.lockstep_complete(id, f);
+                self.traj_store(id);
+                if let Some(w) = self.wh.as_mut().filter(|w| w.lockstep_stay) {
+                    w.keep.clear();
+                }
+            }
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.active.remove(&f);
+            let spec = &self.flows[f as usize].spec;
+            w.host_out[spec.src as usize] -= 1;
+            w.host_in[spec.dst as usize] -= 1;
+            if let Some(id) = w.parts.partition_of_flow(f) {
+                w.misses.remove(&id);
+                w.lookups.remove(&id);
+            }
+            let change = w.parts.finish_flow(f).expect("an active flow");
+            // A follower kept paused across a completion (`skip.lockstep_stay`) whose
+            // partition splits resumes: its paused set is no longer one partition.
+            // A leader that splits releases the followers it kept: its flows are no longer
+            // one partition, so their completions would not reach them.
+            if let Change::Split { kept, .. } = &change {
+                let kept = *kept;
+                if w.lockstep_stay && w.frozen.contains_key(&kept) {
+                    self.thaw(kept);
+                }
+                if self
+                    .wh
+                    .as_ref()
+                    .is_some_and(|w| w.lockstep_stay && w.leads.contains_key(&kept))
+                {
+                    self.release_followers(kept, None);
+                }
+            }
+            let ids = match change {
+                Change::Shrunk(id) => vec![id],
+                Change::Split { kept, new } => {
+                    let mut v = vec![kept];
+                    v.extend(new);
+                    v
+                }
+                _ => Vec::new(),
+            };
+            for id in ids {
+                self.reset_partition(id);
+                // A new unsteady period of what is left (3.2 step 7): looked up at the next
+                // tick, like an arrival's.
+                let w = self.wh.as_mut().expect("wormhole on");
+                if w.skip {
+                    w.lookups.insert(id);
+                }
+            }
+            let w = self.wh.as_mut().expect("wormhole on");
+            if let Some(d) = w.dag.as_ref() {
+                let t = d.flow_task[f as usize];
+                self.task_end(t);
+            }
+        }
+        // Follower flows completed with their leader's (`skip.lockstep_complete`) leave now
+        // too, so their successors start at the same instant as the leader's.
+        if self
+            .wh
+            .as_ref()
+            .is_some_and(|w| w.lockstep_complete && w.done_seen != self.flows_done)
+        {
+            self.wh_completions();
+        }
+    }
+}

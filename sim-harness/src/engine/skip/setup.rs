@@ -1,0 +1,129 @@
+//! Installing Wormhole for a run (`skip.*` and the `llm` workload read and checked, the
+//! refusals decided): which transports and engines may be fast-forwarded at all.
+//!
+//! * **Soundness limits.** Only the DCTCP-style transport is fast-forwarded (its per-flow
+//!   block state is the sender's window, unchanged in a steady state, and its message
+//!   length; the REPS word and failure detector are left as they are: at a steady rate
+//!   REPS recycles the same cached EVs, and their cycle counters move with the flow's
+//!   clock; `tests/wormhole.rs` `reps_is_skipped_within_one_percent`: 7x fewer events,
+//!   0.28 % mean FCT error on a cross-ToR tornado). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
+//!   with `skip.enabled` runs in full, says so on stderr and reports
+//!   `wormhole_skip_refused = 1`.
+
+use super::*;
+
+impl Sim {
+    /// Install Wormhole for scenario `s` (after the transport): nothing unless
+    /// `skip.enabled` or an `llm` workload.
+    pub(crate) fn wormhole_setup(&mut self, s: &Scenario) -> Result<()> {
+        let llm = s.workload.kind == crate::scenario::WorkloadKind::Llm;
+        if !s.skip.enabled && !llm {
+            return Ok(());
+        }
+        // Only the DCTCP sender can be advanced (`DctcpSender::fast_forward`): every other
+        // cc (MPRDMA's variant under the same driver included) runs in full, and says so.
+        let refused = s.skip.enabled
+            && !(matches!(self.transport, TransportDriver::Dctcp(_))
+                && s.transport.cc == crate::scenario::CcKind::Dctcp);
+        let skip = s.skip.enabled && !refused;
+        let sample_ps = crate::units::us_to_ps("skip.sample_us", s.skip.sample_us)?;
+        let mut warnings = Vec::new();
+        if refused {
+            warnings.push(format!(
+                "skip.enabled: transport.cc = \"{}\" cannot be fast-forwarded soundly (only the \
+                 DCTCP sender's per-flow state is advanced; DCSIM's hosts keep state that is \
+                 not per flow, Uno's senders keep block and pacing state, MPRDMA's sender has \
+                 no fast-forward yet); this run \
+                 is simulated in full",
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ));
+        }
+        let mtu = u64::from(s.transport.mtu);
+        // The guidance needs the flows per bottleneck `N`, known once the flows have run
+        // (see `wh_guidance`); the other inputs are checked here, before the run.
+        let guidance = if skip {
+            let gin = GuidanceInput {
+                link_gbps: self.fabric.host_gbps,
+                rtt_ps: self.base_rtt_ps,
+                flows: 1,
+                mtu_bytes: s.transport.mtu,
+                sample_interval_ps: sample_ps,
+            };
+            Guidance::new(&gin)?;
+            Some(gin)
+        } else {
+            None
+        };
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        let dag = if llm {
+            let t = &s.topology;
+            let d = crate::validate::tor_host_ports(u64::from(t.radix), t.oversubscription);
+            let (dag, _) = crate::workload::llm::dag(s, d as u32, self.fabric.hosts)?;
+            // The collective metrics need every flow's start time up front; an LLM
+            // iteration reports its own (`llm_*` keys, `iterations.csv`) instead.
+            self.cm = None;
+            Some(self.dag_setup(dag))
+        } else {
+            None
+        };
+        self.wh = Some(Box::new(Wormhole {
+            skip,
+            refused,
+            sample_ps,
+            theta: s.skip.theta,
+            samples: s.skip.samples as usize,
+            mtu,
+            reserve_bytes: (RESERVE_BDPS * self.bdp_bytes).max(mtu),
+            capacity_bps: (self.fabric.host_gbps * 1e9).round() as u64,
+            all_ports: s.skip.partition_by == crate::scenario::PartitionBy::AllPorts,
+            metric: s.skip.rate_metric,
+            estimate: s.skip.rate_estimate,
+            hdr: u64::from(s.transport.header_bytes),
+            phantom: BTreeMap::new(),
+            parts: Partitions::new(),
+            redeliver: Vec::new(),
+            free_slots: Vec::new(),
+            ports: vec![Vec::new(); self.flows.len()],
+            active: Samplers::default(),
+            frozen: BTreeMap::new(),
+            misses: BTreeMap::new(),
+            lookups: Default::default(),
+            memo: MemoDb::new(),
+            traj: (skip && s.skip.memo_interrupted).then(MemoDb::new),
+            traj_delay: TRAJ_DELAY_TICKS,
+            lockstep: skip && s.skip.memo_lockstep,
+            lockstep_complete: skip && s.skip.memo_lockstep && s.skip.lockstep_complete,
+            purged: vec![false; self.flows.len()],
+            purged_any: false,
+            lockstep_stay: skip
+                && s.skip.memo_lockstep
+                && s.skip.lockstep_complete
+                && s.skip.lockstep_stay,
+            keep: Vec::new(),
+            refollow: Vec::new(),
+            fixed_leader: skip && s.skip.memo_lockstep && s.skip.lockstep_fixed_leader,
+            shadow_on: skip && s.skip.memo_lockstep && s.skip.lockstep_shadow,
+            held_occupancy: skip && s.skip.held_occupancy,
+            shadow: vec![Vec::new(); self.ports.len()],
+            shadow_lead: vec![0; self.flows.len()],
+            shadow_q: BTreeMap::new(),
+            tainted: vec![false; self.fabric.hosts as usize],
+            leads: BTreeMap::new(),
+            done_seen: 0,
+            started: 0,
+            dag,
+            st: WhStats::default(),
+            warnings,
+            guidance,
+            host_out: vec![0; self.fabric.hosts as usize],
+            host_in: vec![0; self.fabric.hosts as usize],
+            flows_per_port_max: 0,
+        }));
+        if skip {
+            self.q.push(sample_ps, Comp::new(Kind::Wormhole, TICK));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! The run's end (`../shared/papers/wormhole.md` 5.2, Eq. 11 / 13): the threshold guidance
+//! for `skip.theta` / `skip.samples` and its warnings, the summary's `wormhole_*` /
+//! `llm_*` counters and `iterations.csv`.
+
+use super::*;
+
+/// Counters of the summary's `wormhole_*` keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct WhStats {
+    pub(super) ticks: u64,
+    pub(super) skips: u64,
+    pub(super) skip_backs: u64,
+    pub(super) skipped_ps: u64,
+    pub(super) skipped_packets: u64,
+    pub(super) partitions_max: u64,
+    pub(super) steady_entries: u64,
+    pub(super) memo_skips: u64,
+    pub(super) traj_skips: u64,
+    /// Lockstep followers paused, released into their leader's steady skip, woken before
+    /// their skippable bytes ran out.
+    pub(super) lock_follows: u64,
+    pub(super) lock_steady: u64,
+    pub(super) lock_reserve_wakes: u64,
+    /// Follower flows completed at their leader flow's completion (`skip.lockstep_complete`)
+    /// and their stale packets dropped before reaching their host.
+    pub(super) lock_completions: u64,
+    pub(super) lock_stale_drops: u64,
+    /// Followers kept paused across a leader flow's completion (`skip.lockstep_stay`), and
+    /// groups whose leader candidate was refused for a tainted host
+    /// (`skip.lockstep_fixed_leader`).
+    pub(super) lock_stays: u64,
+    pub(super) lock_refollows: u64,
+    pub(super) lock_refused_leads: u64,
+    /// Placeholders a paused follower's shared ports serialized for its leader's packets
+    /// (`skip.lockstep_shadow`).
+    pub(super) lock_shadows: u64,
+}
+
+/// Counters as `summary.json` `extra` keys.
+pub(super) fn insert_counts(
+    x: &mut std::collections::BTreeMap<String, f64>,
+    counts: &[(&str, u64)],
+) {
+    for &(k, v) in counts {
+        x.insert(k.into(), v as f64);
+    }
+}
+
+impl Sim {
+    /// The guidance of Eq. 11 / 13 (section 5.2) for this run's `C` (the host link rate),
+    /// base `RTT` and `N`, and its warnings for `skip.theta` / `skip.samples`; `None` unless
+    /// skipping. `N` is the most flows that were active at one time on one host port (sending
+    /// from, or sending to, one host): the paper's derivation is DCTCP's fluid model of `N`
+    /// long flows sharing one bottleneck, and on the fabrics and workloads here (collectives,
+    /// one GPU per host port, full-bisection or oversubscribed trees) the host port is where
+    /// concurrent flows meet for sure; a fabric link shared by more flows than any host port
+    /// (hashing collisions, oversubscription) is not counted. Known at the run's end (flows
+    /// start on their dependencies), so the warnings are printed then; at least 1.
+    pub(super) fn wh_guidance(&self) -> Option<(Guidance, Vec<String>)> {
+        let w = self.wh.as_ref()?;
+        let gin = GuidanceInput {
+            flows: w.flows_per_port_max.max(1),
+            ..w.guidance?
+        };
+        let g = Guidance::new(&gin).expect("checked at setup; N >= 1");
+        let warn = g
+            .warnings(w.theta, w.samples as u64)
+            .into_iter()
+            .map(|m| {
+                format!(
+                    "skip: {m} (N = {}: the most flows at once on one host port)",
+                    gin.flows
+                )
+            })
+            .collect();
+        Some((g, warn))
+    }
+
+    /// The `wormhole_*` and `llm_*` summary keys and `iterations.csv`.
+    pub(in crate::engine) fn wh_results(&self, r: &mut RunResult) {
+        let Some(w) = self.wh.as_ref() else { return };
+        let x = &mut r.summary.extra;
+        let mut warnings = w.warnings.len();
+        if let Some((g, warn)) = self.wh_guidance() {
+            for m in &warn {
+                eprintln!("warning: {m}");
+            }
+            warnings += warn.len();
+            for (k, v) in [
+                ("wormhole_guidance_n", w.flows_per_port_max.max(1) as f64),
+                ("wormhole_guidance_bdp_packets", g.bdp_packets),
+                ("wormhole_guidance_theta_min", g.theta_min),
+                ("wormhole_guidance_tc_rtts", g.period_rtts),
+                ("wormhole_guidance_samples_min", g.samples_min as f64),
+            ] {
+                x.insert(k.into(), v);
+            }
+        }
+        if let Some(db) = &w.traj {
+            let ts = db.stats();
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_memo_traj_hits", ts.hits),
+                    ("wormhole_memo_traj_misses", ts.misses),
+                    ("wormhole_memo_traj_size", ts.entries),
+                    ("wormhole_memo_traj_skips", w.st.traj_skips),
+                ],
+            );
+        }
+        if w.lockstep {
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_lockstep_follows", w.st.lock_follows),
+                    ("wormhole_lockstep_steady", w.st.lock_steady),
+                    ("wormhole_lockstep_reserve_wakes", w.st.lock_reserve_wakes),
+                ],
+            );
+        }
+        if w.lockstep_complete {
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_lockstep_completions", w.st.lock_completions),
+                    ("wormhole_lockstep_stale_drops", w.st.lock_stale_drops),
+                ],
+            );
+        }
+        if w.lockstep_stay {
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_lockstep_stays", w.st.lock_stays),
+                    ("wormhole_lockstep_refollows", w.st.lock_refollows),
+                ],
+            );
+        }
+        if w.fixed_leader {
+            insert_counts(
+                x,
+                &[("wormhole_lockstep_refused_leads", w.st.lock_refused_leads)],
+            );
+        }
+        if w.shadow_on {
+            insert_counts(x, &[("wormhole_lockstep_shadows", w.st.lock_shadows)]);
+        }
+        let st = w.st;
+        let ms = w.memo.stats();
+        let events_per_pkt = if self.c.data_sent > 0 {
+            self.c.events as f64 / self.c.data_sent as f64
+        } else {
+            0.0
+        };
+        let started = w.started.max(1) as f64;
+        for (k, v) in [
+            ("wormhole_skip", w.skip as u8 as f64),
+            ("wormhole_skip_refused", w.refused as u8 as f64),
+            ("wormhole_ticks", st.ticks as f64),
+            ("wormhole_skips", st.skips as f64),
+            ("wormhole_skip_backs", st.skip_backs as f64),
+            ("wormhole_skipped_ps", st.skipped_ps as f64),
+            ("wormhole_skipped_packets", st.skipped_packets as f64),
+            (
+                "wormhole_skipped_events",
+                (st.skipped_packets as f64 * events_per_pkt).round(),
+            ),
+            ("wormhole_partitions", w.parts.stats().created as f64),
+            ("wormhole_partitions_max", st.partitions_max as f64),
+            (
+                "wormhole_steady_entries_per_flow",
+                st.steady_entries as f64 / started,
+            ),
+            ("wormhole_memo_hits", ms.hits as f64),
+            ("wormhole_memo_misses", ms.misses as f64),
+            ("wormhole_memo_size", ms.entries as f64),
+            ("wormhole_memo_skips", st.memo_skips as f64),
+            ("wormhole_warnings", warnings as f64),
+        ] {
+            x.insert(k.into(), v);
+        }
+        let Some(d) = w.dag.as_ref() else { return };
+        let times: Vec<(u64, u64)> = d
+            .times
+            .iter()
+            .map(|&(a, b)| {
+                if a == NEVER || b == NEVER {
+                    (0, 0)
+                } else {
+                    (a, b)
+                }
+            })
+            .collect();
+        let complete = d.done == d.dag.tasks.len();
+        x.insert("llm_tasks".into(), d.dag.tasks.len() as f64);
+        x.insert("llm_tasks_done".into(), d.done as f64);
+        let Ok(it) = d.dag.iteration_times(&times) else {
+            return;
+        };
+        x.insert(
+            "llm_iteration_ps".into(),
+            if complete {
+                it.iteration_ps as f64
+            } else {
+                0.0
+            },
+        );
+        let mut rows = Vec::new();
+        for p in &it.phases {
+            let name = format!("{:?}", p.phase).to_lowercase();
+            x.insert(
+                format!("llm_{name}_span_ps"),
+                p.last_finish_ps.saturating_sub(p.first_start_ps) as f64,
+            );
+            x.insert(format!("llm_{name}_mean_ps"), p.mean_fct_ps as f64);
+            rows.push(vec![
+                "0".into(),
+                name,
+                p.tasks.to_string(),
+                p.first_start_ps.to_string(),
+                p.last_finish_ps.to_string(),
+                p.mean_fct_ps.to_string(),
+                p.max_fct_ps.to_string(),
+            ]);
+        }
+        rows.push(vec![
+            "0".into(),
+            "iteration".into(),
+            d.dag.tasks.len().to_string(),
+            "0".into(),
+            if complete { it.iteration_ps } else { 0 }.to_string(),
+            String::new(),
+            String::new(),
+        ]);
+        r.tables.insert(
+            "iterations".into(),
+            crate::results::Table {
+                header: [
+                    "iteration",
+                    "phase",
+                    "tasks",
+                    "first_start_ps",
+                    "last_finish_ps",
+                    "mean_task_ps",
+                    "max_task_ps",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows,
+            },
+        );
+    }
+}
