@@ -988,23 +988,23 @@ pub struct Skip {
     /// interrupted-transient key (conflict graph + start state) equals that of another
     /// partition opening its miss at the same tick follows it (paused, then advanced by the
     /// leader's simulated trajectory at its wake-up). dcfab's extension of Wormhole 4.4 /
-    /// 6.2 (`engine/skip.rs`); DCTCP only.
+    /// 6.2 (`engine/skip/lockstep.rs`); DCTCP only.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub memo_lockstep: bool,
     /// With `memo_lockstep`: a follower's flow whose packets left to acknowledge matched its
     /// leader counterpart's when it was paused completes at that counterpart's completion
     /// (its remaining bytes credited, its stale packets dropped before their host), instead
-    /// of being woken before its tail (`engine/skip.rs`).
+    /// of being woken before its tail (`engine/skip/lockstep.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_complete: bool,
     /// With `lockstep_complete`: a follower whose other flows all match stays paused across
     /// its leader flow's completion (the completed flow leaves it) and goes on following,
-    /// instead of resuming its other flows mid-transfer (`engine/skip.rs`).
+    /// instead of resuming its other flows mid-transfer (`engine/skip/lockstep.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_stay: bool,
     /// With `memo_lockstep`: only a partition simulated exactly from the start (none of its
     /// flows' hosts ever had a followed flow) leads a lockstep group; a partition touching a
-    /// host of a former follower may follow but never leads (`engine/skip.rs`).
+    /// host of a former follower may follow but never leads (`engine/skip/lockstep.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_fixed_leader: bool,
     /// With `memo_lockstep` and `partition_by = "data_ports"`: while a lockstep follower is
@@ -1012,7 +1012,7 @@ pub struct Skip {
     /// running ACK ports, its DATA ports held with their control lane live) is its leader's:
     /// every packet of a leader flow sent on a port of its path is mirrored, as a
     /// placeholder of the same size and lane, into the follower counterpart's port at the
-    /// same hop, serialized there and discarded (`engine/skip.rs`, `Sim::wh_mirror`).
+    /// same hop, serialized there and discarded (`engine/skip/shadow.rs`, `Sim::wh_mirror`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lockstep_shadow: bool,
     /// With `partition_by = "data_ports"`: a skipped partition's held DATA lanes keep its
@@ -1020,7 +1020,7 @@ pub struct Skip {
     /// wait, as behind real DATA, for the end of a virtual MTU-sized DATA packet of a
     /// stream at the summed estimated rate of the skipped flows crossing it (started at
     /// the skip), instead of finding the line idle (beyond Wormhole 6.2, which pauses a
-    /// skipped partition's ports outright; `engine/skip.rs`, `Sim::held_wait`).
+    /// skipped partition's ports outright; `engine/skip/held.rs`, `engine/ports.rs` `Sim::held_wait`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub held_occupancy: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
