@@ -1020,7 +1020,8 @@ pub struct Skip {
     /// wait, as behind real DATA, for the end of a virtual MTU-sized DATA packet of a
     /// stream at the summed estimated rate of the skipped flows crossing it (started at
     /// the skip), instead of finding the line idle (beyond Wormhole 6.2, which pauses a
-    /// skipped partition's ports outright; `engine/skip/held.rs`, `engine/ports.rs` `Sim::held_wait`).
+    /// skipped partition's ports outright; `engine/skip/held.rs`, `Sim::held_wait` in
+    /// `engine/ports.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub held_occupancy: bool,
     /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
