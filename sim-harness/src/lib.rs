@@ -7,7 +7,7 @@
 //!  scenario.rs (TOML: [topology] [transport] [transport.reps] [transport.dcsim] [workload] ...)
 //!     |  transport/reps.rs, dcsim/section.rs: each transport's own section and its checks
 //!     v
-//!  validate.rs -- every refusal, including "not supported yet" and the checks that need the
+//!  validate/   -- every refusal, including "not supported yet" and the checks that need the
 //!     |           built network (failure link names, BDP-relative sizes, DCSIM parameters)
 //!     v
 //!  run.rs::simulate --> engine/ (one file per concern; the engine's private state is Sim)

@@ -1,0 +1,101 @@
+//! `[skip]`, Wormhole's fast-forwarding: theta, samples, the rate metric (a window CC's
+//! only under DCTCP) and the lockstep memoization options and what each needs.
+
+use super::numbers::{finite, num};
+use crate::error::{Error, Result};
+use crate::scenario::Scenario;
+
+/// `skip.*` (Wormhole's own checks run after `stop.max_time_us`, in [`super::validate`]).
+pub(super) fn check_skip(s: &Scenario) -> Result<()> {
+    finite("skip.theta", s.skip.theta)?;
+    if !(s.skip.theta > 0.0 && s.skip.theta < 1.0) {
+        return Err(Error::field(
+            "skip.theta",
+            format!(
+                "must be between 0 and 1 (exclusive; a relative rate variation), got {}",
+                num(s.skip.theta)
+            ),
+        ));
+    }
+    if s.skip.samples < 2 {
+        return Err(Error::field(
+            "skip.samples",
+            format!("needs at least 2 rate samples, got {}", s.skip.samples),
+        ));
+    }
+    // `cwnd / srtt` and in-flight / srtt are a window CC's quantities: the DCTCP-style
+    // sender's (the only one Wormhole fast-forwards); every other transport has none.
+    if s.skip.rate_metric != crate::scenario::RateMetric::Packets
+        && s.transport.cc != crate::scenario::CcKind::Dctcp
+    {
+        return Err(Error::field(
+            "skip.rate_metric",
+            format!(
+                "\"{}\" is a window CC's rate (cwnd or in-flight bytes over the smoothed RTT), \
+                 which only transport.cc = \"dctcp\" has; transport.cc = \"{}\" needs \
+                 rate_metric = \"packets\"",
+                format!("{:?}", s.skip.rate_metric).to_lowercase(),
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ),
+        ));
+    }
+    // A follower is advanced by its leader's DCTCP window and sequence numbers: only the
+    // DCTCP-style sender has them (and only it is fast-forwarded).
+    if s.skip.enabled && s.skip.memo_lockstep && s.transport.cc != crate::scenario::CcKind::Dctcp {
+        return Err(Error::field(
+            "skip.memo_lockstep",
+            format!(
+                "shares a DCTCP sender's trajectory (sequence numbers, cwnd, alpha) among \
+                 partitions in lockstep, which transport.cc = \"{}\" does not have; use \
+                 transport.cc = \"dctcp\" or memo_lockstep = false",
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ),
+        ));
+    }
+    if s.skip.lockstep_complete && !s.skip.memo_lockstep {
+        return Err(Error::field(
+            "skip.lockstep_complete",
+            "completes a lockstep follower's flows with its leader's, so it needs \
+             skip.memo_lockstep = true; set both or lockstep_complete = false"
+                .to_string(),
+        ));
+    }
+    if s.skip.lockstep_stay && !s.skip.lockstep_complete {
+        return Err(Error::field(
+            "skip.lockstep_stay",
+            "keeps a lockstep follower paused across its leader flow's completion, which \
+             only skip.lockstep_complete makes happen; set skip.memo_lockstep = true and \
+             skip.lockstep_complete = true too, or lockstep_stay = false"
+                .to_string(),
+        ));
+    }
+    if s.skip.lockstep_shadow
+        && (!s.skip.memo_lockstep || s.skip.partition_by != crate::scenario::PartitionBy::DataPorts)
+    {
+        return Err(Error::field(
+            "skip.lockstep_shadow",
+            "mirrors a lockstep leader's packets onto the ports its paused followers share \
+             with other partitions, which exist only with skip.memo_lockstep = true and \
+             skip.partition_by = \"data_ports\"; set both or lockstep_shadow = false"
+                .to_string(),
+        ));
+    }
+    if s.skip.held_occupancy && s.skip.partition_by != crate::scenario::PartitionBy::DataPorts {
+        return Err(Error::field(
+            "skip.held_occupancy",
+            "keeps a skipped partition's held DATA lanes occupied at its flows' rate, and \
+             only skip.partition_by = \"data_ports\" holds DATA lanes; set it or \
+             held_occupancy = false"
+                .to_string(),
+        ));
+    }
+    if s.skip.lockstep_fixed_leader && !s.skip.memo_lockstep {
+        return Err(Error::field(
+            "skip.lockstep_fixed_leader",
+            "chooses the leader of a lockstep group, so it needs skip.memo_lockstep = true; \
+             set both or lockstep_fixed_leader = false"
+                .to_string(),
+        ));
+    }
+    Ok(())
+}
