@@ -272,7 +272,7 @@ fn uno_fig8_completion_matches_the_baselines_but_for_the_phantom_drain() {
     );
 }
 
-/// Fig. 3 (D)'s inter-DC collapse (README, Uno, Session 9): four inter-DC flows start at one
+/// Fig. 3 (D)'s inter-DC collapse (docs/uno.md, Session 9): four inter-DC flows start at one
 /// BDP into the receiver's buffer beside four intra-DC ones. With the default QA hold (one
 /// RTT from the QA, then a window of one RTT) each cut leaves more in flight than the new
 /// window, the next window measures the sender's idle gap, and QA cuts again. The authors'
@@ -304,7 +304,7 @@ fn uno_qa_hold_sent_stops_the_inter_dc_quick_adapt_cascade() {
     );
 }
 
-/// Uno Fig. 3's 4 + 4 with the authors' Fig. 3 flags (README, Uno, Session 10): the inter-DC
+/// Uno Fig. 3's 4 + 4 with the authors' Fig. 3 flags (docs/uno.md, Session 10): the inter-DC
 /// flows stay ahead of the intra-DC ones partly because UnoCC's Q1.15 MD floors an inter-DC
 /// flow's reduction (gain 146 LSB, gentle product about 7 LSB floored to 6). With
 /// `md_precision = "q30"` (the authors' `double`) the inter/intra rate ratio over 150-250 ms
@@ -313,7 +313,7 @@ fn uno_qa_hold_sent_stops_the_inter_dc_quick_adapt_cascade() {
 #[test]
 fn uno_md_precision_q30_narrows_the_inter_dc_lead_in_fig3_4_plus_4() {
     let mut s = fairness_table2();
-    // The authors' Fig. 3 run (`fig3_run_all.py`, README, Uno, Session 9's `$UNO`).
+    // The authors' Fig. 3 run (`fig3_run_all.py`, docs/uno.md, Session 9's `$UNO`).
     let u = &mut s.transport.uno;
     u.trend_ai = true;
     u.gentle_fixed = true;
@@ -394,7 +394,7 @@ fn uno_failures_ec_and_unolb_beat_spraying() {
 /// authors' own Fig. 4 run (4-16 KB RPCs starting at one BDP, their CC rule, phantom queues of
 /// the inter-DC BDP marking at 2-60 % of it, physical RED at 10-80 % of the 1 MiB buffer):
 /// phantom queues cut the RPCs' p99 FCT several-fold and their mean FCT too (the paper: 8x and
-/// 2x; here, at k = 4 with a 0.83 ms inter-DC RTT, about 3.4x / 1.7x: see README, Uno,
+/// 2x; here, at k = 4 with a 0.83 ms inter-DC RTT, about 3.4x / 1.7x: see docs/uno.md,
 /// Session 9).
 #[test]
 fn uno_phantom_queues_speed_up_rpcs_beside_an_inter_dc_incast() {

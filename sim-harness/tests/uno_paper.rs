@@ -1,7 +1,7 @@
 //! Uno Fig. 10 with the authors' setup at the paper's fabric size
 //! (`scenarios/uno_realistic_paper.toml`: two k = 8 fat trees, the border of `-os_border 16`,
 //! 1 MB buffers, the authors' workload reading, CC rule and marking, no trimming, no EC),
-//! on fewer flows so that a run is short. README, Uno, "Session 9".
+//! on fewer flows so that a run is short. docs/uno.md, "Session 9".
 
 use sim_harness::scenario::{CcKind, LbKind, Scenario, Size};
 use sim_harness::{simulate, RunControl, RunResult};
@@ -14,7 +14,7 @@ fn paper() -> Scenario {
     toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The baselines as the authors' scripts run them (README, Uno, "Session 9": `$BASE9`): no
+/// The baselines as the authors' scripts run them (docs/uno.md, "Session 9": `$BASE9`): no
 /// phantom queues, no ECN at the border, MPRDMA's one-BDP cap and `-noRto`, pacing; and
 /// (Session 10) Gemini by its `GeminiSrc` rules: slow start after a timeout (no `-noRto` in
 /// its runs), `-geminiT 5` (ms), `-geminiBeta 0.1`, `-geminiH 0.00024`, `-ecnAlpha 0.5`;
@@ -43,7 +43,7 @@ fn the_baselines<T>(s: &mut Scenario, run: impl Fn(&Scenario) -> T) -> [T; 2] {
 }
 
 /// Gemini's rules in the authors' simulator (spcl/Uno_SC25 `sim/gemini.cpp`, the flags of
-/// `sc25_fig10_realistic_40_load.sh` / `sc25_fig12.sh`; README, Uno, "Session 10").
+/// `sc25_fig10_realistic_40_load.sh` / `sc25_fig12.sh`; docs/uno.md, "Session 10").
 fn as_the_authors_ran_gemini(s: &mut Scenario) {
     let u = &mut s.transport.uno;
     u.gemini_timeout_slow_start = true;
@@ -139,7 +139,7 @@ fn authors_rto_recovers_inter_dc_losses_later() {
 /// against MPRDMA+BBR and Gemini. With the authors' whole setup (their sender timeout for every
 /// scheme, their Quick Adapt hold for Uno) Uno's inter-DC p99 is below both baselines'; at the
 /// paper's 5000 flows 1.14-1.32x below Gemini's and 1.42-2.11x below MPRDMA+BBR's on seeds 1-3
-/// (README, Uno, "Session 9"). Here 500 flows, seed 1: measured 1.5x / 2.4x below.
+/// (docs/uno.md, "Session 9"). Here 500 flows, seed 1: measured 1.5x / 2.4x below.
 #[test]
 fn uno_paper_setup_inter_dc_tail_below_the_baselines() {
     let mut s = paper();
@@ -161,7 +161,7 @@ fn uno_paper_setup_inter_dc_tail_below_the_baselines() {
 /// start, `GeminiSrc::retransmit_packet`) Uno's inter-DC p99 is well below Gemini's; with
 /// dcfab's default Gemini (no timeout reaction) the gap is much smaller (at the paper's 5000
 /// flows level: 0.97-1.16x). 300 flows, seed 1: Uno 5.48 ms, Gemini 24.31 ms as the authors
-/// ran it, 7.15 ms by default (paper size, seeds 1-3: 2.3-3.1x; README, Uno, "Session 10").
+/// ran it, 7.15 ms by default (paper size, seeds 1-3: 2.3-3.1x; docs/uno.md, "Session 10").
 #[test]
 fn uno_paper_setup_fig12_inter_dc_tail_below_gemini_as_the_authors_ran_it() {
     let mut s = paper();
@@ -194,7 +194,7 @@ fn uno_paper_setup_fig12_inter_dc_tail_below_gemini_as_the_authors_ran_it() {
 /// worst). 1000 flows, seed 1 (seeds 2-3 in the comments): ratio 512 Uno 3.98 (4.97 / 4.00)
 /// against Gemini 13.55 (13.68 / 12.97) and MPRDMA+BBR 18.29 (15.05 / 14.21); ratio 8 Uno
 /// 8.18 (9.93 / 8.34), Gemini 15.04 (18.95 / 18.31), MPRDMA+BBR 11.38 (12.28 / 10.81). The
-/// file's 3000 flows, seeds 1-3: README, Uno, "Session 11: Fig. 11 as the authors ran it".
+/// file's 3000 flows, seeds 1-3: docs/uno.md, "Session 11: Fig. 11 as the authors ran it".
 #[test]
 fn uno_rtt_ratio_tail_slowdown_gain_grows_with_the_ratio() {
     let path = format!(
@@ -238,8 +238,8 @@ fn uno_rtt_ratio_tail_slowdown_gain_grows_with_the_ratio() {
 /// authors' BBR puts its window back to one packet on every timed-out packet
 /// (`BBRSrc::apply_timeout_penalty`, `transport.uno.bbr_timeout_reset`): fewer repeated losses of the
 /// small inter-DC flows. 1000 flows, seed 1: all-flows p99 slowdown 14.9 -> 11.2, timeouts
-/// 24.5 k -> 16.7 k (paper size, seeds 1-3: 42.2 / 42.9 / 43.9 -> 27.5 / 30.1 / 31.6; README,
-/// Uno, "Session 10"). Since session 11 both runs also hold BBR's Startup pacing rate
+/// 24.5 k -> 16.7 k (paper size, seeds 1-3: 42.2 / 42.9 / 43.9 -> 27.5 / 30.1 / 31.6; docs/uno.md,
+/// "Session 10"). Since session 11 both runs also hold BBR's Startup pacing rate
 /// (`bbr_startup_rate_hold`): 14.14 -> 11.38, timeouts 24.95 k -> 17.6 k (seeds 2-3: 14.91
 /// -> 12.28, 14.36 -> 10.81).
 #[test]
@@ -283,8 +283,8 @@ fn failures_paper() -> Scenario {
 /// largest FCT (ms): UnoLB + EC 3.58 : 4.29, UnoLB 6.14 : 9.47, spraying + EC 4.26 : 4.29,
 /// spraying 9.60 : 11.71, PLB + EC 5.54 : 12.64, PLB 5.80 : 11.82. Seeds 1-20: UnoLB + EC has
 /// the lowest mean on all 20 (1.19-1.75x below spraying + EC) and its largest FCT is within
-/// 2 % of the lowest; spraying + EC ties it at one extra round trip (4.29 ms) on 11 (README,
-/// Uno, "Session 10: Fig. 13 B and C"; before session 10, 16 flows both ways and the cable
+/// 2 % of the lowest; spraying + EC ties it at one extra round trip (4.29 ms) on 11 (docs/uno.md,
+/// "Session 10: Fig. 13 B and C"; before session 10, 16 flows both ways and the cable
 /// down both ways: "Session 9").
 #[test]
 fn uno_fig13a_uno_with_ec_has_the_lowest_mean_fct_under_a_dead_wan_link() {
@@ -356,7 +356,7 @@ fn fig13b_runs(lb: LbKind, ec: bool, seeds: std::ops::RangeInclusive<u64>) -> (f
 /// is below both, and it is below spraying + EC in mean and median. Seeds 1-20, mean /
 /// median / worst (ms): UnoLB + EC 2.60 / 2.30 / 4.29, PLB + EC 3.09 / 2.30 / 10.20, PLB
 /// 3.16 / 2.20 / 11.87, spraying + EC 4.28 / 4.28 / 4.29; seeds 1-100: UnoLB + EC 2.72 /
-/// 2.30 / 4.30, PLB + EC 3.12 / 2.30 / 12.68, PLB 3.14 / 2.20 / 14.19 (README, Uno,
+/// 2.30 / 4.30, PLB + EC 3.12 / 2.30 / 12.68, PLB 3.14 / 2.20 / 14.19 (docs/uno.md,
 /// "Session 10: Fig. 13 B and C").
 #[test]
 fn uno_fig13b_uno_with_ec_beats_plb_across_runs_with_a_far_lower_worst_case() {
@@ -386,7 +386,7 @@ fn uno_fig13b_uno_with_ec_beats_plb_across_runs_with_a_far_lower_worst_case() {
 /// spraying 3.56, PLB + EC 1.55, PLB 2.07 (1.94x below the second best; seeds 1-3 1.94-2.18x;
 /// at the paper's 35 MB, seeds 1-10, 0.52 against spraying + EC's 1.03). The paper: "with EC,
 /// Uno performs over 2x better than the second best algorithm and only 30 % slower than the
-/// ideal completion time" (README, Uno, "Session 10: Fig. 13 B and C").
+/// ideal completion time" (docs/uno.md, "Session 10: Fig. 13 B and C").
 #[test]
 fn uno_fig13c_uno_with_ec_is_closest_to_the_ideal_allreduce_time() {
     let mut s = failures_paper();
@@ -434,7 +434,7 @@ fn uno_fig13c_uno_with_ec_is_closest_to_the_ideal_allreduce_time() {
 
 /// Uno Fig. 10 (5.2.2): Uno's tail FCT is below Gemini's and MPRDMA+BBR's for intra- and
 /// inter-DC flows. Since session 10 `scenarios/uno_realistic.toml` is the authors' setup
-/// of `uno_realistic_paper.toml` with 3000 flows instead of 5000 (README, Uno, "Session 10:
+/// of `uno_realistic_paper.toml` with 3000 flows instead of 5000 (docs/uno.md, "Session 10:
 /// uno_realistic as the authors run it"; there, seeds 1-3, Uno's p99 is 2.95-3.56x below both
 /// baselines' intra-DC and 1.34-2.51x below inter-DC). Here the file at 1000 flows, seed 1,
 /// the baselines as the authors ran them: Uno's intra-DC p99 at least 1.5x below both

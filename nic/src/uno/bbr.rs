@@ -456,7 +456,7 @@ mod tests {
     }
 
     /// `startup_rate_hold`: a tiny first sample (one 101 B packet ACKed after 193 us, the
-    /// tail flow of README, Uno, "Session 11") does not slow Startup's pacer; off, it paces
+    /// tail flow of docs/uno.md, "Session 11") does not slow Startup's pacer; off, it paces
     /// at 2.89 x that sample. Once the pipe is filled the rate follows the estimate again.
     #[test]
     fn startup_rate_hold_keeps_startup_pacing() {

@@ -187,7 +187,7 @@ pub struct UnoSection {
     /// (BBR.filled_pipe || rate > pacing_rate)") and as the Uno authors' `BBRSrc` does
     /// (`UpdatePacingRate`, spcl/Uno_SC25 `sim/bbr.cpp`). Off: the pacer runs at 2.89 x the
     /// bandwidth estimate from the first ACK on, so a flow whose first ACK is one small
-    /// packet after a loss paces at a few MB/s (README, Uno, "Session 11").
+    /// packet after a loss paces at a few MB/s (docs/uno.md, "Session 11").
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub bbr_startup_rate_hold: bool,
     /// UnoCC's fixed point for Alg. 1 line 14 (`cwnd *= 1 - MD_ECN * MD_scale`): `"q15"`

@@ -136,7 +136,7 @@ impl Default for TwoDcWorkload {
 }
 
 /// `workload.two_dc.intra_placement`: which hosts `mixed_incast` draws its intra-DC senders
-/// from (README, Uno, Session 10).
+/// from (docs/uno.md, Session 10).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IntraPlacement {

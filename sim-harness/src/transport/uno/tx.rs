@@ -835,7 +835,7 @@ mod tests {
         }
     }
 
-    /// `transport.uno.bbr_startup_rate_hold`: the tail flow of README, Uno, "Session 11"
+    /// `transport.uno.bbr_startup_rate_hold`: the tail flow of docs/uno.md, "Session 11"
     /// (ratio 8): all but the last packet lost, the first ACK is that one packet after a long
     /// RTT, the rest time out. Without the hold BBR's pacer drops to 2.89 x that sample and
     /// spaces the retransmissions by tens of RTTs; with it Startup keeps its (line) rate.
