@@ -1,5 +1,6 @@
-//! README stays true: the quick-start commands match `.ci/run`, and every scenario field,
-//! `summary.json` field and CSV column has a row in README's tables.
+//! README stays true: the quick-start commands match `.ci/run`, every scenario field,
+//! `summary.json` field and CSV column has a row in README's tables, and every relative link
+//! of README.md, benches/README.md and docs/*.md reaches an existing file and heading.
 
 use sim_harness::output::{header_of, summary_file};
 use sim_harness::results::{FlowRecord, LinkRecord, QueueSample, Summary};
@@ -208,5 +209,155 @@ fn every_output_column_is_documented() {
             .iter()
             .map(|c| c.to_string())
             .collect(),
+    );
+}
+
+/// GitHub's heading anchor: lowercase; letters, digits, `-` and `_` kept; a space becomes `-`;
+/// every other character (punctuation, backticks) dropped.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a markdown text's headings (fenced code skipped; a repeated slug gets
+/// `-1`, `-2`, ... as on GitHub).
+fn anchors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let hashes = line.chars().take_while(|&c| c == '#').count();
+        if fenced || !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+            continue;
+        }
+        let base = slug(&line[hashes + 1..]);
+        let n = seen.entry(base.clone()).or_insert(0);
+        out.push(if *n == 0 { base } else { format!("{base}-{n}") });
+        *n += 1;
+    }
+    out
+}
+
+/// The targets of the inline links and images of a markdown text, with their line numbers
+/// (fenced code and `code spans` skipped; absolute URLs left out).
+fn link_targets(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Drop code spans: every other backtick-separated piece is code.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            let target = after[..end].trim();
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                out.push((i + 1, target.to_string()));
+            }
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// Broken relative links of the markdown file `name` (repository path): a target file that
+/// does not exist, or an `#anchor` that is no heading of the markdown file it points at.
+fn broken_links(root: &std::path::Path, name: &str, text: &str) -> Vec<String> {
+    let dir = std::path::Path::new(name)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    let mut broken = Vec::new();
+    for (line, target) in link_targets(text) {
+        let (path, anchor) = match target.split_once('#') {
+            Some((p, a)) => (p, Some(a)),
+            None => (target.as_str(), None),
+        };
+        let file = if path.is_empty() {
+            root.join(name)
+        } else {
+            root.join(dir).join(path)
+        };
+        if !path.is_empty() && !file.exists() {
+            broken.push(format!(
+                "{name}:{line}: `{target}`: no file {}",
+                file.display()
+            ));
+            continue;
+        }
+        if let Some(anchor) = anchor {
+            if file.extension().is_some_and(|e| e == "md") {
+                let heads = if path.is_empty() {
+                    anchors(text)
+                } else {
+                    anchors(&std::fs::read_to_string(&file).unwrap())
+                };
+                if !heads.iter().any(|h| h == anchor) {
+                    broken.push(format!(
+                        "{name}:{line}: `{target}`: no heading with anchor #{anchor}"
+                    ));
+                }
+            }
+        }
+    }
+    broken
+}
+
+#[test]
+fn markdown_links_point_at_existing_files_and_headings() {
+    // The checker itself: a missing file, a missing anchor and a good link.
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let sample =
+        "# Top\n\n## Two words: `x.y`\n\n[a](#two-words-xy) [b](#nowhere) [c](docs/none.md) \
+                  [d](README.md#quick-start) [e](https://example.com/#x) `[f](#in-code)`\n";
+    let found = broken_links(&root, "SAMPLE.md", sample);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].contains("#nowhere") && found[1].contains("docs/none.md"),
+        "{found:?}"
+    );
+    assert_eq!(
+        slug("Uno (`transport.cc = \"uno\"`)"),
+        "uno-transportcc--uno"
+    );
+    assert_eq!(anchors("## A\n## A\n## A\n"), ["a", "a-1", "a-2"]);
+
+    let mut names = vec!["README.md".to_string(), "benches/README.md".to_string()];
+    let mut docs: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    docs.sort();
+    assert!(docs.contains(&"docs/uno.md".to_string()), "{docs:?}");
+    names.extend(docs);
+    let mut broken = Vec::new();
+    for name in &names {
+        broken.extend(broken_links(&root, name, &repo_file(name)));
+    }
+    assert!(
+        broken.is_empty(),
+        "broken markdown links:\n{}",
+        broken.join("\n")
     );
 }
