@@ -222,6 +222,49 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
 
     /// A sender for a message of `message_bytes` (at least 1), starting at cycle `now`.
     pub fn new(cfg: DctcpConfig, message_bytes: u64, now: Cycles) -> Result<Self, ConfigError> {
+        let (cfg, regs) = Self::initial(cfg, message_bytes)?;
+        Ok(DctcpSender {
+            cfg,
+            now,
+            regs,
+            acked: [0; WORDS],
+            lost: [0; WORDS],
+            retx: [0; WORDS],
+            sent_at: [[0; 64]; WORDS],
+            timeout: None,
+            stats: SenderStats::default(),
+        })
+    }
+
+    /// Make this sender the one [`Self::new`] would build for these arguments, in place
+    /// (a harness reusing a closed flow's sender allocation writes its ~`272 * WORDS`
+    /// bytes once instead of building the sender elsewhere and copying it in). On error
+    /// the sender is left unchanged.
+    pub fn reset(
+        &mut self,
+        cfg: DctcpConfig,
+        message_bytes: u64,
+        now: Cycles,
+    ) -> Result<(), ConfigError> {
+        let (cfg, regs) = Self::initial(cfg, message_bytes)?;
+        self.cfg = cfg;
+        self.now = now;
+        self.regs = regs;
+        self.acked = [0; WORDS];
+        self.lost = [0; WORDS];
+        self.retx = [0; WORDS];
+        self.sent_at = [[0; 64]; WORDS];
+        self.timeout = None;
+        self.stats = SenderStats::default();
+        Ok(())
+    }
+
+    /// The checked configuration (max/init cwnd clamped to the PSN window) and the initial
+    /// registers of a sender for `message_bytes`.
+    fn initial(
+        cfg: DctcpConfig,
+        message_bytes: u64,
+    ) -> Result<(DctcpConfig, SenderRegs), ConfigError> {
         #[allow(clippy::let_unit_value)]
         let () = Self::POW2;
         cfg.check()?;
@@ -239,29 +282,20 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
             init_cwnd: cfg.init_cwnd.min(max_cwnd).max(cfg.min_cwnd),
             ..cfg
         };
-        Ok(DctcpSender {
-            cfg,
-            now,
-            regs: SenderRegs {
-                total: total as u32,
-                last_bytes,
-                cwnd: cfg.init_cwnd,
-                alpha: cfg.alpha_init,
-                epoch_end: (cfg.init_cwnd as u64).div_ceil(cfg.mtu as u64).min(total) as Psn,
-                flags: if cfg.slow_start {
-                    CUT_ARMED | SLOW_START
-                } else {
-                    CUT_ARMED
-                },
-                ..SenderRegs::default()
+        let regs = SenderRegs {
+            total: total as u32,
+            last_bytes,
+            cwnd: cfg.init_cwnd,
+            alpha: cfg.alpha_init,
+            epoch_end: (cfg.init_cwnd as u64).div_ceil(cfg.mtu as u64).min(total) as Psn,
+            flags: if cfg.slow_start {
+                CUT_ARMED | SLOW_START
+            } else {
+                CUT_ARMED
             },
-            acked: [0; WORDS],
-            lost: [0; WORDS],
-            retx: [0; WORDS],
-            sent_at: [[0; 64]; WORDS],
-            timeout: None,
-            stats: SenderStats::default(),
-        })
+            ..SenderRegs::default()
+        };
+        Ok((cfg, regs))
     }
 
     /// The configuration in force (max/init cwnd clamped to the PSN window).
@@ -748,6 +782,27 @@ mod tests {
     use std::vec::Vec;
 
     const MTU: u32 = 1000;
+
+    /// `reset` leaves a used sender equal to a new one (every field: `PartialEq`), and an
+    /// invalid message leaves it unchanged.
+    #[test]
+    fn reset_equals_new() {
+        let cfg = cfg();
+        let mut s = DctcpSender::<8>::new(cfg, 50_000, 3).unwrap();
+        for _ in 0..6 {
+            let p = s.next_packet().unwrap();
+            s.on_ack(&ack(p.psn, p.psn + 1, p.psn.is_multiple_of(2)));
+        }
+        let p = s.next_packet().unwrap();
+        s.next_packet().unwrap();
+        assert!(s.on_nack(p.psn));
+        let used = s.clone();
+        assert_ne!(used, DctcpSender::<8>::new(cfg, 7_300, 77).unwrap());
+        assert!(s.reset(cfg, 0, 77).is_err());
+        assert_eq!(s, used, "a refused reset changes nothing");
+        s.reset(cfg, 7_300, 77).unwrap();
+        assert_eq!(s, DctcpSender::<8>::new(cfg, 7_300, 77).unwrap());
+    }
 
     fn cfg() -> DctcpConfig {
         DctcpConfig {

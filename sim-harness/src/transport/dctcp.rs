@@ -4,6 +4,7 @@
 //! [`Cx`] (the engine is not reachable from here).
 
 use super::ctx::Cx;
+use super::TransportDriver;
 use crate::engine::Cause;
 use crate::event::{Kind, NEVER};
 use crate::flow::{Cc, Conns, FlowRx, MprdmaSender, Sender, NO_CONN};
@@ -116,7 +117,10 @@ fn sender_ack(cx: &mut Cx, f: u32, a: Ack) {
         if flow.conn != NO_CONN {
             p.conns.cwnd[flow.conn as usize] = cc.cwnd();
         }
-        flow.cc = None;
+        let cc = flow.cc.take();
+        if let TransportDriver::Dctcp(d) = p.transport {
+            d.recycle(cc);
+        }
     }
     if newly > 0 {
         cx.progress();
@@ -262,9 +266,18 @@ pub(crate) fn open(cx: &mut Cx, f: u32, mprdma: bool) {
             MprdmaSender::new(cfg, flow.spec.bytes, now_c).expect(CHECKED),
         ))
     } else {
-        Cc::Dctcp(Box::new(
-            Sender::new(cfg, flow.spec.bytes, now_c).expect(CHECKED),
-        ))
+        // A closed flow's sender, reset in place (equal to a new one), else a new one.
+        let spare = match p.transport {
+            TransportDriver::Dctcp(d) => d.spare.pop(),
+            _ => None,
+        };
+        Cc::Dctcp(match spare {
+            Some(mut s) => {
+                s.reset(cfg, flow.spec.bytes, now_c).expect(CHECKED);
+                s
+            }
+            None => Box::new(Sender::new(cfg, flow.spec.bytes, now_c).expect(CHECKED)),
+        })
     });
     cx.progress();
     after_sender_change(cx, f);

@@ -79,14 +79,28 @@ pub struct Dctcp {
     /// `transport.cc = "mprdma"`: senders with MPRDMA's per-ACK cut
     /// ([`crate::flow::Cc::Mprdma`]) instead of DCTCP's.
     mprdma: bool,
+    /// Senders of completed flows, kept for the next flows to open ([`dctcp::open`] resets
+    /// one in place with [`nic::transport::DctcpSender::reset`]; a `Box::new` of a new
+    /// sender builds its ~9 KB elsewhere and copies it in). Allocation reuse only: a reset
+    /// sender equals a new one, so results do not depend on it.
+    spare: Vec<Box<crate::flow::Sender>>,
 }
 
 impl Dctcp {
+    /// Keep flow sender `cc`'s allocation for a later [`dctcp::open`] (a closed flow's).
+    #[inline]
+    pub(crate) fn recycle(&mut self, cc: Option<crate::flow::Cc>) {
+        if let Some(crate::flow::Cc::Dctcp(s)) = cc {
+            self.spare.push(s);
+        }
+    }
+
     /// The state of a fabric of `hosts` hosts.
     pub fn new(hosts: usize) -> Dctcp {
         Dctcp {
             ready: vec![VecDeque::new(); hosts],
             mprdma: false,
+            spare: Vec::new(),
         }
     }
 }

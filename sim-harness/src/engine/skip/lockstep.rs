@@ -455,7 +455,10 @@ impl Sim {
             if flow.conn != crate::flow::NO_CONN {
                 self.conns.cwnd[flow.conn as usize] = s.cwnd();
             }
-            flow.cc = None;
+            let cc = flow.cc.take();
+            if let TransportDriver::Dctcp(d) = &mut self.transport {
+                d.recycle(cc);
+            }
             flow.end_ps = now;
             self.flows_done += 1;
             if let Some(c) = self.chain.as_deref_mut() {
