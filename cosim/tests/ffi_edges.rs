@@ -129,6 +129,10 @@ fn every_entry_survives_null_stale_and_out_of_range_arguments() {
         DCFAB_ERR_NULL_POINTER
     );
     assert_eq!(dcfab_unocc_advance(cc, u64::MAX), DCFAB_OK);
+    // The cycle count would wrap: refused, naming the argument.
+    assert_eq!(dcfab_unocc_advance(cc, u64::MAX), DCFAB_ERR_ARG);
+    assert!(last_error().contains("cycles"), "{}", last_error());
+    assert!(dcfab_unocc_tick(cc) <= DCFAB_OK);
     assert_eq!(dcfab_unocc_free(cc), DCFAB_OK);
     assert_eq!(
         unsafe { dcfab_unocc_set_word336(cc, words.as_ptr()) },
@@ -155,6 +159,10 @@ fn every_entry_survives_null_stale_and_out_of_range_arguments() {
     // Departing bytes that were never queued.
     assert!(dcfab_uport_depart(p, u32::MAX) <= DCFAB_OK);
     assert_eq!(dcfab_uport_advance(p, u64::MAX), DCFAB_OK);
+    // The cycle count would wrap: refused, naming the argument.
+    assert_eq!(dcfab_uport_advance(p, u64::MAX), DCFAB_ERR_ARG);
+    assert!(last_error().contains("cycles"), "{}", last_error());
+    assert!(dcfab_uport_tick(p) <= DCFAB_OK);
     assert_eq!(dcfab_uport_free(p), DCFAB_OK);
     assert_eq!(
         unsafe { dcfab_uport_arrive(p, 100, &mut m) },
