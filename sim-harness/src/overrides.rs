@@ -144,10 +144,13 @@ fn set_value(
         }
         Value::Array(a) => {
             let idx: usize = seg.parse().map_err(|_| {
-                Error::field(
-                    here.clone(),
-                    format!("is an array: index it with a number (e.g. {here}.0), not '{seg}'"),
-                )
+                let problem = if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+                    let len = a.len();
+                    format!("has {len} entries, so [{seg}] does not exist")
+                } else {
+                    format!("is an array: index it with a number (e.g. {here}.0), not '{seg}'")
+                };
+                Error::field(here.clone(), problem)
             })?;
             // Index `len` appends, so `failures.0.link=...` works on an empty list.
             if idx == a.len() {
@@ -257,12 +260,15 @@ fn check_shape(table: &Table) -> Result<()> {
             }
         }
     }
-    if let Some(v) = table.get("failures") {
+    for name in ["failures", "loss"] {
+        let Some(v) = table.get(name) else {
+            continue;
+        };
         let Some(list) = v.as_array() else {
             return Err(Error::field(
-                "failures",
+                name,
                 format!(
-                    "got {}; expected an array of tables ([[failures]] sections)",
+                    "got {}; expected an array of tables ([[{name}]] sections)",
                     describe_value(v)
                 ),
             ));
@@ -270,7 +276,7 @@ fn check_shape(table: &Table) -> Result<()> {
         for (i, entry) in list.iter().enumerate() {
             if !entry.is_table() {
                 return Err(Error::field(
-                    format!("failures[{i}]"),
+                    format!("{name}[{i}]"),
                     format!(
                         "got {}; expected a table like {{ link = \"tor0.up0\", at_us = 10 }}",
                         describe_value(entry)
@@ -285,18 +291,29 @@ fn check_shape(table: &Table) -> Result<()> {
 /// Deserialize a table into a [`Scenario`]; errors name the field (`topology.radix: ...`).
 pub fn scenario_from_table(table: Table) -> Result<Scenario> {
     check_shape(&table)?;
-    // Array entries first, one by one, so an error names the entry (`failures[2].at_us`).
-    if let Some(Value::Array(list)) = table.get("failures") {
+    // Array entries first, one by one, so an error names the entry (`failures[2].at_us`,
+    // `loss[0].place`).
+    check_entries::<crate::scenario::Failure>(&table, "failures")?;
+    check_entries::<crate::scenario::Loss>(&table, "loss")?;
+    Value::Table(table)
+        .try_into::<Scenario>()
+        .map_err(|e| field_error(&e))
+}
+
+/// Deserialize each entry of array `name` on its own, so an error names the entry
+/// (`name[i].field`) rather than the array.
+fn check_entries<T: serde::de::DeserializeOwned>(table: &Table, name: &str) -> Result<()> {
+    if let Some(Value::Array(list)) = table.get(name) {
         for (i, entry) in list.iter().enumerate() {
             entry
                 .clone()
-                .try_into::<crate::scenario::Failure>()
+                .try_into::<T>()
                 .map_err(|e| match field_error(&e) {
                     Error::Field { field, problem } => {
                         let field = if field == "scenario" {
-                            format!("failures[{i}]")
+                            format!("{name}[{i}]")
                         } else {
-                            format!("failures[{i}].{field}")
+                            format!("{name}[{i}].{field}")
                         };
                         Error::Field { field, problem }
                     }
@@ -304,9 +321,7 @@ pub fn scenario_from_table(table: Table) -> Result<Scenario> {
                 })?;
         }
     }
-    Value::Table(table)
-        .try_into::<Scenario>()
-        .map_err(|e| field_error(&e))
+    Ok(())
 }
 
 /// Turn a serde error from `toml` into `field: problem`.
@@ -357,7 +372,9 @@ fn too_large_integer(msg: &str) -> Option<String> {
     let rest = msg.strip_prefix("invalid type: string \"")?;
     let (digits, expected) = rest.split_once("\", expected ")?;
     let body = digits.strip_prefix('-').unwrap_or(digits);
-    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+    // Digits that fit were a quoted string (`"0"`), not a number too large.
+    if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) || digits.parse::<i64>().is_ok()
+    {
         return None;
     }
     Some(format!(

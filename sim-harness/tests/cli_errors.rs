@@ -121,7 +121,7 @@ fn bad_skip_theta() {
 fn bad_loss_place_and_reroute_stale() {
     expect_error(
         &run_set(&["loss.0.link=tor0.up0", "loss.0.place=queue"]),
-        "loss.place",
+        "loss[0].place",
     );
     expect_error(
         &run_set(&["transport.uno.reroute_stale=maybe"]),

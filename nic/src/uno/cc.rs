@@ -643,9 +643,10 @@ impl UnoCc {
     }
 
     /// Whether a packet may leave now with `inflight_bytes` unacknowledged: window room for
-    /// one MTU and the pacer's time reached.
+    /// one MTU and the pacer's time reached. Saturating: any `inflight_bytes` (the C ABI
+    /// passes the caller's value through) is an answer, not an overflow.
     pub fn can_send(&self, inflight_bytes: u64) -> bool {
-        inflight_bytes + self.cfg.mtu_bytes as u64 <= self.cwnd()
+        inflight_bytes.saturating_add(self.cfg.mtu_bytes as u64) <= self.cwnd()
             && self.now >= self.st.next_send.value()
     }
 

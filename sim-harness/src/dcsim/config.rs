@@ -52,6 +52,9 @@ pub struct DcsimParams {
     pub bucket_depth: u32,
     /// DATA buffer of every port, bytes.
     pub data_buffer_bytes: u64,
+    /// The field that set it, for errors: `transport.dcsim.data_buffer`,
+    /// `transport.dcsim.data_buffer_ratio`, or `topology.buffer` (less the small buffers).
+    pub data_buffer_field: &'static str,
     /// `RTT_p`, ps.
     pub rtt_p_ps: u64,
     /// `RTT_max` (Eq. 5), ps.
@@ -105,7 +108,7 @@ pub fn check(
         let cfg = params.arbiter_config(f64::from_bits(g), "topology.link_gbps")?;
         super::port::DcsimPort::new(cfg).map_err(|e| {
             Error::field(
-                "transport.dcsim.data_buffer",
+                params.data_buffer_field,
                 format!("{} ({})", e.problem, e.field),
             )
         })?;
@@ -125,15 +128,25 @@ impl DcsimParams {
         let l = d.small_bytes;
         let data_bytes = t.mtu + t.header_bytes;
         let small_total = 3 * u64::from(b) * u64::from(l);
+        let data_buffer_field = match (d.data_buffer, d.data_buffer_ratio) {
+            (Some(_), _) => "transport.dcsim.data_buffer",
+            (None, r) if r > 0.0 => "transport.dcsim.data_buffer_ratio",
+            _ => "topology.buffer",
+        };
         let data_buffer_bytes = match (d.data_buffer, d.data_buffer_ratio) {
             (Some(sz), _) => sz.bytes(bdp_bytes),
-            (None, r) if r > 0.0 => (r * f64::from(b)).floor() as u64 * u64::from(data_bytes),
+            // Saturating: a huge ratio gives a huge buffer, which `check` refuses (the DATA
+            // buffer register's width) instead of overflowing here.
+            (None, r) if r > 0.0 => {
+                ((r * f64::from(b)).floor() as u64).saturating_mul(u64::from(data_bytes))
+            }
             _ => port_buffer_bytes.checked_sub(small_total).ok_or_else(|| {
                 Error::field(
                     "topology.buffer",
                     format!(
                         "{port_buffer_bytes} bytes leave no DATA buffer after the three DCSIM \
-                         small buffers (3 x {b} x {l} bytes)"
+                         small buffers (3 x transport.dcsim.small_queue_pkts x \
+                         transport.dcsim.small_bytes = 3 x {b} x {l} bytes)"
                     ),
                 )
             })?,
@@ -192,6 +205,7 @@ impl DcsimParams {
             h_milli,
             bucket_depth: d.bucket_depth,
             data_buffer_bytes,
+            data_buffer_field,
             rtt_p_ps: rtt_p,
             rtt_max_ps: rtt_max,
             host_period_ps,
@@ -244,8 +258,10 @@ impl DcsimParams {
             h_milli: self.h_milli,
             bucket_depth: self.bucket_depth,
             small_queue_pkts: self.small_queue_pkts,
-            port_buffer_bytes: self.data_buffer_bytes
-                + 3 * u64::from(self.small_queue_pkts) * u64::from(self.small_bytes),
+            // Saturating: a huge DATA buffer is refused by `validate` (its 24-bit register).
+            port_buffer_bytes: self
+                .data_buffer_bytes
+                .saturating_add(3 * u64::from(self.small_queue_pkts) * u64::from(self.small_bytes)),
         };
         cfg.validate(super::port::SMALL_SLOTS).map_err(|e| {
             let f = match e.field {
@@ -253,7 +269,7 @@ impl DcsimParams {
                 "bucket_depth" => "transport.dcsim.bucket_depth",
                 "h_milli" => "transport.dcsim.h",
                 "small_bytes" | "data_bytes" => "transport.dcsim.small_bytes",
-                "port_buffer_bytes" => "transport.dcsim.data_buffer",
+                "port_buffer_bytes" => self.data_buffer_field,
                 _ => field,
             };
             cfg_err(f, e)
@@ -261,7 +277,7 @@ impl DcsimParams {
         let slots = self.data_buffer_bytes / u64::from(self.data_bytes);
         if slots > super::port::DATA_SLOTS as u64 {
             return Err(Error::field(
-                "transport.dcsim.data_buffer",
+                self.data_buffer_field,
                 format!(
                     "a {}-byte DATA buffer holds {slots} DATAs of {} bytes; a DCSIM port has \
                      {} DATA descriptor slots",
@@ -332,6 +348,15 @@ mod tests {
         s.transport.dcsim.data_buffer = Some(Size::Bytes(5_000_000));
         match DcsimParams::new(&s, 6, 500_000, 1) {
             Err(Error::Field { field, .. }) => assert_eq!(field, "transport.dcsim.data_buffer"),
+            other => panic!("{other:?}"),
+        }
+        // A huge ratio saturates (no overflow) and is refused on its own field.
+        s.transport.dcsim.data_buffer = None;
+        s.transport.dcsim.data_buffer_ratio = 1e30;
+        match DcsimParams::new(&s, 6, 500_000, 1) {
+            Err(Error::Field { field, .. }) => {
+                assert_eq!(field, "transport.dcsim.data_buffer_ratio")
+            }
             other => panic!("{other:?}"),
         }
     }

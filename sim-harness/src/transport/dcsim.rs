@@ -88,7 +88,7 @@ impl Sim {
             let cfg = params.arbiter_config(gbps, "topology.link_gbps")?;
             let dp = DcsimPort::new(cfg).map_err(|e| {
                 Error::field(
-                    "transport.dcsim.data_buffer",
+                    params.data_buffer_field,
                     format!("{} ({})", e.problem, e.field),
                 )
             })?;

@@ -110,10 +110,15 @@ impl RepsSection {
         }
         let m = self.failure_rtt_multiple;
         const M: &str = "transport.reps.failure_rtt_multiple";
-        if !m.is_finite() || m <= 0.0 || m >= 256.0 {
+        // The NIC's FailureDetector (nic::reps::failure) needs a multiple of at least 1: a
+        // delay threshold below the base RTT would call every loss a failure.
+        if !m.is_finite() || !(1.0..256.0).contains(&m) {
             return Err(Error::field(
                 M,
-                format!("must be a number above 0 and below 256 (Q8.8), got {m}"),
+                format!(
+                    "must be a multiple of the base RTT of at least 1 and below 256 (Q8.8), \
+                     got {m}"
+                ),
             ));
         }
         let w = self.failure_window_us;

@@ -107,12 +107,12 @@ pub(super) fn check_built(s: &Scenario) -> Result<()> {
                     ),
                 ));
             }
-            check_phantom(s, &fabric, cap)?;
+            check_phantom(s, &fabric, cap, "topology.phantom_size")?;
         }
         None => {
-            check_phantom(s, &fabric, d.buffer_bytes)?;
+            check_phantom(s, &fabric, d.buffer_bytes, "topology.buffer")?;
             if d.dc_buffer_bytes != d.buffer_bytes {
-                check_phantom(s, &fabric, d.dc_buffer_bytes)?;
+                check_phantom(s, &fabric, d.dc_buffer_bytes, "topology.two_dc.dc_buffer")?;
             }
         }
     }
@@ -120,8 +120,14 @@ pub(super) fn check_built(s: &Scenario) -> Result<()> {
 }
 
 /// `topology.phantom_queue`: the drain fraction, and each switch port rate's phantom queue
-/// (capped at the port buffer) must be one the port block can hold.
-fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u64) -> Result<()> {
+/// (capped at the port buffer) must be one the port block can hold. `cap_field` names the
+/// field the cap comes from (`topology.phantom_size`, else the port buffer's field).
+fn check_phantom(
+    s: &Scenario,
+    fabric: &crate::topology::Fabric,
+    buffer_bytes: u64,
+    cap_field: &str,
+) -> Result<()> {
     let t = &s.topology;
     finite("topology.phantom_drain", t.phantom_drain)?;
     if !(t.phantom_drain > 0.0 && t.phantom_drain <= 1.0) {
@@ -158,7 +164,15 @@ fn check_phantom(s: &Scenario, fabric: &crate::topology::Fabric, buffer_bytes: u
             rtl_models::RedConfig::linear(0, buffer_bytes),
             t.phantom_mark_on,
         )
-        .map_err(|e| Error::field("topology.phantom_drain", e))?;
+        .map_err(|e| {
+            // The block's `cap_bytes` limit is a problem of the cap, not of the drain.
+            let field = if e.ends_with("(cap_bytes)") {
+                cap_field
+            } else {
+                "topology.phantom_drain"
+            };
+            Error::field(field, e)
+        })?;
     }
     Ok(())
 }

@@ -17,6 +17,16 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             ),
         ));
     }
+    // The steady detector holds theta in ppm (wormhole::steady::SteadyDetector::new).
+    if (s.skip.theta * 1e6).round() < 1.0 {
+        return Err(Error::field(
+            "skip.theta",
+            format!(
+                "is below the steady detector's resolution of 1 ppm (0.000001), got {}",
+                num(s.skip.theta)
+            ),
+        ));
+    }
     if s.skip.samples < 2 {
         return Err(Error::field(
             "skip.samples",

@@ -178,7 +178,12 @@ pub(super) fn check_topology(s: &Scenario) -> Result<u64> {
     if (t.phantom_kmin.is_some() || t.phantom_kmax.is_some()) && pk_min > pk_max {
         return Err(Error::field(
             "topology.phantom_kmin",
-            format!("{} is above the phantom K_max {}", num(pk_min), num(pk_max)),
+            format!(
+                "{} is above the phantom K_max {} (topology.phantom_kmax, or \
+                 topology.ecn_kmax when it is not set)",
+                num(pk_min),
+                num(pk_max)
+            ),
         ));
     }
     Ok(hosts)

@@ -393,6 +393,7 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
             format!("must be a time of at least 0 us, got {}", x.rpc_start_us),
         ));
     }
+    crate::units::us_to_ps(&f("rpc_start_us"), x.rpc_start_us)?;
     // The expected last arrival, with room for the Poisson spread, must be a valid time.
     crate::units::us_to_ps(
         &f("rpc_gap_us"),
