@@ -53,10 +53,10 @@ pub struct DcsimPort {
     /// Departures found overdue by [`DcsimPort::catch_up`] (0 when the engine is right).
     pub late: u64,
     /// The arbiter's answer to [`DcsimArbiter::next_plan`] and its start in ps, kept until
-    /// an input or a start changes it (`None`: not known; an empty port is asked again,
-    /// which is cheap). The answer does not depend on the arbiter's clock while it idles up
-    /// to the planned start (the bucket's fill is additive in idle cycles), so idling keeps
-    /// it.
+    /// a start or an input that may change it ([`DcsimArbiter::arrival_keeps_plan`])
+    /// changes it (`None`: not known; an empty port is asked again, which is cheap). The
+    /// answer does not depend on the arbiter's clock while it idles up to the planned
+    /// start (the bucket's fill is additive in idle cycles), so idling keeps it.
     plan: Option<(Plan, u64)>,
 }
 
@@ -140,10 +140,17 @@ impl DcsimPort {
     }
 
     /// A packet arrives in the current cycle (after [`DcsimPort::catch_up`]).
-    #[inline]
+    #[inline(always)]
     pub fn enqueue(&mut self, pk: Packet) -> Enqueue {
-        self.plan = None;
-        self.arb.enqueue(class_of(pk.kind), pk, pk.bytes)
+        let class = class_of(pk.kind);
+        // The kept plan survives an arrival that cannot change it (a lower class than the
+        // planned one, a SIM behind a SIM, ...: [`DcsimArbiter::arrival_keeps_plan`]).
+        if let Some((plan, _)) = self.plan {
+            if !self.arb.arrival_keeps_plan(plan, class) {
+                self.plan = None;
+            }
+        }
+        self.arb.enqueue(class, pk, pk.bytes)
     }
 
     /// Move the port `delta` ps later in DES time (a paused Wormhole partition resumed

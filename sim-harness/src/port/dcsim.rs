@@ -92,8 +92,9 @@ impl Sim {
     pub(crate) fn port_arrive(&mut self, out: u32, pk: Packet) {
         if self.port_enqueue_inline(out, pk) {
             // A busy line (about half the arrivals): `port_serve_synced` would only make
-            // sure of a wake-up by the line's end (`port_wake`), so nothing to do when one
-            // is due by then already (the same test, without the call).
+            // sure of a wake-up by the line's end (`port_wake`, and ask the plan for it),
+            // so nothing to do when one is due by then already (the same test, without
+            // the call).
             let port = &self.ports[out as usize];
             if port.busy_until > self.now
                 && port.txdone_at != NEVER
@@ -150,6 +151,11 @@ impl Sim {
         let port = &mut self.ports[p as usize];
         if port.busy_until > now {
             let t = port.busy_until;
+            // Plan now, so that the wake-up at the line's end finds the plan kept (the plan
+            // is the arbiter's answer for its state, whatever its clock up to the start).
+            if let PortDriver::Dcsim(dp) = &mut port.kind {
+                let _ = dp.next_plan();
+            }
             self.port_wake(p, t);
             return;
         }
