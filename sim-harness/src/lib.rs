@@ -4,7 +4,7 @@
 //! each block runs on its own clock and the harness converts. See `DESIGN.md`.
 //!
 //! ```text
-//!  scenario.rs (TOML: [topology] [transport] [transport.reps] [transport.dcsim] [workload] ...)
+//!  scenario/   (TOML: [topology] [transport] [transport.reps] [transport.dcsim] [workload] ...)
 //!     |  transport/reps.rs, dcsim/section.rs: each transport's own section and its checks
 //!     v
 //!  validate/   -- every refusal, including "not supported yet" and the checks that need the
