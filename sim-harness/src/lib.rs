@@ -35,9 +35,11 @@
 //!                epoch clock + RTS/GRANT/ACCEPT registers, dcpim/flow.rs per-flow bitmaps
 //!     side.rs    SideTable: header extras a Packet cannot carry (DCSIM DATA-ACK SACK words)
 //!     reps.rs    [transport.reps]
-//!     uno.rs     Uno and its baselines (cc uno / gemini / mprdma_bbr) + [transport.uno]:
-//!                uno/tx.rs sender (FlowCc, units, timeouts), uno/rx.rs receiver (UnoRC
-//!                blocks, RS decode, block timer), uno/subflows.rs UnoLB
+//!     uno.rs     Uno and its baselines (cc uno / gemini / mprdma_bbr): uno/section.rs
+//!                [transport.uno], uno/state.rs + setup.rs per-run state, uno/open.rs,
+//!                arrive.rs, send.rs, results.rs the driver's entry points, uno/tx.rs sender
+//!                (FlowCc, units, timeouts), uno/rx.rs receiver (UnoRC blocks, RS decode,
+//!                block timer), uno/subflows.rs UnoLB
 //!     phost.rs   pHost (cc phost, a DCSIM baseline) + [transport.phost]: nic::phost token
 //!                blocks per host (HostTimer), phost/state.rs host and flow state
 //!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
