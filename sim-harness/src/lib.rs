@@ -32,7 +32,8 @@
 //!                SackReceiver (FlowRx::Sack), per-host ready rings (Dctcp)
 //!     dcsim.rs   DCSIM hosts (dcsim/ holds the blocks' glue: params, host engines, receivers)
 //!     dcpim.rs   dcPIM (cc dcpim, a DCSIM baseline) + [transport.dcpim]: dcpim/matching.rs
-//!                epoch clock + RTS/GRANT/ACCEPT registers, dcpim/flow.rs per-flow bitmaps
+//!                epoch clock + RTS/GRANT/ACCEPT registers, dcpim/flow.rs per-flow bitmaps,
+//!                dcpim/rounds.rs the rounds as packets, state.rs, setup.rs, arrive.rs, send.rs
 //!     side.rs    SideTable: header extras a Packet cannot carry (DCSIM DATA-ACK SACK words)
 //!     reps.rs    [transport.reps]
 //!     uno.rs     Uno and its baselines (cc uno / gemini / mprdma_bbr): uno/section.rs
