@@ -42,7 +42,8 @@
 //!                (FlowCc, units, timeouts), uno/rx.rs receiver (UnoRC blocks, RS decode,
 //!                block timer), uno/subflows.rs UnoLB
 //!     phost.rs   pHost (cc phost, a DCSIM baseline) + [transport.phost]: nic::phost token
-//!                blocks per host (HostTimer), phost/state.rs host and flow state
+//!                blocks per host (HostTimer), phost/state.rs host and flow state,
+//!                phost/section.rs, driver.rs, sender.rs, receiver.rs, dispatch.rs
 //!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
 //!                (self-scheduled: port/dcsim.rs, port_serve / port_arrive / port_rate_changed)
 //!  clock.rs      ClockDomain (period + origin, shift): every ps <-> cycles conversion
