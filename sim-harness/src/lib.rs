@@ -4,7 +4,7 @@
 //! each block runs on its own clock and the harness converts. See `DESIGN.md`.
 //!
 //! ```text
-//!  scenario.rs (TOML: [topology] [transport] [transport.reps] [transport.dcsim] [workload] ...)
+//!  scenario/   (TOML: [topology] [transport] [transport.reps] [transport.dcsim] [workload] ...)
 //!     |  transport/reps.rs, dcsim/section.rs: each transport's own section and its checks
 //!     v
 //!  validate/   -- every refusal, including "not supported yet" and the checks that need the
@@ -32,14 +32,18 @@
 //!                SackReceiver (FlowRx::Sack), per-host ready rings (Dctcp)
 //!     dcsim.rs   DCSIM hosts (dcsim/ holds the blocks' glue: params, host engines, receivers)
 //!     dcpim.rs   dcPIM (cc dcpim, a DCSIM baseline) + [transport.dcpim]: dcpim/matching.rs
-//!                epoch clock + RTS/GRANT/ACCEPT registers, dcpim/flow.rs per-flow bitmaps
+//!                epoch clock + RTS/GRANT/ACCEPT registers, dcpim/flow.rs per-flow bitmaps,
+//!                dcpim/rounds.rs the rounds as packets, state.rs, setup.rs, arrive.rs, send.rs
 //!     side.rs    SideTable: header extras a Packet cannot carry (DCSIM DATA-ACK SACK words)
 //!     reps.rs    [transport.reps]
-//!     uno.rs     Uno and its baselines (cc uno / gemini / mprdma_bbr) + [transport.uno]:
-//!                uno/tx.rs sender (FlowCc, units, timeouts), uno/rx.rs receiver (UnoRC
-//!                blocks, RS decode, block timer), uno/subflows.rs UnoLB
+//!     uno.rs     Uno and its baselines (cc uno / gemini / mprdma_bbr): uno/section.rs
+//!                [transport.uno], uno/state.rs + setup.rs per-run state, uno/open.rs,
+//!                arrive.rs, send.rs, results.rs the driver's entry points, uno/tx.rs sender
+//!                (FlowCc, units, timeouts), uno/rx.rs receiver (UnoRC blocks, RS decode,
+//!                block timer), uno/subflows.rs UnoLB
 //!     phost.rs   pHost (cc phost, a DCSIM baseline) + [transport.phost]: nic::phost token
-//!                blocks per host (HostTimer), phost/state.rs host and flow state
+//!                blocks per host (HostTimer), phost/state.rs host and flow state,
+//!                phost/section.rs, driver.rs, sender.rs, receiver.rs, dispatch.rs
 //!  port/         port drivers (enum): host NIC | baseline switch port (OutputPortCtl) | DCSIM
 //!                (self-scheduled: port/dcsim.rs, port_serve / port_arrive / port_rate_changed)
 //!  clock.rs      ClockDomain (period + origin, shift): every ps <-> cycles conversion

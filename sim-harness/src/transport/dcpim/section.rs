@@ -5,6 +5,7 @@
 //! `token_window_timeout = 1.1`, short flows under one BDP).
 
 use crate::error::{Error, Result};
+use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind, WorkloadKind};
 use serde::{Deserialize, Serialize};
 
 /// `[transport.dcpim]`: the epoch and its matching rounds.
@@ -109,6 +110,34 @@ impl DcpimSection {
         }
         Ok(())
     }
+}
+
+/// The refusals of dcPIM (called by [`crate::validate`]).
+pub fn check_supported(s: &Scenario) -> Result<()> {
+    if s.transport.cc != CcKind::Dcpim {
+        return Ok(());
+    }
+    if !matches!(s.transport.lb, LbKind::Ecmp | LbKind::Ops | LbKind::SprayRr) {
+        return Err(Error::field(
+            "transport.lb",
+            "dcpim sends its DATAs with ecmp, ops or spray_rr (the load balancers of the DCSIM \
+             comparison); the others need feedback dcpim does not give them",
+        ));
+    }
+    if s.topology.kind == TopologyKind::TwoDc {
+        return Err(Error::field(
+            "transport.cc",
+            "dcpim on a two_dc topology is not supported yet by the fabric simulator (its \
+             epoch is set from one fabric-wide RTT; use a fat_tree)",
+        ));
+    }
+    if s.workload.kind == WorkloadKind::Llm {
+        return Err(Error::field(
+            "workload.kind",
+            "llm under dcpim is not supported yet by the fabric simulator (use dctcp)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,47 @@
+//! `[output]`: what a run records besides `flows.csv` and the summary (queue samples,
+//! traces, uplink selection, per-flow rates and fairness, Uno Fig. 11 slowdowns).
+
+use serde::{Deserialize, Serialize};
+
+use super::{is_false, is_off};
+
+/// What to record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Queue-occupancy sampling interval in us (0 = off).
+    pub queue_sample_us: f64,
+    /// Record a packet trace.
+    pub trace: bool,
+    /// Width of the time buckets of `uplink_selection.csv` (DATA packets and bytes each ToR
+    /// uplink was chosen for, per bucket), in us; 0 = no table.
+    pub selection_bucket_us: f64,
+    /// Per-flow rate sampling interval in us (`rates.csv`, `fairness.csv` and the fairness
+    /// summary keys); 0 = off. Left out of the resolved `scenario.toml` when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub rate_sample_us: f64,
+    /// `converge_10pct_us` on rates averaged over windows of this many us (rounded to whole
+    /// `rate_sample_us` intervals), and `fair_windows_within_10pct` (the share of those windows
+    /// within 10%); 0 = per sample interval, no share. Left out of the resolved
+    /// `scenario.toml` when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub fair_window_us: f64,
+    /// Two datacenters only: add each class's FCT *slowdown* (FCT over the ideal FCT, the flow's
+    /// base RTT plus its bytes at the host link rate, at least 1; Uno Fig. 11) to the summary:
+    /// `slowdown_{all,intra,inter}_{mean,p99}`. Left out of the resolved `scenario.toml` when
+    /// off, so that runs without it are unchanged.
+    #[serde(skip_serializing_if = "is_false")]
+    pub fct_slowdown: bool,
+}
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            queue_sample_us: 1.0,
+            trace: false,
+            selection_bucket_us: 10.0,
+            rate_sample_us: 0.0,
+            fair_window_us: 0.0,
+            fct_slowdown: false,
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! `[skip]`: Wormhole fast-forwarding (Wormhole 3-6: steady-state detection, Eq. 5-7;
+//! partitions, Definition 1 / Algorithms 1-2; memoization, 4.3-4.4) and dcfab's extensions
+//! of it (`engine/skip/`).
+
+use serde::{Deserialize, Serialize};
+
+/// Wormhole fast-forwarding.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Skip {
+    /// Enable steady-state skipping.
+    pub enabled: bool,
+    /// Steadiness threshold on the sampled rate variation (Wormhole Eq. 5-7).
+    pub theta: f64,
+    /// Number of rate samples `l`.
+    pub samples: u32,
+    /// Rate-sampling interval, us (each sample: the bytes a flow sent in one interval).
+    #[serde(skip_serializing_if = "is_default_sample_us")]
+    pub sample_us: f64,
+    /// Which ports make flows one partition (Wormhole Definition 1).
+    #[serde(skip_serializing_if = "is_default_partition_by")]
+    pub partition_by: PartitionBy,
+    /// Memoize transients that end in an interrupt (a flow arrival or completion) before
+    /// they turn steady, sampled at every tick, keyed by the flows' start state (dcfab's
+    /// extension of Wormhole 4.3-4.4; `engine/skip/trajectory.rs`). Off by default: measured, it
+    /// does not pay on the shipped LLM scenarios (`benches/README.md`, session 7).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memo_interrupted: bool,
+    /// Share a transient among partitions that start it in lockstep: a partition whose
+    /// interrupted-transient key (conflict graph + start state) equals that of another
+    /// partition opening its miss at the same tick follows it (paused, then advanced by the
+    /// leader's simulated trajectory at its wake-up). dcfab's extension of Wormhole 4.4 /
+    /// 6.2 (`engine/skip/lockstep.rs`); DCTCP only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memo_lockstep: bool,
+    /// With `memo_lockstep`: a follower's flow whose packets left to acknowledge matched its
+    /// leader counterpart's when it was paused completes at that counterpart's completion
+    /// (its remaining bytes credited, its stale packets dropped before their host), instead
+    /// of being woken before its tail (`engine/skip/lockstep.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_complete: bool,
+    /// With `lockstep_complete`: a follower whose other flows all match stays paused across
+    /// its leader flow's completion (the completed flow leaves it) and goes on following,
+    /// instead of resuming its other flows mid-transfer (`engine/skip/lockstep.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_stay: bool,
+    /// With `memo_lockstep`: only a partition simulated exactly from the start (none of its
+    /// flows' hosts ever had a followed flow) leads a lockstep group; a partition touching a
+    /// host of a former follower may follow but never leads (`engine/skip/lockstep.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_fixed_leader: bool,
+    /// With `memo_lockstep` and `partition_by = "data_ports"`: while a lockstep follower is
+    /// paused, its network footprint on the ports it shares with other partitions (its
+    /// running ACK ports, its DATA ports held with their control lane live) is its leader's:
+    /// every packet of a leader flow sent on a port of its path is mirrored, as a
+    /// placeholder of the same size and lane, into the follower counterpart's port at the
+    /// same hop, serialized there and discarded (`engine/skip/shadow.rs`, `Sim::wh_mirror`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockstep_shadow: bool,
+    /// With `partition_by = "data_ports"`: a skipped partition's held DATA lanes keep its
+    /// flows' skipped rate as occupancy. Other partitions' control packets on such a port
+    /// wait, as behind real DATA, for the end of a virtual MTU-sized DATA packet of a
+    /// stream at the summed estimated rate of the skipped flows crossing it (started at
+    /// the skip), instead of finding the line idle (beyond Wormhole 6.2, which pauses a
+    /// skipped partition's ports outright; `engine/skip/held.rs`, `Sim::held_wait` in
+    /// `engine/ports.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub held_occupancy: bool,
+    /// What the sampled sending rate `R(t_k)` of Eq. 5-6 is (Wormhole 3/5.1, "a unified
+    /// metric -- sending rate"; 7.3 / Fig. 13a: R, the in-flight bytes and the queue are
+    /// equivalent for steady-state identification, Theorem 1).
+    #[serde(skip_serializing_if = "is_default_rate_metric")]
+    pub rate_metric: RateMetric,
+    /// Which rate advances a skipped flow's bytes (Eq. 7's estimate `R^`).
+    #[serde(skip_serializing_if = "is_default_rate_estimate")]
+    pub rate_estimate: RateEstimate,
+}
+
+/// [`Skip::rate_metric`]: the sample `R(t_k)` the steady-state test (Eq. 6) runs on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateMetric {
+    /// The payload of the DATA packets a flow sent in the sampling interval (quantized to
+    /// whole packets: a flow sending 3-4 packets per sample swings 25-33 % sample to sample).
+    #[default]
+    Packets,
+    /// The congestion controller's own sending rate at the sampling instant: for DCTCP,
+    /// `cwnd / srtt` (the window over the smoothed RTT, RFC 6298 EWMA of the ACKs' RTT
+    /// samples), at most the host line rate. No packet quantization.
+    Cc,
+    /// The sender's bytes in flight over its smoothed RTT at the sampling instant (7.3's
+    /// in-flight metric `I`, as a rate; quantized to whole packets in flight).
+    Inflight,
+}
+
+fn is_default_rate_metric(x: &RateMetric) -> bool {
+    *x == RateMetric::default()
+}
+
+/// [`Skip::rate_estimate`]: the rate a skipped flow is advanced at (Eq. 7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateEstimate {
+    /// The packets the flow actually sent over the detection window (its measured rate,
+    /// whatever `rate_metric` judged steadiness on).
+    #[default]
+    Packets,
+    /// The new packets the flow sent between the last send before the window's first
+    /// sample and the last send before its last one, over the exact time between those two
+    /// sends: the measured rate without the window's whole-packet quantization (a flow
+    /// sending 70 packets in the window is otherwise estimated to +-1.4 %).
+    Timed,
+    /// The mean of the `rate_metric` samples over the window (Eq. 7 literally).
+    Metric,
+}
+
+fn is_default_rate_estimate(x: &RateEstimate) -> bool {
+    *x == RateEstimate::default()
+}
+
+/// [`Skip::partition_by`]: the ports through which flows join one partition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartitionBy {
+    /// The output ports of each flow's DATA direction (its path, Algorithm 1 / 2); ports its
+    /// ACKs share with another partition keep serving their control lane while it is skipped.
+    DataPorts,
+    /// Every port a flow's DATA or ACKs use: partitions merge through ACK-only ports too
+    /// (the default: within the 1 % error budget on every shipped LLM scenario).
+    #[default]
+    AllPorts,
+}
+
+fn is_default_partition_by(x: &PartitionBy) -> bool {
+    *x == PartitionBy::default()
+}
+
+/// Default [`Skip::sample_us`].
+pub const DEFAULT_SAMPLE_US: f64 = 1.0;
+
+fn is_default_sample_us(x: &f64) -> bool {
+    *x == DEFAULT_SAMPLE_US
+}
+
+impl Default for Skip {
+    fn default() -> Self {
+        Skip {
+            enabled: false,
+            theta: 0.05,
+            samples: 2000,
+            sample_us: DEFAULT_SAMPLE_US,
+            partition_by: PartitionBy::default(),
+            memo_interrupted: false,
+            memo_lockstep: false,
+            lockstep_complete: false,
+            lockstep_stay: false,
+            lockstep_fixed_leader: false,
+            lockstep_shadow: false,
+            held_occupancy: false,
+            rate_metric: RateMetric::default(),
+            rate_estimate: RateEstimate::default(),
+        }
+    }
+}

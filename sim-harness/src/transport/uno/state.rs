@@ -1,0 +1,128 @@
+//! The Uno transports' state in a run (Uno 4.1-4.2, 5.1): per flow its path constants
+//! (inter-DC or not, base RTT, BDP: 4.1.1's per-flow RTT and BDP), its sender (UnoTx) and
+//! receiver (UnoRx), per host its ready ring, and the run's counters.
+
+use super::rx::{self, UnoRx};
+use super::section::UnoSection;
+use super::tx::{TxStats, UnoTx};
+use crate::scenario::CcKind;
+use crate::transport::TransportDriver;
+use nic::uno::ec::BlockCodec;
+use rtl_models::{Cycles, Rate};
+use std::collections::VecDeque;
+
+/// Per-flow constants of the Uno transports, from the flow's path.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FlowParams {
+    pub(super) inter_dc: bool,
+    pub(super) base_rtt_ps: u64,
+    pub(super) bdp_bytes: u64,
+}
+
+/// Counters of the Uno transports (summed over finished flows; the live ones are added at
+/// the end).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Totals {
+    pub(super) tx: TxStats,
+    pub(super) rx: rx::RxStats,
+}
+
+/// The Uno transports' state: per flow its sender and receiver, per host its ready ring.
+#[derive(Debug)]
+pub struct UnoState {
+    pub(super) cc: CcKind,
+    pub(super) sec: UnoSection,
+    pub(super) mtu: u32,
+    pub(super) params: Vec<FlowParams>,
+    pub(super) intra_rtt: Cycles,
+    pub(super) intra_bdp: u64,
+    /// The largest inter-DC flow BDP (the intra-DC BDP without inter-DC flows): Gemini's
+    /// `gemini_h` unit.
+    pub(super) inter_bdp: u64,
+    pub(super) line_rate: Rate,
+    pub(super) delay_thresh: Cycles,
+    pub(super) init_cwnd: crate::scenario::Size,
+    pub(super) rto_ps: u64,
+    /// `authors_rto`: what the intra- and the inter-DC flows add to their base RTT, ps.
+    pub(super) authors_rto_ps: Option<(u64, u64)>,
+    pub(super) codec: Option<BlockCodec>,
+    pub(super) tx: Vec<Option<Box<UnoTx>>>,
+    pub(super) rx: Vec<Option<Box<UnoRx>>>,
+    pub(super) ready: Vec<VecDeque<u32>>,
+    pub(super) totals: Totals,
+}
+
+impl Clone for UnoState {
+    fn clone(&self) -> Self {
+        UnoState {
+            cc: self.cc,
+            sec: self.sec.clone(),
+            mtu: self.mtu,
+            params: self.params.clone(),
+            intra_rtt: self.intra_rtt,
+            intra_bdp: self.intra_bdp,
+            inter_bdp: self.inter_bdp,
+            line_rate: self.line_rate,
+            delay_thresh: self.delay_thresh,
+            init_cwnd: self.init_cwnd,
+            rto_ps: self.rto_ps,
+            authors_rto_ps: self.authors_rto_ps,
+            codec: self
+                .codec
+                .as_ref()
+                .and_then(|c| BlockCodec::new(c.data() as u8, c.parity() as u8).ok()),
+            tx: self.tx.clone(),
+            rx: self.rx.clone(),
+            ready: self.ready.clone(),
+            totals: self.totals,
+        }
+    }
+}
+
+impl UnoState {
+    /// The ready ring of host `h`.
+    #[inline]
+    pub(crate) fn ready(&mut self, h: u32) -> &mut VecDeque<u32> {
+        &mut self.ready[h as usize]
+    }
+
+    /// Whether host `h` has a flow ready.
+    #[inline]
+    pub(crate) fn has_ready(&self, h: u32) -> bool {
+        !self.ready[h as usize].is_empty()
+    }
+
+    /// Whether flow `f` is erasure-coded.
+    pub(super) fn ec_for(&self, f: usize) -> bool {
+        self.cc == CcKind::Uno && self.sec.ec && (self.params[f].inter_dc || self.sec.ec_intra)
+    }
+
+    /// Payload bytes of flow `f` (of `bytes`) delivered as its sender knows it (units
+    /// acknowledged as delivered, `mtu` each, capped at the size).
+    pub(crate) fn acked_bytes(&self, f: u32, bytes: u64) -> u64 {
+        let Some(tx) = self.tx[f as usize].as_deref() else {
+            return 0;
+        };
+        (u64::from(tx.data_delivered()) * u64::from(self.mtu)).min(bytes)
+    }
+
+    /// Blocks decoded so far (all flows).
+    pub fn blocks_decoded(&self) -> u64 {
+        self.totals.rx.decoded
+            + self
+                .rx
+                .iter()
+                .flatten()
+                .map(|r| r.stats.decoded)
+                .sum::<u64>()
+    }
+}
+
+/// The Uno state of a Uno run.
+#[inline]
+pub(super) fn uno(t: &mut TransportDriver) -> &mut UnoState {
+    match t {
+        TransportDriver::Uno(u) => u,
+        _ => unreachable!("Uno transport calls run only in Uno runs"),
+    }
+}
