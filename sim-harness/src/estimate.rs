@@ -76,6 +76,9 @@ pub struct Estimate {
     pub memory: f64,
     /// Memory of the largest part and the field that controls it.
     pub largest: (f64, &'static str, &'static str),
+    /// The largest part grows with the number of flows (so the fields that set the flows,
+    /// [`flow_source`], shrink it too).
+    pub largest_per_flow: bool,
     /// Bytes written to the output directory.
     pub output: f64,
     /// Wall time at [`EVENTS_PER_S`], s.
@@ -125,6 +128,49 @@ fn dcsim_engines(s: &Scenario, hosts: u64, flows: u64) -> f64 {
     }
     let per_host = flows.div_ceil(hosts) as usize;
     hosts as f64 * crate::dcsim::host::engine_bytes(per_host) as f64
+}
+
+/// The fields that set the number of flows of `s` on `hosts` hosts, with their values
+/// (`None` where the workload decides it while running, `llm`): what to shrink when the
+/// per-flow state does not fit.
+pub fn flow_source(s: &Scenario, hosts: u64) -> Option<String> {
+    let w = &s.workload;
+    let x = &w.two_dc;
+    let host_field = if s.topology.hosts == 0 {
+        "topology.radix and topology.tiers"
+    } else {
+        "topology.hosts"
+    };
+    Some(match w.kind {
+        WorkloadKind::Permutation | WorkloadKind::AllToAll | WorkloadKind::AllToAllV
+            if w.collectives > 0 =>
+        {
+            format!(
+                "workload.collectives = {} (of up to {} hosts each, workload.collective_sizes)",
+                w.collectives,
+                w.collective_sizes.iter().max().copied().unwrap_or(0)
+            )
+        }
+        WorkloadKind::Incast => format!("workload.degree = {}", w.degree),
+        WorkloadKind::Websearch | WorkloadKind::UnoMix => {
+            format!("workload.flows = {}", w.flows)
+        }
+        WorkloadKind::MixedIncast => format!(
+            "workload.two_dc.intra_senders = {}, inter_senders = {} and rpc_flows = {}",
+            x.intra_senders, x.inter_senders, x.rpc_flows
+        ),
+        WorkloadKind::DcAllreduce => format!(
+            "workload.two_dc.groups = {} x iterations = {} x {} flows per group",
+            x.groups,
+            x.iterations,
+            x.flows_per_group()
+        ),
+        WorkloadKind::Llm => return None,
+        WorkloadKind::AllToAll | WorkloadKind::AllToAllV => {
+            format!("{hosts} hosts sending to each other ({host_field})")
+        }
+        _ => format!("{hosts} hosts ({host_field})"),
+    })
 }
 
 /// Estimate the cost of scenario `s` (validated by [`crate::validate::validate`]).
@@ -226,50 +272,59 @@ pub fn estimate(s: &Scenario) -> Estimate {
     let events = packets * done * 4.0 * path_links as f64 + queue_samples / 4.0;
     let init_pkts = (bytes_of(s.transport.init_cwnd) / mtu).ceil().max(1.0);
     let in_flight = flows as f64 * init_pkts.min((mean / mtu).ceil().max(1.0)) * 2.0;
+    // (bytes, field, what, grows with the flows)
     let parts = [
         (
             flows as f64 * FLOW_BYTES,
             "workload.kind",
             "flows (choose fewer hosts or a smaller workload)",
+            true,
         ),
         (
             in_flight * PACKET_BYTES,
             "transport.init_cwnd",
             "packets in flight",
+            true,
         ),
         (
             queue_samples * SAMPLE_BYTES,
             "output.queue_sample_us",
             "queue samples (raise output.queue_sample_us, 0 = off, or set stop.max_time_us)",
+            false,
         ),
         (
             dcsim_engines(s, hosts, flows),
             "workload.kind",
             "DCSIM host engines (fewer flows per host)",
+            true,
         ),
         (
             selection_cells * SELECTION_BYTES,
             "output.selection_bucket_us",
             "uplink-selection buckets (raise output.selection_bucket_us, 0 = off, or set \
              stop.max_time_us)",
+            false,
         ),
         (
             rate_rows * RATE_ROW_BYTES,
             "output.rate_sample_us",
             "per-flow rate samples (raise output.rate_sample_us, 0 = off, or set \
              stop.max_time_us)",
+            true,
         ),
     ];
-    let largest = parts
-        .iter()
-        .copied()
-        .fold((0.0, "workload.kind", "flows"), |a, b| {
-            if b.0 > a.0 {
-                b
-            } else {
-                a
-            }
-        });
+    let (a, b, c, largest_per_flow) =
+        parts
+            .iter()
+            .copied()
+            .fold((0.0, "workload.kind", "flows", true), |a, b| {
+                if b.0 > a.0 {
+                    b
+                } else {
+                    a
+                }
+            });
+    let largest = (a, b, c);
     let memory = ports as f64 * PORT_BYTES + parts.iter().map(|p| p.0).sum::<f64>();
     let output = (flows as f64 + queue_samples + selection_cells + rate_rows + ports as f64)
         * CSV_ROW_BYTES
@@ -288,6 +343,7 @@ pub fn estimate(s: &Scenario) -> Estimate {
         events,
         memory,
         largest,
+        largest_per_flow,
         output,
         wall_s: events / EVENTS_PER_S,
     }
@@ -366,11 +422,19 @@ pub fn check(s: &Scenario, available: u64) -> Result<Option<String>> {
     }
     if e.memory.is_nan() || e.memory > available as f64 {
         let (bytes, field, what) = e.largest;
+        // What to shrink: the part's own field, and for a part that grows with the flows
+        // the fields that set how many there are.
+        let source = match flow_source(s, e.hosts) {
+            Some(src) if e.largest_per_flow => {
+                format!("; its {} flows come from {src}: shrink that", e.flows)
+            }
+            _ => String::new(),
+        };
         return Err(Error::field(
             field,
             format!(
-                "this run needs about {} of memory, {} of it for {what}, but {} is available \
-                 (estimate: {})",
+                "this run needs about {} of memory, {} of it for {what}, but {} is \
+                 available{source} (estimate: {})",
                 fmt_bytes(e.memory),
                 fmt_bytes(bytes),
                 fmt_bytes(available as f64),
@@ -483,6 +547,42 @@ mod tests {
         s.workload.message = Size::Bytes(1000);
         assert_eq!(field_of(check(&s, 100 << 20)), "workload.kind");
         assert!(check(&s, 64 << 30).is_ok());
+    }
+
+    /// A verdict on per-flow state also names the fields that set the flows (what to
+    /// shrink), not only the largest consumer.
+    #[test]
+    fn memory_verdicts_name_what_sets_the_flows() {
+        let message = |r: Result<Option<String>>| match r {
+            Err(Error::Field { field, problem }) => format!("{field}: {problem}"),
+            other => panic!("expected a field error, got {other:?}"),
+        };
+        let mut s = Scenario::default();
+        s.workload.collectives = 65536;
+        let m = message(check(&s, 1 << 30));
+        assert!(m.starts_with("transport.init_cwnd: "), "{m}");
+        assert!(
+            m.contains("flows come from workload.collectives = 65536"),
+            "{m}"
+        );
+        let mut s = Scenario::default();
+        s.topology.radix = 16;
+        s.workload.kind = WorkloadKind::AllToAll;
+        s.workload.message = Size::Bytes(1000);
+        let m = message(check(&s, 100 << 20));
+        assert!(
+            m.contains("1024 hosts sending to each other (topology.radix and topology.tiers)"),
+            "{m}"
+        );
+        // Queue samples do not grow with the flows: no flow source.
+        let mut s = Scenario::default();
+        s.output.queue_sample_us = 0.001;
+        s.workload.message = Size::Bytes(8 << 30);
+        let m = message(check(&s, 8 << 30));
+        assert!(
+            m.starts_with("output.queue_sample_us: ") && !m.contains("come from"),
+            "{m}"
+        );
     }
 
     #[test]

@@ -249,3 +249,63 @@ fn features_not_built_yet_are_refused_not_ignored() {
     assert!(line.contains("not supported yet"), "{line}");
     expect_error(&run_set(&["transport.lb=\"unolb\""]), "transport.lb");
 }
+
+/// A flag that is given is never ignored: `--metric` where no sweep figure is drawn, and
+/// `--runs` on a run's directory, are refused naming the flag (before anything runs).
+#[test]
+fn flags_that_would_be_ignored_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("never");
+    let out = out.to_str().unwrap();
+    let sweep = |extra: &[&str]| {
+        let mut a = vec!["sweep", "--grid", "seed=1,2", "--out", out, "--quiet"];
+        a.extend_from_slice(extra);
+        dcfab(&a)
+    };
+    // Without --plot: no figure is drawn.
+    let line = expect_error(&sweep(&["--metric", "bogus"]), "--metric");
+    assert!(
+        line.contains("'bogus'") && line.contains("--plot"),
+        "{line}"
+    );
+    // With --plot, an unknown column is refused before any run, listing the columns.
+    let line = expect_error(&sweep(&["--plot", "--metric", "bogus"]), "--metric");
+    assert!(
+        line.contains("'bogus' is not a sweep.csv column") && line.contains("p99_fct_ps"),
+        "{line}"
+    );
+    assert!(!Path::new(out).exists(), "refused before the runs");
+    // With --slurm the figures are drawn by `sweep collect`.
+    let slurm = tmp.path().join("slurm");
+    let line = expect_error(
+        &sweep(&[
+            "--plot",
+            "--metric",
+            "drops",
+            "--slurm",
+            slurm.to_str().unwrap(),
+        ]),
+        "--metric",
+    );
+    assert!(line.contains("collect"), "{line}");
+    assert!(!slurm.exists(), "refused before the sweep was stored");
+    // `run` draws a run's figures, which take no metric.
+    let line = expect_error(
+        &dcfab(&["run", "--out", out, "--plot", "--metric", "drops"]),
+        "--metric",
+    );
+    assert!(line.contains("sweep"), "{line}");
+    assert!(!Path::new(out).exists(), "refused before the run");
+    // `plot` on a run's directory (no sweep.csv): no sweep figures, no runs.
+    let dir = tmp.path().to_str().unwrap();
+    let line = expect_error(&dcfab(&["plot", dir, "--metric", "drops"]), "--metric");
+    assert!(line.contains("run's directory"), "{line}");
+    let line = expect_error(&dcfab(&["plot", dir, "--runs"]), "--runs");
+    assert!(line.contains("sweep"), "{line}");
+    // `sweep collect --no-plot` draws nothing to choose metrics for.
+    let line = expect_error(
+        &dcfab(&["sweep", "collect", dir, "--no-plot", "--metric", "drops"]),
+        "--metric",
+    );
+    assert!(line.contains("--no-plot"), "{line}");
+}

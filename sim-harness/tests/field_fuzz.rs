@@ -490,6 +490,32 @@ fn audit_findings_stay_fixed() {
             "4294967296",
             "topology.buffer: ",
         ),
+        // Accepted by validation, then refused by the run's build: the time rounds to 0 ps
+        // of the pHost blocks' clock, or passes their 32 bits (1000 base RTTs of 7.4 us).
+        (
+            "phost",
+            "transport.phost.downgrade_rtts",
+            "1e-30",
+            "transport.phost.downgrade_rtts: gives 0 ps",
+        ),
+        (
+            "phost",
+            "transport.phost.downgrade_rtts",
+            "1000",
+            "transport.phost.downgrade_rtts: gives 7447680000 ps",
+        ),
+        (
+            "phost",
+            "transport.phost.downgrade_timeout_rtts",
+            "1000",
+            "transport.phost.downgrade_timeout_rtts: gives ",
+        ),
+        (
+            "phost",
+            "transport.phost.token_window_timeout_rtts",
+            "1000",
+            "transport.phost.token_window_timeout_rtts: gives ",
+        ),
     ];
     for (b, path, raw, want) in cases {
         let msg = attempt(&base(b), path, raw)

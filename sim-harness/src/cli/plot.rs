@@ -47,6 +47,20 @@ impl MetricArgs {
     }
 }
 
+impl MetricArgs {
+    /// Refuse `--metric` where no sweep figure is drawn: `why` says where it would apply
+    /// (a flag that is given is never ignored).
+    pub fn refuse(&self, why: &str) -> Result<()> {
+        match self.metrics.first() {
+            Some(m) => Err(Error::Cli {
+                flag: "--metric".into(),
+                problem: format!("'{m}' is not used: {why}"),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `--plot` (with `--metric`) on `run` and `sweep`.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct PlotFlags {
@@ -99,6 +113,18 @@ pub fn execute(args: Args) -> Result<Outcome> {
         });
     }
     if !plot::is_sweep(&args.dir) {
+        let why = "OUT_DIR is a run's directory (no sweep.csv); --metric chooses the figures \
+                   of a sweep";
+        args.metrics.refuse(why)?;
+        if args.runs {
+            return Err(Error::Cli {
+                flag: "--runs".into(),
+                problem: format!(
+                    "{} is a run's directory (no sweep.csv); --runs draws the runs of a sweep",
+                    args.dir.display()
+                ),
+            });
+        }
         after_run(&args.dir, args.quiet)?;
         return Ok(Outcome::Done);
     }

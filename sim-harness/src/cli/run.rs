@@ -47,6 +47,10 @@ pub fn execute(args: Args) -> Result<Outcome> {
         args.seed,
         args.no_skip,
     )?;
+    args.plot.metrics.refuse(
+        "it chooses the figures of a sweep (dcfab sweep --plot, dcfab plot SWEEP_DIR); a \
+         run's own figures take no metric",
+    )?;
     let scenario = overrides::resolve(loaded.table, &loaded.overrides)?;
     // The same cost verdict for --dry-run and a run: refuse what cannot fit, warn on long runs.
     if let Some(warning) = estimate::check(&scenario, estimate::available_memory())? {

@@ -402,6 +402,10 @@ pub const MISSING: &str = "missing";
 
 /// Assemble sweep.csv (and the figures) from whatever tasks have finished.
 pub fn collect(c: &CollectArgs) -> Result<Outcome> {
+    if c.no_plot {
+        c.metrics
+            .refuse("--no-plot draws no figures, and --metric chooses the sweep figures")?;
+    }
     let stored = load_stored(&c.dir)?;
     let job = std::fs::read_to_string(c.dir.join("job_id"))
         .ok()

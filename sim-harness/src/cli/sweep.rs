@@ -307,6 +307,16 @@ pub fn execute(args: Args) -> Result<Outcome> {
         }
         _ => {}
     }
+    if args.slurm.slurm.is_some() {
+        args.plot.metrics.refuse(
+            "with --slurm the sweep figures are drawn by `dcfab sweep collect DIR`: give \
+             --metric there",
+        )?;
+    } else if !args.plot.plot {
+        args.plot
+            .metrics
+            .refuse("--metric chooses the figures --plot draws; give --plot too")?;
+    }
     if let Some(outcome) = super::slurm::intercept(&args)? {
         return Ok(outcome);
     }
@@ -316,6 +326,9 @@ pub fn execute(args: Args) -> Result<Outcome> {
         .iter()
         .filter_map(|g| g.split_once('=').map(|(p, _)| p.trim().to_string()))
         .collect();
+    if args.plot.plot {
+        check_metrics(&args.plot.metrics.metrics, &runs, &grid_paths)?;
+    }
     let jobs = args.jobs.unwrap_or(cpus).min(runs.len().max(1));
     // The whole sweep is written into a staging directory and moved into place at the end,
     // so `--out` never mixes two sweeps (a run of the last sweep that this one lacks does
@@ -392,6 +405,34 @@ pub(super) struct Row {
     pub(super) values: Vec<String>,
     pub(super) status: String,
     pub(super) cols: Vec<(String, String)>,
+}
+
+/// `--metric` names with `--plot`, checked before any run: a `sweep.csv` column (a summary
+/// field, a grid path, or an `extra.` / `drops.` entry, which only the runs name).
+fn check_metrics(metrics: &[String], runs: &[Planned], grid_paths: &[String]) -> Result<()> {
+    let Some(first) = runs.first() else {
+        return Ok(());
+    };
+    let fixed: Vec<String> = output::summary_columns(&first.scenario, &Summary::default())
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    for m in metrics {
+        let known = fixed.contains(m)
+            || grid_paths.contains(m)
+            || ["extra.", "drops."].iter().any(|p| m.starts_with(p));
+        if !known {
+            return Err(Error::Cli {
+                flag: "--metric".into(),
+                problem: format!(
+                    "'{m}' is not a sweep.csv column; one of {}, a --grid path, \
+                     extra.<name> or drops.<cause>",
+                    fixed.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The `sweep.csv` row of a run.

@@ -1,6 +1,6 @@
 //! Checks that need the built network: failure and loss link names, one lossy entry per
-//! cable, BDP-relative buffers and messages, the DCSIM and pFabric parameters, and phantom
-//! queues per switch port rate.
+//! cable, BDP-relative buffers and messages, the DCSIM, pFabric and pHost parameters, and
+//! phantom queues per switch port rate.
 
 use super::numbers::finite;
 use super::MAX_MESSAGE_PACKETS;
@@ -87,6 +87,9 @@ pub(super) fn check_built(s: &Scenario) -> Result<()> {
     }
     if s.transport.cc == crate::scenario::CcKind::Pfabric {
         crate::transport::pfabric::buffer_pkts(s, d.buffer_bytes, d.bdp_bytes)?;
+    }
+    if s.transport.cc == crate::scenario::CcKind::Phost {
+        crate::transport::phost::receiver_config(s, &fabric, d.base_rtt_ps, d.bdp_bytes)?;
     }
     match s.topology.phantom_size {
         Some(z) => {

@@ -121,53 +121,71 @@ fn cycles32(field: &str, x: f64) -> Result<u32> {
     Ok(x.round() as u32)
 }
 
+/// The receiver block's configuration for scenario `s` on `fabric` (base RTT `base_rtt_ps`,
+/// BDP `bdp_bytes`): each time in ps of the 1 ps block clock. The run's build and
+/// validation ([`crate::validate`], so `--dry-run` refuses what the run would) both call it;
+/// errors name the field whose value gives a time outside `1 ..= u32::MAX` ps.
+pub(crate) fn receiver_config(
+    s: &Scenario,
+    fabric: &crate::topology::Fabric,
+    base_rtt_ps: u64,
+    bdp_bytes: u64,
+) -> Result<PhostReceiverConfig> {
+    let sec = &s.transport.phost;
+    let (mtu, hdr) = (s.transport.mtu.max(1), s.transport.header_bytes);
+    let ser_q32 = (8000.0 / fabric.host_gbps * 4_294_967_296.0).round() as u64;
+    let pkt_ps = crate::engine::ser_ps(mtu + hdr, ser_q32) as f64;
+    let rtt = base_rtt_ps as f64;
+    // A token's way: the one-way base delay, plus up to one DATA serialization per link
+    // (its priority lane does not preempt a DATA being sent).
+    let links = f64::from(fabric.longest.links);
+    // One token per MTU time on the wire of the sender, which also carries the token its
+    // host sends for each DATA it receives (else senders fall behind and tokens die).
+    let token_ps = pkt_ps + crate::engine::ser_ps(hdr, ser_q32) as f64;
+    let cfg = PhostReceiverConfig {
+        token_interval: cycles32("transport.mtu", token_ps)?,
+        token_ttl: cycles32(
+            "transport.phost.token_ttl_mtus",
+            rtt / 2.0 + (links + sec.token_ttl_mtus) * pkt_ps,
+        )?,
+        downgrade_timeout: cycles32(
+            "transport.phost.downgrade_timeout_rtts",
+            sec.downgrade_timeout_rtts * rtt,
+        )?,
+        downgrade_cycles: if sec.downgrade_rtts == 0.0 {
+            0
+        } else {
+            cycles32("transport.phost.downgrade_rtts", sec.downgrade_rtts * rtt)?
+        },
+        window: if sec.token_window_bdp == 0.0 {
+            0
+        } else {
+            let w = (sec.token_window_bdp * bdp_bytes as f64 / f64::from(mtu)).ceil();
+            if w > f64::from(u16::MAX) {
+                return Err(Error::field(
+                    "transport.phost.token_window_bdp",
+                    format!("{w} packets: at most {} tokens per flow", u16::MAX),
+                ));
+            }
+            (w as u16).max(1)
+        },
+        window_timeout: cycles32(
+            "transport.phost.token_window_timeout_rtts",
+            sec.token_window_timeout_rtts * rtt,
+        )?,
+        srpt_received: sec.srpt_by_received,
+    };
+    cfg.validate().map_err(|e| cfg_err("transport.phost", e))?;
+    Ok(cfg)
+}
+
 impl Sim {
     /// Install pHost for scenario `s`.
     pub(crate) fn phost_setup(&mut self, s: &Scenario) -> Result<()> {
         let sec = &s.transport.phost;
-        let (mtu, hdr) = (s.transport.mtu.max(1), s.transport.header_bytes);
-        let ser_q32 = (8000.0 / self.fabric.host_gbps * 4_294_967_296.0).round() as u64;
-        let pkt_ps = crate::engine::ser_ps(mtu + hdr, ser_q32) as f64;
+        let mtu = s.transport.mtu.max(1);
         let rtt = self.base_rtt_ps as f64;
-        // A token's way: the one-way base delay, plus up to one DATA serialization per link
-        // (its priority lane does not preempt a DATA being sent).
-        let links = f64::from(self.fabric.longest.links);
-        // One token per MTU time on the wire of the sender, which also carries the token its
-        // host sends for each DATA it receives (else senders fall behind and tokens die).
-        let token_ps = pkt_ps + crate::engine::ser_ps(hdr, ser_q32) as f64;
-        let cfg = PhostReceiverConfig {
-            token_interval: cycles32("transport.mtu", token_ps)?,
-            token_ttl: cycles32(
-                "transport.phost.token_ttl_mtus",
-                rtt / 2.0 + (links + sec.token_ttl_mtus) * pkt_ps,
-            )?,
-            downgrade_timeout: cycles32(
-                "transport.phost.downgrade_timeout_rtts",
-                sec.downgrade_timeout_rtts * rtt,
-            )?,
-            downgrade_cycles: if sec.downgrade_rtts == 0.0 {
-                0
-            } else {
-                cycles32("transport.phost.downgrade_rtts", sec.downgrade_rtts * rtt)?
-            },
-            window: if sec.token_window_bdp == 0.0 {
-                0
-            } else {
-                let w = (sec.token_window_bdp * self.bdp_bytes as f64 / f64::from(mtu)).ceil();
-                if w > f64::from(u16::MAX) {
-                    return Err(Error::field(
-                        "transport.phost.token_window_bdp",
-                        format!("{w} packets: at most {} tokens per flow", u16::MAX),
-                    ));
-                }
-                (w as u16).max(1)
-            },
-            window_timeout: cycles32(
-                "transport.phost.token_window_timeout_rtts",
-                sec.token_window_timeout_rtts * rtt,
-            )?,
-            srpt_received: sec.srpt_by_received,
-        };
+        let cfg = receiver_config(s, &self.fabric, self.base_rtt_ps, self.bdp_bytes)?;
         let rx: PhostReceiver<{ state::FLOWS }> =
             PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))?;
         let free_pkts = ((sec.free_bdp * self.bdp_bytes as f64) / f64::from(mtu)).ceil();
