@@ -13,16 +13,16 @@
 //!   (rejected += 1)              len: entries, bytes: sum of entry bytes <= byte_limit
 //! ```
 //!
-//! `N` must be at least 1 (`N = 0` fails to compile: heapless' capacity check).
+//! `N` must be at least 1 and below 2^16 (`N = 0` or `N >= 65536` fails to compile: the
+//! ring's capacity check).
 //!
 //! Units: `len` in entries, `bytes` / `byte_limit` in bytes, entry length in bytes (u32).
-//! Backed by [`heapless::Deque`]; nothing allocates.
+//! Backed by [`Ring`], a fixed ring of `N` slots with a head pointer and a count (the
+//! hardware's read pointer and occupancy counter); nothing allocates.
 //!
 //! State budget (see [`StateBudget`] impl): `N * (T::BITS + 32)` bits of entry SRAM (item plus
 //! its 32-bit length), a `bits_for(N-1)`-bit head pointer, a `bits_for(N)`-bit count, a 64-bit
 //! byte-occupancy register and a 32-bit rejected counter. The byte limit is configuration.
-
-use heapless::Deque;
 
 use crate::budget::{bits_for, StateBudget};
 use crate::clock::Cycles;
@@ -42,11 +42,141 @@ pub enum Full {
 /// Width in bits of the per-entry byte length field.
 pub const LEN_BITS: u32 = 32;
 
+/// A fixed ring of `N` slots: the descriptor SRAM of a FIFO with its read pointer (`head`)
+/// and occupancy counter (`len`), both 16-bit registers. (A slot is an `Option` only
+/// because the crate has no `unsafe`: the `len` slots from `head` always hold `Some`.) Same behaviour as
+/// `heapless::Deque` for the operations it has (push at the back, pop / peek at the front,
+/// iterate oldest to newest), but `len`, `is_empty` and `is_full` are one register read,
+/// and the slot index is a mask when `N` is a power of two (a compare-and-wrap otherwise).
+///
+/// `N` must be in `1..65536` (checked at compile time).
+#[derive(Clone, Copy)]
+pub struct Ring<T: Copy, const N: usize> {
+    buf: [Option<T>; N],
+    head: u16,
+    len: u16,
+}
+
+impl<T: Copy, const N: usize> Ring<T, N> {
+    const CAP_OK: () = assert!(
+        N >= 1 && N <= u16::MAX as usize,
+        "Ring: N must be in 1..65536"
+    );
+
+    /// An empty ring.
+    #[inline]
+    pub const fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CAP_OK;
+        Ring {
+            buf: [None; N],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Slot of the entry `off` places after the head (`off <= N`).
+    #[inline(always)]
+    fn slot(&self, off: usize) -> usize {
+        let i = self.head as usize + off;
+        if N.is_power_of_two() {
+            i & (N - 1)
+        } else if i >= N {
+            i - N
+        } else {
+            i
+        }
+    }
+
+    /// Entries held.
+    #[inline(always)]
+    pub const fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether no entry is held.
+    #[inline(always)]
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether all `N` slots are in use.
+    #[inline(always)]
+    pub const fn is_full(&self) -> bool {
+        self.len as usize == N
+    }
+
+    /// Slot count `N`.
+    #[inline(always)]
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// Append `item`; handed back when the ring is full.
+    #[inline]
+    pub fn push_back(&mut self, item: T) -> Result<(), T> {
+        if self.is_full() {
+            return Err(item);
+        }
+        let i = self.slot(self.len as usize);
+        self.buf[i] = Some(item);
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Remove and return the oldest entry.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.is_empty() {
+            return None;
+        }
+        // The `len >= 1` slots from `head` (wrapping) hold `Some`: written by `push_back`.
+        let h = self.head as usize;
+        self.head = self.slot(1) as u16;
+        self.len -= 1;
+        self.buf[h]
+    }
+
+    /// The oldest entry, without removing it.
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        if self.is_empty() {
+            return None;
+        }
+        self.buf[self.head as usize].as_ref()
+    }
+
+    /// Entries from oldest to newest.
+    #[inline]
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + '_ {
+        (0..self.len as usize).filter_map(move |k| self.buf[self.slot(k)].as_ref())
+    }
+
+    /// Drop every entry.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+}
+
+impl<T: Copy, const N: usize> Default for Ring<T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy + core::fmt::Debug, const N: usize> core::fmt::Debug for Ring<T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// A FIFO of at most `N` entries of `T` (each with a byte length) and at most
 /// `byte_limit` bytes.
 #[derive(Clone)]
 pub struct Fifo<T: Copy, const N: usize> {
-    q: Deque<(T, u32), N>,
+    q: Ring<(T, u32), N>,
     bytes: u64,
     byte_limit: u64,
     rejected: SatCounter<32>,
@@ -61,7 +191,7 @@ impl<T: Copy, const N: usize> Fifo<T, N> {
     /// An empty FIFO that also refuses pushes that would hold more than `byte_limit` bytes.
     pub const fn with_byte_limit(byte_limit: u64) -> Self {
         Fifo {
-            q: Deque::new(),
+            q: Ring::new(),
             bytes: 0,
             byte_limit,
             rejected: SatCounter::new(),
@@ -269,6 +399,73 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![(0u32..5000).prop_map(Op::Push), Just(Op::Pop)]
+    }
+
+    #[derive(Debug, Clone)]
+    enum RingOp {
+        Push(u32),
+        Pop,
+        Front,
+        Clear,
+    }
+
+    fn ring_op() -> impl Strategy<Value = RingOp> {
+        prop_oneof![
+            8 => any::<u32>().prop_map(RingOp::Push),
+            6 => Just(RingOp::Pop),
+            2 => Just(RingOp::Front),
+            1 => Just(RingOp::Clear),
+        ]
+    }
+
+    /// Drive a `Ring<u32, N>` and a `VecDeque` bounded at `N` (the model) with the same
+    /// operations; every answer and the contents after each step must agree.
+    fn ring_matches_vecdeque<const N: usize>(ops: &[RingOp]) -> Result<(), TestCaseError> {
+        extern crate std;
+        use std::collections::VecDeque;
+        use std::vec::Vec;
+        let mut r: Ring<u32, N> = Ring::new();
+        let mut m: VecDeque<u32> = VecDeque::new();
+        for o in ops {
+            match *o {
+                RingOp::Push(x) => {
+                    let want = if m.len() == N {
+                        Err(x)
+                    } else {
+                        m.push_back(x);
+                        Ok(())
+                    };
+                    prop_assert_eq!(r.push_back(x), want);
+                }
+                RingOp::Pop => prop_assert_eq!(r.pop_front(), m.pop_front()),
+                RingOp::Front => prop_assert_eq!(r.front(), m.front()),
+                RingOp::Clear => {
+                    r.clear();
+                    m.clear();
+                }
+            }
+            prop_assert_eq!(r.len(), m.len());
+            prop_assert_eq!(r.is_empty(), m.is_empty());
+            prop_assert_eq!(r.is_full(), m.len() == N);
+            prop_assert_eq!(
+                r.iter().copied().collect::<Vec<_>>(),
+                m.iter().copied().collect::<Vec<_>>()
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn ring_is_a_bounded_vecdeque(ops in proptest::collection::vec(ring_op(), 0..300)) {
+            // Power-of-two capacities take the mask, the others the compare-and-wrap.
+            ring_matches_vecdeque::<1>(&ops)?;
+            ring_matches_vecdeque::<2>(&ops)?;
+            ring_matches_vecdeque::<3>(&ops)?;
+            ring_matches_vecdeque::<8>(&ops)?;
+            ring_matches_vecdeque::<12>(&ops)?;
+            ring_matches_vecdeque::<64>(&ops)?;
+        }
     }
 
     proptest! {

@@ -37,7 +37,7 @@ pub use clock::{Clock, Cycles};
 pub use clocked::Clocked;
 pub use counter::SatCounter;
 pub use error::ConfigError;
-pub use fifo::{Fifo, Full};
+pub use fifo::{Fifo, Full, Ring};
 pub use fixed::Rate;
 pub use lfsr::{Lfsr32, RandomSource};
 pub use phantom::{PhantomConfig, PhantomQueue};
