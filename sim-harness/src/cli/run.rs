@@ -168,12 +168,16 @@ fn print_summary(s: &Scenario, r: &RunResult, out: &Path, files: &[PathBuf], int
         "  flows      {} of {} completed",
         m.flows_completed, m.flows
     );
-    println!(
-        "  FCT        mean {}  p99 {}  max {}",
-        fmt_ps(m.mean_fct_ps),
-        fmt_ps(m.p99_fct_ps),
-        fmt_ps(m.max_fct_ps)
-    );
+    if m.flows_completed == 0 {
+        println!("  FCT        - (no flow completed)");
+    } else {
+        println!(
+            "  FCT        mean {}  p99 {}  max {}",
+            fmt_ps(m.mean_fct_ps),
+            fmt_ps(m.p99_fct_ps),
+            fmt_ps(m.max_fct_ps)
+        );
+    }
     println!(
         "  packets    {} data, {} retransmitted, {} out of order",
         m.data_packets, m.retransmits, m.out_of_order
@@ -198,6 +202,13 @@ fn print_summary(s: &Scenario, r: &RunResult, out: &Path, files: &[PathBuf], int
         .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
     println!("  wrote      {}/ ({})", out.display(), names.join(" "));
+    if m.flows_completed < m.flows {
+        // A time limit, Ctrl-C or a stall: say what the files hold (README "Output format").
+        println!(
+            "  unfinished {} flows: end_ps = 0 in flows.csv; the FCT figures cover completed flows only",
+            m.flows - m.flows_completed
+        );
+    }
 }
 
 #[cfg(test)]

@@ -506,8 +506,8 @@ pub(super) fn write_rows(
 fn print_table(args: &Args, runs: &[Planned], statuses: &[Status]) {
     let w = runs.iter().map(|p| p.name.len()).max().unwrap_or(3).max(3);
     println!(
-        "{:<w$}  {:<11}  {:>14}  {:>14}  {:>14}  {:>8}",
-        "run", "status", "mean FCT", "p99 FCT", "max FCT", "drops"
+        "{:<w$}  {:<11}  {:>13}  {:>14}  {:>14}  {:>14}  {:>8}",
+        "run", "status", "flows done", "mean FCT", "p99 FCT", "max FCT", "drops"
     );
     for (p, st) in runs.iter().zip(statuses) {
         let status = match st {
@@ -516,9 +516,10 @@ fn print_table(args: &Args, runs: &[Planned], statuses: &[Status]) {
         };
         match st.summary() {
             Some(s) => println!(
-                "{:<w$}  {:<11}  {:>14}  {:>14}  {:>14}  {:>8}",
+                "{:<w$}  {:<11}  {:>13}  {:>14}  {:>14}  {:>14}  {:>8}",
                 p.name,
                 status,
+                format!("{}/{}", s.flows_completed, s.flows),
                 fmt_ps(s.mean_fct_ps),
                 fmt_ps(s.p99_fct_ps),
                 fmt_ps(s.max_fct_ps),
