@@ -1,7 +1,8 @@
 //! The examples of every `dcfab ... --help` work: each subcommand's help has an `Examples:`
 //! section, every `dcfab run` example passes `--dry-run` from the repository root, every
 //! `dcfab sweep` example's grid values pass `--dry-run` one by one, every scenario file an
-//! example names exists, and the `budget`, `golden list` and `trace` examples run.
+//! example names exists, and the `budget`, `golden list` and `trace` examples run. README's
+//! Quick start quotes what `dcfab run` prints, and a closed stdout is no panic.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -138,4 +139,36 @@ fn closed_stdout_is_no_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert!(matches!(out.status.code(), Some(0 | 141)), "{out:?}");
+}
+
+/// README's Quick start quotes the built-in default's summary: it is what `dcfab run` prints
+/// (every line but the wall-clock `speed`; a change that moves the default's results must
+/// update the quote).
+#[test]
+fn quick_start_quotes_the_default_run() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let quick = &readme[readme.find("## Quick start").unwrap()..];
+    let quick = &quick[..quick[3..].find("\n## ").unwrap()];
+    let block = quick
+        .split("```text\n")
+        .nth(1)
+        .expect("a text block")
+        .split("```")
+        .next()
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = dcfab(&["run", "--out", "out/default"], tmp.path());
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let keep = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.trim_start().starts_with("speed"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        keep(block),
+        keep(&printed),
+        "README Quick start's summary is stale"
+    );
 }
