@@ -172,3 +172,21 @@ fn quick_start_quotes_the_default_run() {
         "README Quick start's summary is stale"
     );
 }
+
+/// `dcfab run uno_failures` (a shipped scenario's name, not its file) points at the file; any
+/// other missing file is the plain error.
+#[test]
+fn a_scenario_name_points_at_its_file() {
+    let out = dcfab(&["run", "uno_failures", "--dry-run"], &root());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("error: uno_failures: no such file; did you mean the shipped scenario scenarios/uno_failures.toml?"),
+        "{err}"
+    );
+    let out = dcfab(&["run", "no_such_scenario", "--dry-run"], &root());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.starts_with("error: no_such_scenario: "), "{err}");
+    assert!(!err.contains("did you mean"), "{err}");
+}

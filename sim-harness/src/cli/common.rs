@@ -79,6 +79,9 @@ pub fn load(
     seed: Option<u64>,
     no_skip: bool,
 ) -> Result<Loaded> {
+    if let Some(p) = file {
+        missing_scenario_hint(p)?;
+    }
     let table = overrides::read_table(match file {
         Some(p) => Source::File(p),
         None => Source::BuiltIn,
@@ -97,6 +100,28 @@ pub fn load(
         table,
         overrides: list,
     })
+}
+
+/// `dcfab run uno_failures`: a scenario given by its name, not its file. When `path` does not
+/// exist but a shipped scenario of that name does (`scenarios/<name>.toml` under the current
+/// directory), say so; any other missing file is left to the reader's own error.
+fn missing_scenario_hint(path: &Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    let name = path.to_string_lossy();
+    let stem = name.strip_suffix(".toml").unwrap_or(&name);
+    let shipped = Path::new("scenarios").join(format!("{stem}.toml"));
+    if shipped.is_file() {
+        return Err(Error::Cli {
+            flag: name.into_owned(),
+            problem: format!(
+                "no such file; did you mean the shipped scenario {}?",
+                shipped.display()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A progress bar that appears only once the work has taken more than a second.
