@@ -32,7 +32,10 @@ Quick start (from the repository root):
   dcfab run                      the built-in default: 128-host permutation of 2 MiB on a
                                  3-tier k=8 fat tree (scenarios/default.toml) -> out/default/
   dcfab run scenarios/uno_failures.toml --set stop.max_time_us=500
-  dcfab run --help               options, examples, and where the output files are described
+                                 a shipped scenario, its first 500 us of simulated time
+  dcfab run --help               options and examples (also: dcfab sweep --help, ...)
+
+`dcfab` here is target/release/dcfab after `cargo build --release -p sim-harness`.
 
 Shipped scenarios: scenarios/*.toml (README \"Scenario files shipped\"); scenario fields:
 README \"Scenario format\"; output files (summary.json, flows.csv, ...): README \"Output format\".";
