@@ -190,3 +190,63 @@ fn a_scenario_name_points_at_its_file() {
     assert!(err.starts_with("error: no_such_scenario: "), "{err}");
     assert!(!err.contains("did you mean"), "{err}");
 }
+
+/// Every `extra` key a short run of the packet-level transports writes to `summary.json` has
+/// a row in README "Output format" (`key` or `extra.key`; `zeropod` and `llm` name theirs by
+/// pattern and are left out).
+#[test]
+fn extra_keys_of_real_runs_are_documented() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let doc = &readme[readme.find("## Output format").unwrap()..];
+    let doc = &doc[..doc.find("\n## ").unwrap()];
+    let tmp = tempfile::tempdir().unwrap();
+    let runs: [&[&str]; 6] = [
+        &[],
+        &["scenarios/uno_failures.toml"],
+        &["scenarios/dcsim_a2av.toml"],
+        &[
+            "scenarios/dcsim_figs/fig5_all_to_all.toml",
+            "--set",
+            "transport.cc=pfabric",
+        ],
+        &[
+            "scenarios/dcsim_figs/fig5_all_to_all.toml",
+            "--set",
+            "transport.cc=phost",
+        ],
+        &[
+            "scenarios/dcsim_figs/fig5_all_to_all.toml",
+            "--set",
+            "transport.cc=dcpim",
+        ],
+    ];
+    let mut missing = Vec::new();
+    for (i, extra) in runs.iter().enumerate() {
+        let dir = tmp.path().join(i.to_string());
+        let mut args: Vec<String> = vec!["run".into()];
+        args.extend(extra.iter().map(|a| {
+            if a.starts_with("scenarios/") {
+                root().join(a).to_string_lossy().into_owned()
+            } else {
+                a.to_string()
+            }
+        }));
+        args.extend(["--set", "stop.max_time_us=50", "-q", "--out"].map(String::from));
+        args.push(dir.to_string_lossy().into_owned());
+        check_ok(&args, tmp.path());
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        let keys = summary["extra"].as_object().unwrap().keys();
+        assert!(keys.len() > 10);
+        for k in keys {
+            if !doc.contains(&format!("`{k}`")) && !doc.contains(&format!("`extra.{k}`")) {
+                missing.push(format!("{k} ({extra:?})"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "README 'Output format' has no row for: {missing:?}"
+    );
+}
