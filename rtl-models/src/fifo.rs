@@ -50,11 +50,16 @@ pub const LEN_BITS: u32 = 32;
 /// and the slot index is a mask when `N` is a power of two (a compare-and-wrap otherwise).
 ///
 /// `N` must be in `1..65536` (checked at compile time).
+///
+/// Layout: the two registers come before the slots (`repr(C)`), so that a ring that
+/// holds few entries (it restarts at slot 0 when emptied, [`Ring::pop_front`]) touches
+/// one or two cache lines of the simulator's memory, not its first slot and its end.
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub struct Ring<T: Copy, const N: usize> {
-    buf: [Option<T>; N],
     head: u16,
     len: u16,
+    buf: [Option<T>; N],
 }
 
 impl<T: Copy, const N: usize> Ring<T, N> {
@@ -132,8 +137,15 @@ impl<T: Copy, const N: usize> Ring<T, N> {
         }
         // The `len >= 1` slots from `head` (wrapping) hold `Some`: written by `push_back`.
         let h = self.head as usize;
-        self.head = self.slot(1) as u16;
         self.len -= 1;
+        // An emptied ring starts over at slot 0 (both pointers reset when the count
+        // reaches zero): the same entries in the same order, but a queue that keeps
+        // draining reuses its first slots instead of sweeping all `N`.
+        self.head = if self.len == 0 {
+            0
+        } else {
+            self.slot(1) as u16
+        };
         self.buf[h]
     }
 
@@ -174,12 +186,16 @@ impl<T: Copy + core::fmt::Debug, const N: usize> core::fmt::Debug for Ring<T, N>
 
 /// A FIFO of at most `N` entries of `T` (each with a byte length) and at most
 /// `byte_limit` bytes.
+///
+/// Layout (simulator only): the byte counters first, then the ring's registers and slots
+/// (`repr(C)`), so a FIFO's registers and its first slots share cache lines.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Fifo<T: Copy, const N: usize> {
-    q: Ring<(T, u32), N>,
     bytes: u64,
     byte_limit: u64,
     rejected: SatCounter<32>,
+    q: Ring<(T, u32), N>,
 }
 
 impl<T: Copy, const N: usize> Fifo<T, N> {

@@ -15,8 +15,13 @@
 //! a [`DcsimParams::window_needed`]-DATA window (`RTT_max` and the line rate of the
 //! scenario: about 231 and 322 at 800 Gb/s with 9 KB DATAs, within `nic::dcsim::BUDGET_*`),
 //! and any flow of a host may be its last one running, so every flow gets that much: a host
-//! gets the smallest of [`Few`] (8 flows), [`Wide64`] (64) and [`Wide`] (320), each
-//! 256 SIMs x 512 DATAs per flow, that holds all its flows at once. Only a scenario whose
+//! gets the smallest of [`Few`] (8 flows), [`Wide32`] (32), [`Wide64`] (64), [`Wide128`]
+//! (128) and [`Wide`] (320), each 256 SIMs x 512 DATAs per flow (about 34 KB of simulator
+//! memory per flow slot), that holds all its flows at once. The engine sizes are the
+//! simulator's memory only: a flow's slot number, and so the scheduler's round robin and
+//! the timer order, do not depend on how many slots the engine has, as long as all the
+//! host's flows fit (session 14: `dcsim_a2av`'s 4,808 flows on 85 sending hosts took
+//! 391 MiB of flow slots with 8 / 64 / 320, 216 MiB with the two intermediate sizes). Only a scenario whose
 //! flows need no more than 64 SIMs and 128 DATAs gets the lighter [`Some64`] / [`Many`]
 //! (64 x 128 per flow) for more than 8 flows. A host with more flows than that opens them
 //! as slots free (`pending`), and more than 8 collectives at once wait the same way. Should
@@ -43,8 +48,12 @@ pub type Few = DcsimHost<8, COLLECTIVES, 256, 512>;
 pub type Some64 = DcsimHost<64, COLLECTIVES, 64, 128>;
 /// Engine of a host with more flows of at most 64 SIMs / 128 DATAs each.
 pub type Many = DcsimHost<320, COLLECTIVES, 64, 128>;
+/// Engine of a host with at most 32 flows, each with a line-rate window.
+pub type Wide32 = DcsimHost<32, COLLECTIVES, 256, 512>;
 /// Engine of a host with at most 64 flows, each with a line-rate window.
 pub type Wide64 = DcsimHost<64, COLLECTIVES, 256, 512>;
+/// Engine of a host with at most 128 flows, each with a line-rate window.
+pub type Wide128 = DcsimHost<128, COLLECTIVES, 256, 512>;
 /// Engine of a host with more flows, each with a line-rate window.
 pub type Wide = DcsimHost<320, COLLECTIVES, 256, 512>;
 /// Outstanding SIMs and DATA window per flow of the line-rate engines.
@@ -64,8 +73,12 @@ const _: () = assert!(WIDE_LIMITS.1 <= Receiver::MAP_BITS && NARROW_LIMITS.1 <= 
 pub fn engine_bytes(flows: usize) -> usize {
     if flows <= 8 {
         std::mem::size_of::<Few>()
+    } else if flows <= 32 {
+        std::mem::size_of::<Wide32>()
     } else if flows <= 64 {
         std::mem::size_of::<Wide64>()
+    } else if flows <= 128 {
+        std::mem::size_of::<Wide128>()
     } else {
         std::mem::size_of::<Wide>()
     }
@@ -80,8 +93,12 @@ pub enum HostEngine {
     Some64(Box<Some64>),
     /// Up to 320 flows.
     Many(Box<Many>),
+    /// Up to 32 flows, line-rate windows.
+    Wide32(Box<Wide32>),
     /// Up to 64 flows, line-rate windows.
     Wide64(Box<Wide64>),
+    /// Up to 128 flows, line-rate windows.
+    Wide128(Box<Wide128>),
     /// Up to 320 flows, line-rate windows.
     Wide(Box<Wide>),
 }
@@ -92,7 +109,9 @@ macro_rules! each {
             HostEngine::Few($e) => $body,
             HostEngine::Some64($e) => $body,
             HostEngine::Many($e) => $body,
+            HostEngine::Wide32($e) => $body,
             HostEngine::Wide64($e) => $body,
+            HostEngine::Wide128($e) => $body,
             HostEngine::Wide($e) => $body,
         }
     };
@@ -112,8 +131,12 @@ impl HostEngine {
             HostEngine::Some64(Box::new(Some64::new(p.host)?))
         } else if narrow {
             HostEngine::Many(Box::new(Many::new(p.host)?))
+        } else if flows <= 32 {
+            HostEngine::Wide32(Box::new(Wide32::new(p.host)?))
         } else if flows <= 64 {
             HostEngine::Wide64(Box::new(Wide64::new(p.host)?))
+        } else if flows <= 128 {
+            HostEngine::Wide128(Box::new(Wide128::new(p.host)?))
         } else {
             HostEngine::Wide(Box::new(Wide::new(p.host)?))
         })
@@ -123,7 +146,9 @@ impl HostEngine {
     pub fn capacity(&self) -> usize {
         match self {
             HostEngine::Few(_) => 8,
+            HostEngine::Wide32(_) => 32,
             HostEngine::Some64(_) | HostEngine::Wide64(_) => 64,
+            HostEngine::Wide128(_) => 128,
             HostEngine::Many(_) | HostEngine::Wide(_) => 320,
         }
     }

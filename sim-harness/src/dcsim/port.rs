@@ -43,13 +43,15 @@ pub fn class_of(k: PktKind) -> Class {
 }
 
 /// One DCSIM output port.
+///
+/// Layout (`repr(C)`): the clock and the kept plan, which every arrival and wake-up read,
+/// next to the arbiter's registers (which come first in [`DcsimArbiter`]); the retired
+/// statistics last.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct DcsimPort {
-    arb: PortArbiter,
     /// The arbiter's clock: 8 bytes at the line rate, re-based at each rate change.
     clock: ClockDomain,
-    /// Statistics of arbiters replaced by rate changes.
-    retired: DcsimArbiterStats,
     /// Departures found overdue by [`DcsimPort::catch_up`] (0 when the engine is right).
     pub late: u64,
     /// The arbiter's answer to [`DcsimArbiter::next_plan`] and its start in ps, kept until
@@ -58,6 +60,9 @@ pub struct DcsimPort {
     /// answer does not depend on the arbiter's clock while it idles up to the planned
     /// start (the bucket's fill is additive in idle cycles), so idling keeps it.
     plan: Option<(Plan, u64)>,
+    arb: PortArbiter,
+    /// Statistics of arbiters replaced by rate changes.
+    retired: DcsimArbiterStats,
 }
 
 impl DcsimPort {

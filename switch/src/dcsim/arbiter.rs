@@ -328,11 +328,14 @@ pub struct DcsimArbiterStats {
 ///
 /// `D` is the caller's packet descriptor (an arena index in the DES, a tag in tests), `B`
 /// the capacity of each small queue, `ND` the number of DATA descriptor slots.
+///
+/// Layout (simulator only, `repr(C)`): the registers and counters every arrival and start
+/// touch come first, the queues (each with its registers before its slots) after them,
+/// the large DATA queue last, so a port's working set is a few adjacent cache lines.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct DcsimArbiter<D: Copy, const B: usize, const ND: usize> {
     cfg: DcsimArbiterConfig,
-    queues_small: [Fifo<D, B>; 3],
-    data: Fifo<D, ND>,
     /// The SIM token bucket as of cycle `bucket_at` (`<= now`): the fill is additive in
     /// idle cycles and saturates at the depth, so it is brought to `now` only when a SIM
     /// is arbitrated or starts (the register itself refills every cycle, REFILL).
@@ -347,6 +350,8 @@ pub struct DcsimArbiter<D: Copy, const B: usize, const ND: usize> {
     sim_drops: u32,
     data_drops: u32,
     stats: DcsimArbiterStats,
+    queues_small: [Fifo<D, B>; 3],
+    data: Fifo<D, ND>,
 }
 
 impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
