@@ -60,6 +60,8 @@ pub enum SwitchRouting {
 pub mod two_dc;
 pub mod zeropod;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, TopologyKind};
 
@@ -106,45 +108,56 @@ pub enum Tier {
 }
 
 /// What an output port is, by where it sits and which way its cable leads (towards the hosts
-/// or away from them). New fabrics (two datacenters, Zeropod pods) add roles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// or away from them). New fabrics (two datacenters, Zeropod pods) add roles. A scenario names
+/// the switch roles in `topology.phantom_ports` (snake case: `tor_down`, ..., `border_wan`);
+/// a host NIC's role has no scenario name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PortRole {
     /// A host's NIC port (towards its ToR).
+    #[serde(skip)]
     HostNic,
-    /// A ToR port towards a host.
+    /// A ToR port towards a host (`tor<t>.down<i>`).
     TorDown,
-    /// A ToR port towards the next tier.
+    /// A ToR port towards the next tier (`tor<t>.up<j>`).
     TorUp,
-    /// An aggregation port towards a ToR.
+    /// An aggregation port towards a ToR (`agg<a>.down<i>`).
     AggDown,
-    /// An aggregation port towards a spine.
+    /// An aggregation port towards a spine (`agg<a>.up<j>`).
     AggUp,
-    /// A spine port towards the tier below.
+    /// A spine port towards the tier below (`spine<s>.down<i>`).
     SpineDown,
-    /// A spine (core) port towards its datacenter's border switch (`two_dc`).
+    /// `two_dc`: a spine (core) port towards its datacenter's border switch (`spine<s>.up<j>`).
     SpineUp,
-    /// A border switch port towards a core of its datacenter (`two_dc`).
+    /// `two_dc`: a border switch port towards a core of its datacenter (`border<b>.down<i>`).
     BorderDown,
-    /// A border switch port on an inter-DC link, towards the other border (`two_dc`).
+    /// `two_dc`: a border switch port on an inter-DC link, towards the other border
+    /// (`border<b>.wan<n>`).
     BorderWan,
 }
 
 impl PortRole {
-    /// The scenario's name of this role (`topology.phantom_ports`); `None` for a host NIC.
-    pub const fn switch_role(self) -> Option<crate::scenario::SwitchPortRole> {
-        use crate::scenario::SwitchPortRole as S;
-        match self {
-            PortRole::HostNic => None,
-            PortRole::TorDown => Some(S::TorDown),
-            PortRole::TorUp => Some(S::TorUp),
-            PortRole::AggDown => Some(S::AggDown),
-            PortRole::AggUp => Some(S::AggUp),
-            PortRole::SpineDown => Some(S::SpineDown),
-            PortRole::SpineUp => Some(S::SpineUp),
-            PortRole::BorderDown => Some(S::BorderDown),
-            PortRole::BorderWan => Some(S::BorderWan),
-        }
-    }
+    /// Every switch port role (all but [`PortRole::HostNic`]).
+    pub const SWITCH: [PortRole; 8] = [
+        PortRole::TorDown,
+        PortRole::TorUp,
+        PortRole::AggDown,
+        PortRole::AggUp,
+        PortRole::SpineDown,
+        PortRole::SpineUp,
+        PortRole::BorderDown,
+        PortRole::BorderWan,
+    ];
+
+    /// The roles of a fat tree's switch ports: the default of `topology.phantom_ports`
+    /// (a `two_dc` run names the border roles to give them phantom queues too).
+    pub const FAT_TREE: [PortRole; 5] = [
+        PortRole::TorDown,
+        PortRole::TorUp,
+        PortRole::AggDown,
+        PortRole::AggUp,
+        PortRole::SpineDown,
+    ];
 
     /// Whether only inter-DC traffic crosses a port of this role (`two_dc`: the core ports
     /// towards the border, and every border port): `topology.two_dc.dc_buffer` sizes them.
