@@ -25,7 +25,7 @@ use crate::engine::{Cause, Counters, Sim};
 use crate::event::{Comp, Kind, Time};
 use crate::flow::FlowRt;
 use crate::metrics::CollMetrics;
-use crate::packet::Packet;
+use crate::packet::{Packet, PktKind};
 use crate::port::PortDriver;
 use nic::transport::DctcpConfig;
 
@@ -149,6 +149,32 @@ impl<'a> Cx<'a> {
     #[inline]
     pub(crate) fn send_ctrl(&mut self, h: u32, pk: Packet) {
         self.sim.send_ctrl(h, pk)
+    }
+
+    /// Host `h` answers packet `pk` with a header-sized control packet of `kind` (an ACK or a
+    /// NACK): same flow, back to `pk`'s source, echoing `pk`'s entropy ([`Cx::send_ctrl`]).
+    #[inline]
+    pub(crate) fn reply(
+        &mut self,
+        h: u32,
+        pk: &Packet,
+        kind: PktKind,
+        psn: u32,
+        cum_ack: u32,
+        ecn: bool,
+    ) {
+        let reply = Packet {
+            flow: pk.flow,
+            src: h,
+            dst: pk.src,
+            psn,
+            cum_ack,
+            bytes: self.sim.hdr_bytes,
+            ev: pk.ev,
+            kind,
+            ecn,
+        };
+        self.sim.send_ctrl(h, reply)
     }
 
     /// Host `h` has DATA to send: start its NIC if it is idle (may pull at once).

@@ -18,7 +18,6 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
     let f = pk.flow;
     match pk.kind {
         PktKind::Data | PktKind::Header => {
-            let hdr = cx.hdr_bytes();
             let p = cx.parts();
             if pk.kind == PktKind::Data {
                 p.c.data_delivered += 1;
@@ -45,20 +44,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
                 cx.metrics_data(&pk, new, cum);
             }
             match reply {
-                Some((kind, cum_ack, ecn)) => {
-                    let reply = Packet {
-                        flow: f,
-                        src: h,
-                        dst: pk.src,
-                        psn: pk.psn,
-                        cum_ack,
-                        bytes: hdr,
-                        ev: pk.ev,
-                        kind,
-                        ecn,
-                    };
-                    cx.send_ctrl(h, reply);
-                }
+                Some((kind, cum_ack, ecn)) => cx.reply(h, &pk, kind, pk.psn, cum_ack, ecn),
                 None => {
                     // Beyond the receiver's window: discarded (counted as a drop).
                     cx.counters().data_delivered -= 1;

@@ -316,7 +316,6 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
 /// A packet reached host `h`.
 pub(crate) fn arrive(cx: &mut Cx, h: u32, mut pk: Packet) {
     let f = pk.flow;
-    let hdr = cx.hdr_bytes();
     match pk.kind {
         PktKind::Data | PktKind::Header => {
             let p = cx.parts();
@@ -341,18 +340,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, mut pk: Packet) {
             if !probe {
                 cx.metrics_data(&pk, new, cum);
             }
-            let ack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn,
-                cum_ack: cum,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Ack,
-                ecn: false,
-            };
-            cx.send_ctrl(h, ack);
+            cx.reply(h, &pk, PktKind::Ack, psn, cum, false);
         }
         PktKind::Ack => {
             let p = cx.parts();

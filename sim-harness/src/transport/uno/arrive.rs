@@ -15,7 +15,6 @@ use nic::lb::LoadBalancer;
 /// A packet reached host `h`.
 pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
     let f = pk.flow;
-    let hdr = cx.hdr_bytes();
     match pk.kind {
         PktKind::Data => {
             let p = cx.parts();
@@ -26,19 +25,8 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             };
             let o = rx.on_data(p.now, f, pk.psn, st.codec.as_ref());
             let delivered = rx.data_done;
-            let ack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn: o.ack_psn,
-                cum_ack: pk.cum_ack,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Ack,
-                ecn: pk.ecn,
-            };
             cx.metrics_data(&pk, o.new, delivered);
-            cx.send_ctrl(h, ack);
+            cx.reply(h, &pk, PktKind::Ack, o.ack_psn, pk.cum_ack, pk.ecn);
             arm(cx, f);
         }
         PktKind::Header => {
@@ -47,18 +35,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             let c = cx.counters();
             c.headers_delivered += 1;
             c.ctrl_delivered += 1;
-            let nack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn: pk.psn & !DONE,
-                cum_ack: 0,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Nack,
-                ecn: false,
-            };
-            cx.send_ctrl(h, nack);
+            cx.reply(h, &pk, PktKind::Nack, pk.psn & !DONE, 0, false);
         }
         PktKind::Ack => {
             cx.counters().ctrl_delivered += 1;
