@@ -21,7 +21,7 @@
 //! per-event paths.
 
 use super::TransportDriver;
-use crate::engine::{Cause, Counters, Sim};
+use crate::engine::{Cause, Counters, PortRt, Sim};
 use crate::event::{Comp, Kind, Time};
 use crate::flow::FlowRt;
 use crate::metrics::CollMetrics;
@@ -93,31 +93,20 @@ impl<'a> Cx<'a> {
     /// The state a driver reads and writes directly, as disjoint borrows.
     #[inline]
     pub(crate) fn parts(&mut self) -> Parts<'_> {
-        let Sim {
-            now,
-            flows,
-            c,
-            transport,
-            cm,
-            hdr_bytes,
-            conns,
-            ..
-        } = &mut *self.sim;
-        Parts {
-            now: *now,
-            flows,
-            c,
-            transport,
-            cm: cm.as_deref_mut(),
-            hdr_bytes: *hdr_bytes,
-            conns,
-        }
+        self.parts_and_ports().0
     }
 
     /// [`Cx::parts`] and host `h`'s NIC port driver (a transport that fills its NIC's
     /// queues itself; the port was brought to now by [`Cx::nic_sync`]).
     #[inline]
     pub(crate) fn nic_parts(&mut self, h: u32) -> (Parts<'_>, &mut PortDriver) {
+        let (p, ports) = self.parts_and_ports();
+        (p, &mut ports[h as usize].kind)
+    }
+
+    /// [`Cx::parts`] and the ports, as disjoint borrows.
+    #[inline]
+    fn parts_and_ports(&mut self) -> (Parts<'_>, &mut [PortRt]) {
         let Sim {
             now,
             flows,
@@ -139,7 +128,7 @@ impl<'a> Cx<'a> {
                 hdr_bytes: *hdr_bytes,
                 conns,
             },
-            &mut ports[h as usize].kind,
+            ports,
         )
     }
 
