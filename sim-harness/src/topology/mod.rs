@@ -235,9 +235,25 @@ pub enum Route {
 
 impl Route {
     /// The output port for a packet `src -> dst` carrying entropy value `ev`, at a switch
-    /// whose hash seed is `seed`. `None` if the destination is unreachable from here.
+    /// whose hash seed is `seed`: one of [`Route::choices`], by the ECMP hash. `None` if the
+    /// destination is unreachable from here.
     #[inline]
     pub fn select(&self, src: u32, dst: u32, ev: u16, seed: u64) -> Option<u32> {
+        let (first, n) = self.choices(dst)?;
+        if n == 1 {
+            // The one choice (as the hash would pick: `(h * 1) >> 32 == 0`), unhashed.
+            return Some(first);
+        }
+        let h = ecmp_hash(src, dst, ev, seed) as u64;
+        Some(first + ((h * n as u64) >> 32) as u32)
+    }
+
+    /// The output ports (first port id, count) a packet for `dst` may leave by here, whatever
+    /// its entropy: a tree switch's one down port towards `dst` when `dst` is below it, else
+    /// its uplinks; a border switch's core ports for its own datacenter, its inter-DC links
+    /// for the other. `None` when there is no way on.
+    #[inline]
+    pub fn choices(&self, dst: u32) -> Option<(u32, u32)> {
         match *self {
             Route::Tree {
                 lo,
@@ -248,52 +264,11 @@ impl Route {
                 n_up,
             } => {
                 if dst >= lo && dst < hi {
-                    Some(first_down + (dst - lo) / per_down)
-                } else if n_up > 0 {
-                    let h = ecmp_hash(src, dst, ev, seed) as u64;
-                    Some(first_up + ((h * n_up as u64) >> 32) as u32)
+                    Some((first_down + (dst - lo) / per_down, 1))
                 } else {
-                    None
+                    (n_up > 0).then_some((first_up, n_up))
                 }
             }
-            Route::Border {
-                lo,
-                hi,
-                first_down,
-                n_down,
-                first_wan,
-                n_wan,
-            } => {
-                let (first, n) = if dst >= lo && dst < hi {
-                    (first_down, n_down)
-                } else {
-                    (first_wan, n_wan)
-                };
-                if n == 0 {
-                    return None;
-                }
-                let h = ecmp_hash(src, dst, ev, seed) as u64;
-                Some(first + ((h * n as u64) >> 32) as u32)
-            }
-        }
-    }
-}
-
-impl Route {
-    /// The equal-cost uplinks (first port id, count) a packet for `dst` chooses among here;
-    /// `None` when `dst` is below this switch (a fixed down port) or there is no uplink.
-    #[inline]
-    pub fn up_ports(&self, dst: u32) -> Option<(u32, u32)> {
-        match *self {
-            Route::Tree {
-                lo,
-                hi,
-                first_up,
-                n_up,
-                ..
-            } => (!(dst >= lo && dst < hi) && n_up > 0).then_some((first_up, n_up)),
-            // A border switch's choices are all equal-cost: its core ports for its own
-            // datacenter, its inter-DC links for the other.
             Route::Border {
                 lo,
                 hi,
@@ -309,6 +284,18 @@ impl Route {
                 };
                 (n > 0).then_some((first, n))
             }
+        }
+    }
+
+    /// The equal-cost uplinks (first port id, count) a packet for `dst` chooses among here;
+    /// `None` when `dst` is below this switch (a fixed down port) or there is no uplink.
+    /// A border switch's choices are all equal-cost: its core ports for its own datacenter,
+    /// its inter-DC links for the other.
+    #[inline]
+    pub fn up_ports(&self, dst: u32) -> Option<(u32, u32)> {
+        match *self {
+            Route::Tree { lo, hi, .. } if dst >= lo && dst < hi => None,
+            _ => self.choices(dst),
         }
     }
 }
