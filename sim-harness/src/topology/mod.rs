@@ -641,6 +641,30 @@ pub(crate) fn test_tor() -> Route {
     }
 }
 
+/// For the topology unit tests: walk a packet `src -> dst` with entropy `ev` through `f` (each
+/// switch's [`Route::select`], checked to stay on the switch's own ports) and return the
+/// switches' names; a walk longer than `max_hops` switches fails as a loop.
+#[cfg(test)]
+pub(crate) fn test_walk(f: &Fabric, src: u32, dst: u32, ev: u16, max_hops: usize) -> Vec<String> {
+    let mut hops = Vec::new();
+    let mut port = src;
+    loop {
+        match f.ports[port as usize].peer {
+            Node::Host(h) => {
+                assert_eq!(h, dst);
+                return hops;
+            }
+            Node::Switch(s) => {
+                let sw = &f.switches[s as usize];
+                hops.push(sw.name.clone());
+                port = sw.route.select(src, dst, ev, s as u64).unwrap();
+                assert!(port >= sw.first_port && port < sw.first_port + sw.n_ports);
+                assert!(hops.len() < max_hops, "loop: {hops:?}");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
