@@ -135,14 +135,8 @@ fn after_sender_change(cx: &mut Cx, f: u32) {
     let Some(cc) = &mut flow.cc else { return };
     let h = flow.spec.src;
     let sendable = cc.can_send_within(flow.lb.max_ooo_packets());
-    let mut arm = None;
-    if let Some(d) = cc.timer_deadline() {
-        let t = flow.clock.start_of(d);
-        if t < flow.timer_at {
-            flow.timer_at = t;
-            arm = Some(t);
-        }
-    }
+    let deadline = cc.timer_deadline();
+    let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d)));
     if sendable && !flow.in_ready {
         flow.in_ready = true;
         p.transport.ready(h).push_back(f);
@@ -197,14 +191,8 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
             kind: PktKind::Data,
             ecn: false,
         };
-        let mut arm = None;
-        if let Some(d) = cc.timer_deadline() {
-            let t = flow.clock.start_of(d);
-            if t < flow.timer_at {
-                flow.timer_at = t;
-                arm = Some(t);
-            }
-        }
+        let deadline = cc.timer_deadline();
+        let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d)));
         p.c.data_sent += 1;
         if let Some(t) = arm {
             cx.arm(t, Kind::FlowTimer, f);

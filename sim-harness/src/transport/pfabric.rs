@@ -390,14 +390,8 @@ fn after_change(cx: &mut Cx, f: u32) {
         return;
     };
     let sendable = tx.next().is_some();
-    let mut arm = None;
-    if let Some(d) = tx.deadline() {
-        let t = flow.clock.start_of(d).max(p.now);
-        if t < flow.timer_at {
-            flow.timer_at = t;
-            arm = Some(t);
-        }
-    }
+    let deadline = tx.deadline();
+    let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d).max(p.now)));
     if sendable && !flow.in_ready {
         flow.in_ready = true;
         st.ready[h as usize].push(f);
@@ -483,14 +477,8 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         } else {
             p.c.ctrl_created += 1;
         }
-        let mut arm = None;
-        if let Some(d) = tx.deadline() {
-            let t = flow.clock.start_of(d).max(now);
-            if t < flow.timer_at {
-                flow.timer_at = t;
-                arm = Some(t);
-            }
-        }
+        let deadline = tx.deadline();
+        let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d).max(now)));
         if let Some(t) = arm {
             cx.arm(t, Kind::FlowTimer, f);
         }

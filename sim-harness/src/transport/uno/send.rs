@@ -56,8 +56,8 @@ pub(super) fn arm(cx: &mut Cx, f: u32) {
         at = at.min(t);
     }
     let at = at.max(now);
-    if at != NEVER && at < flow.timer_at {
-        flow.timer_at = at;
+    // (`at < timer_at <= NEVER`: never NEVER.)
+    if let Some(at) = flow.earlier_timer(at) {
         cx.arm(at, Kind::FlowTimer, f);
     }
 }
