@@ -158,6 +158,15 @@ impl Trace {
             .map(|r| (r.cycle, &r.value))
             .collect()
     }
+
+    /// Every value recorded for `signal`, in trace order ([`Trace::series`] without cycles).
+    pub fn values(&self, signal: &str) -> Vec<&Value> {
+        self.records
+            .iter()
+            .filter(|r| r.signal == signal)
+            .map(|r| &r.value)
+            .collect()
+    }
 }
 
 #[cfg(test)]

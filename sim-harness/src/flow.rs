@@ -549,6 +549,17 @@ pub struct FlowBase {
 }
 
 impl FlowRt {
+    /// Bring the flow's pending timer event forward to `t` if `t` is earlier
+    /// ([`FlowRt::timer_at`]): `Some(t)`, the event the caller arms, or `None` (the pending
+    /// one comes first).
+    #[inline]
+    pub fn earlier_timer(&mut self, t: u64) -> Option<u64> {
+        (t < self.timer_at).then(|| {
+            self.timer_at = t;
+            t
+        })
+    }
+
     /// Prefetch what a packet arriving for this flow touches: for a DATA the receiver's
     /// cumulative point, its SACK word for `psn` and its counters; for an ACK the sender
     /// pointer, timer, load balancer and failure detector (not the receiver).

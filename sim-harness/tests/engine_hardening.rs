@@ -2,7 +2,7 @@
 //! run stalls), failures on one link compose, and slow links serialize as slowly as configured.
 //! Small fat trees, so each run takes well under a second in the dev profile.
 
-use sim_harness::scenario::{Failure, PhantomMarkOn, Scenario, Size, SwitchPortRole, WorkloadKind};
+use sim_harness::scenario::{Failure, PhantomMarkOn, PortRole, Scenario, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult};
 
 /// A 2-tier fat tree of radix 4 (8 hosts), a permutation of 64 KiB messages.
@@ -233,7 +233,7 @@ fn phantom_queue_is_selectable_per_port() {
     let mut s = incast4();
     let off = run(&s);
     s.topology.phantom_queue = true;
-    s.topology.phantom_ports = vec![SwitchPortRole::TorDown];
+    s.topology.phantom_ports = vec![PortRole::TorDown];
     let tor_down = run(&s);
     assert!(
         tor_down.summary.ecn_marks > off.summary.ecn_marks,
@@ -241,13 +241,13 @@ fn phantom_queue_is_selectable_per_port() {
         tor_down.summary.ecn_marks,
         off.summary.ecn_marks
     );
-    s.topology.phantom_ports = vec![SwitchPortRole::AggUp];
+    s.topology.phantom_ports = vec![PortRole::AggUp];
     assert_eq!(
         simulated(&run(&s)),
         simulated(&off),
         "no agg ports in 2 tiers"
     );
-    s.topology.phantom_ports = SwitchPortRole::ALL.to_vec();
+    s.topology.phantom_ports = PortRole::SWITCH.to_vec();
     s.topology.phantom_mark_on = PhantomMarkOn::Physical;
     assert_eq!(
         simulated(&run(&s)),

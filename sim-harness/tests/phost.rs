@@ -6,7 +6,7 @@
 
 mod fabric;
 
-use fabric::{packets_conserved, small_dcsim, x};
+use fabric::{packets_conserved, run_complete as run, small_dcsim, x};
 use sim_harness::scenario::{CcKind, LbKind, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult, Scenario};
 
@@ -27,16 +27,6 @@ fn small(kind: WorkloadKind, message: u64) -> Scenario {
     s.workload.message = Size::Bytes(message);
     s.output.queue_sample_us = 0.0;
     s
-}
-
-fn run(s: &Scenario) -> RunResult {
-    let r = simulate(s, &RunControl::default()).expect("run");
-    assert_eq!(
-        r.summary.flows_completed, r.summary.flows,
-        "{:?}: every flow completes",
-        s.transport.cc
-    );
-    r
 }
 
 /// DATA and control packets are conserved; every payload byte arrived; the DATA sent on

@@ -6,9 +6,11 @@
 //! buffers, K_min 20% / K_max 80%, RTO 70 us), on smaller trees and messages so each run
 //! takes well under a second in the dev profile.
 
+mod fabric;
+use fabric::run_complete;
 use sim_harness::lb_stats::{SELECTION_COLUMNS, SELECTION_TABLE};
 use sim_harness::scenario::{Failure, LbKind, Scenario, Size, WorkloadKind};
-use sim_harness::{simulate, RunControl, RunResult};
+use sim_harness::RunResult;
 
 /// Section 4.1 parameters on a 2-tier fat tree of radix `radix`.
 fn paper_setup(radix: u32, message: u64, kind: WorkloadKind) -> Scenario {
@@ -38,12 +40,7 @@ fn paper_setup(radix: u32, message: u64, kind: WorkloadKind) -> Scenario {
 fn run(s: &Scenario, lb: LbKind) -> RunResult {
     let mut s = s.clone();
     s.transport.lb = lb;
-    let r = simulate(&s, &RunControl::default()).expect("run");
-    assert_eq!(
-        r.summary.flows_completed, r.summary.flows,
-        "{lb:?}: every flow completes"
-    );
-    r
+    run_complete(&s)
 }
 
 fn us(ps: u64) -> f64 {

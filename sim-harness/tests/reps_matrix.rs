@@ -4,6 +4,8 @@
 //! 1-BDP buffers, K_min 20 % / K_max 80 %, RTO 70 us) on the MPRDMA DCTCP variant
 //! (`transport.cc = "mprdma"`, the CC the paper runs every baseline on).
 
+mod fabric;
+use fabric::run_complete;
 use sim_harness::scenario::{CcKind, Failure, LbKind, Scenario, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult};
 
@@ -34,12 +36,7 @@ fn paper_setup(radix: u32, message: u64, kind: WorkloadKind) -> Scenario {
 fn run(s: &Scenario, lb: LbKind) -> RunResult {
     let mut s = s.clone();
     s.transport.lb = lb;
-    let r = simulate(&s, &RunControl::default()).expect("run");
-    assert_eq!(
-        r.summary.flows_completed, r.summary.flows,
-        "{lb:?}: every flow completes"
-    );
-    r
+    run_complete(&s)
 }
 
 /// The workload's max FCT (Figure 3's metric), us.

@@ -3,7 +3,7 @@
 //! (k = 4), each well under a few seconds in the dev profile.
 
 use sim_harness::scenario::{
-    Failure, Loss, LossModel, LossPlace, Scenario, Size, SwitchPortRole, TopologyKind, WorkloadKind,
+    Failure, Loss, LossModel, LossPlace, PortRole, Scenario, Size, TopologyKind, WorkloadKind,
 };
 use sim_harness::{simulate, RunControl, RunResult};
 
@@ -187,7 +187,7 @@ fn border_link_down_by_name() {
 fn phantom_queues_on_every_port() {
     let mut s = small();
     s.topology.phantom_queue = true;
-    s.topology.phantom_ports = SwitchPortRole::ALL.to_vec();
+    s.topology.phantom_ports = PortRole::SWITCH.to_vec();
     let r = run(&s);
     assert!(completed(&r));
     let base = run(&small());

@@ -3,6 +3,8 @@
 //! asserting the direction of a paper result. Each test takes at most about 8 s in the dev
 //! profile.
 
+mod fabric;
+use fabric::run_complete as run;
 use sim_harness::scenario::{CcKind, EcnMark, Failure, LbKind, Scenario, Size, WorkloadKind};
 use sim_harness::transport::uno::UnoSection;
 use sim_harness::workload::uno::IntraPlacement;
@@ -30,16 +32,6 @@ fn fat_tree(message: u64, kind: WorkloadKind) -> Scenario {
     s.workload.message = Size::Bytes(message);
     s.output.queue_sample_us = 0.0;
     s
-}
-
-fn run(s: &Scenario) -> RunResult {
-    let r = simulate(s, &RunControl::default()).expect("run");
-    assert_eq!(
-        r.summary.flows_completed, r.summary.flows,
-        "{:?}/{:?}: every flow completes",
-        s.transport.cc, s.transport.lb
-    );
-    r
 }
 
 fn extra(r: &RunResult, k: &str) -> f64 {

@@ -3,8 +3,9 @@
 //! 1 MB buffers, the authors' workload reading, CC rule and marking, no trimming, no EC),
 //! on fewer flows so that a run is short. docs/uno.md, "Session 9".
 
+mod fabric;
+use fabric::run_complete as completed;
 use sim_harness::scenario::{CcKind, LbKind, Scenario, Size};
-use sim_harness::{simulate, RunControl, RunResult};
 
 fn paper() -> Scenario {
     let path = format!(
@@ -56,17 +57,6 @@ fn as_the_authors_ran_gemini(s: &mut Scenario) {
 fn inter_p99(s: &Scenario) -> f64 {
     let r = completed(s);
     r.summary.extra["fct_inter_p99_ps"]
-}
-
-/// Runs `s` to the end and checks that every flow completed.
-fn completed(s: &Scenario) -> RunResult {
-    let r = simulate(s, &RunControl::default()).expect("run");
-    assert_eq!(
-        r.summary.flows_completed, r.summary.flows,
-        "{:?}/{:?}: every flow completes",
-        s.transport.cc, s.transport.lb
-    );
-    r
 }
 
 fn intra_p99(s: &Scenario) -> f64 {

@@ -378,16 +378,12 @@ fn dcpim_epoch_matching() -> Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-
-    fn values<'a>(t: &'a Trace, signal: &str) -> Vec<&'a Value> {
-        t.series(signal).into_iter().map(|(_, v)| v).collect()
-    }
 
     #[test]
     fn pfabric_port_orders_by_priority_and_drops_the_lowest() {
         let t = pfabric_port_priority_drop();
-        let prio: Vec<u64> = values(&t, "depart.prio")
+        let prio: Vec<u64> = t
+            .values("depart.prio")
             .iter()
             .map(|v| v.as_u64().unwrap())
             .collect();
@@ -403,7 +399,7 @@ mod tests {
             .filter(|p| (7..=10).contains(p))
             .collect();
         assert!(flow3.windows(2).all(|w| w[0] > w[1]), "{prio:?}");
-        let verdicts = values(&t, "verdict");
+        let verdicts = t.values("verdict");
         assert!(
             verdicts.iter().any(|v| v.as_str() == Some("evict")),
             "{verdicts:?}"
@@ -417,21 +413,24 @@ mod tests {
     #[test]
     fn phost_serves_srpt_and_downgrades_the_silent_sender() {
         let t = phost_token_exchange();
-        let tokens: Vec<u64> = values(&t, "token.flow")
+        let tokens: Vec<u64> = t
+            .values("token.flow")
             .iter()
             .map(|v| v.as_u64().unwrap())
             .collect();
-        assert!(values(&t, "downgrades").last().and_then(|v| v.as_u64()) >= Some(1));
+        assert!(t.values("downgrades").last().and_then(|v| v.as_u64()) >= Some(1));
         // Flow 9 (3 packets) is SRPT-first once its RTS is in, and gets tokens again after
         // its downgrade; flows 1 and 2 complete.
         assert!(tokens.iter().filter(|&&f| f == 9).count() > 3, "{tokens:?}");
-        let data: Vec<u64> = values(&t, "data.flow")
+        let data: Vec<u64> = t
+            .values("data.flow")
             .iter()
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(data.iter().filter(|&&f| f == 1).count(), 8);
         assert_eq!(data.iter().filter(|&&f| f == 2).count(), 5);
-        let free = values(&t, "data.free")
+        let free = t
+            .values("data.free")
             .iter()
             .filter(|v| v.as_bool() == Some(true))
             .count();
@@ -441,9 +440,9 @@ mod tests {
     #[test]
     fn dcpim_matches_are_matchings_and_demand_drains() {
         let t = dcpim_epoch_matching();
-        let flows = values(&t, "flow");
+        let flows = t.values("flow");
         assert_eq!(flows[0].as_str(), Some("0->1 3: unscheduled"));
-        for m in values(&t, "match") {
+        for m in t.values("match") {
             let m = m.as_str().unwrap();
             if m == "none" {
                 continue;
@@ -458,16 +457,14 @@ mod tests {
             dsts.dedup();
             assert_eq!((srcs.len(), dsts.len()), (pairs.len(), pairs.len()), "{m}");
         }
-        assert_eq!(
-            values(&t, "demand").last().and_then(|v| v.as_u64()),
-            Some(0)
-        );
+        assert_eq!(t.values("demand").last().and_then(|v| v.as_u64()), Some(0));
     }
 
     #[test]
     fn pfabric_rate_probes_then_resumes() {
         let t = pfabric_rate_probe();
-        let sends: Vec<&str> = values(&t, "send")
+        let sends: Vec<&str> = t
+            .values("send")
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
@@ -476,12 +473,13 @@ mod tests {
             "{sends:?}"
         );
         assert_eq!(
-            values(&t, "probing").first().and_then(|v| v.as_bool()),
+            t.values("probing").first().and_then(|v| v.as_bool()),
             Some(false)
         );
-        assert!(values(&t, "probing")
+        assert!(t
+            .values("probing")
             .iter()
             .any(|v| v.as_bool() == Some(true)));
-        assert_eq!(values(&t, "cwnd").last().and_then(|v| v.as_u64()), Some(8));
+        assert_eq!(t.values("cwnd").last().and_then(|v| v.as_u64()), Some(8));
     }
 }

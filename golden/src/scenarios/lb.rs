@@ -586,14 +586,6 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    fn values<'a>(t: &'a Trace, signal: &str) -> Vec<&'a Value> {
-        t.records
-            .iter()
-            .filter(|r| r.signal == signal)
-            .map(|r| &r.value)
-            .collect()
-    }
-
     fn distinct(v: &[&Value]) -> usize {
         let mut s: Vec<String> = v.iter().map(|x| x.to_string()).collect();
         s.sort();
@@ -604,7 +596,7 @@ mod tests {
     #[test]
     fn plb_repaths_once_per_congested_round_and_on_failure() {
         let t = lb_plb_flowbender();
-        let evs = values(&t, "send.ev");
+        let evs = t.values("send.ev");
         // Rounds 1-2 share the first EV; round 3 starts a new one; the failure a third.
         assert_eq!(distinct(&evs[..16]), 1);
         assert_ne!(evs[16], evs[15]);
@@ -616,8 +608,8 @@ mod tests {
     #[test]
     fn flowlet_changes_ev_exactly_on_long_gaps() {
         let t = lb_flowlet_half_rtt();
-        let gaps = values(&t, "send.gap");
-        let new = values(&t, "send.new_flowlet");
+        let gaps = t.values("send.gap");
+        let new = t.values("send.new_flowlet");
         for (g, n) in gaps.iter().zip(&new) {
             assert_eq!(g.as_u64().unwrap() > 100, n.as_bool().unwrap(), "{g}");
         }
@@ -627,16 +619,17 @@ mod tests {
     #[test]
     fn mprdma_trace_has_every_outcome() {
         let t = lb_mprdma_pool();
-        let out: Vec<&str> = values(&t, "ack.outcome")
+        let out: Vec<&str> = t
+            .values("ack.outcome")
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
         for o in ["pooled", "marked", "slow"] {
             assert!(out.contains(&o), "{o}");
         }
-        let evicted = values(&t, "ack.evicted");
+        let evicted = t.values("ack.evicted");
         assert_eq!(evicted.iter().filter(|v| v.as_bool().unwrap()).count(), 2);
-        let probes = values(&t, "send.probe");
+        let probes = t.values("send.probe");
         // 4 start-up probes, 2 reuses + 1 probe, 8 reuses + 1 probe.
         assert_eq!(probes.iter().filter(|v| v.as_bool().unwrap()).count(), 6);
     }
@@ -644,46 +637,47 @@ mod tests {
     #[test]
     fn mptcp_uses_only_its_eight_evs() {
         let t = lb_mptcp_subflows();
-        let sub = values(&t, "rr.send.subflow");
+        let sub = t.values("rr.send.subflow");
         let want: Vec<u64> = (0..12).map(|i| i % 8).collect();
         let got: Vec<u64> = sub.iter().take(12).map(|v| v.as_u64().unwrap()).collect();
         assert_eq!(got, want);
         // Window mode: in flight [2,2,2,2,1,1,1,1] after 12 sends (pointer at 4); the ACKs
         // of subflow 3 (two), the NACK of 6 and the ACK of 0 leave 3 and 6 empty: 6 first
         // (round-robin order from 4), then 3.
-        let win: Vec<u64> = values(&t, "win.send.subflow")
+        let win: Vec<u64> = t
+            .values("win.send.subflow")
             .iter()
             .skip(12)
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(&win[..2], &[6, 3]);
-        assert!(distinct(&values(&t, "win.send.ev")) <= 8);
+        assert!(distinct(&t.values("win.send.ev")) <= 8);
     }
 
     #[test]
     fn bitmap_never_sends_on_a_bad_ev_while_a_good_one_exists() {
         let t = lb_bitmap_strack();
-        let all_bad: Vec<bool> = values(&t, "send.all_bad")
+        let all_bad: Vec<bool> = t
+            .values("send.all_bad")
             .iter()
             .map(|v| v.as_bool().unwrap())
             .collect();
         assert_eq!(all_bad.iter().filter(|b| **b).count(), 1);
-        let skipped = values(&t, "send.skipped");
+        let skipped = t.values("send.skipped");
         assert!(skipped.iter().any(|v| v.as_u64().unwrap() > 0));
     }
 
     #[test]
     fn mprdma_cc_cuts_half_an_mtu_per_mark_and_completes() {
         let t = mprdma_dctcp_scripted();
-        let cwnd: Vec<u64> = values(&t, "cwnd")
+        let cwnd: Vec<u64> = t
+            .values("cwnd")
             .iter()
             .map(|v| v.as_u64().unwrap())
             .collect();
-        let ops: Vec<&str> = values(&t, "op")
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
-        let ecn: Vec<bool> = values(&t, "ecn")
+        let ops: Vec<&str> = t.values("op").iter().map(|v| v.as_str().unwrap()).collect();
+        let ecn: Vec<bool> = t
+            .values("ecn")
             .iter()
             .map(|v| v.as_bool().unwrap())
             .collect();
@@ -704,8 +698,9 @@ mod tests {
             }
         }
         assert_eq!(ecn.iter().filter(|e| **e).count(), 4);
-        assert_eq!(values(&t, "done"), vec![&json!(true)]);
-        assert!(values(&t, "sent")
+        assert_eq!(t.values("done"), vec![&json!(true)]);
+        assert!(t
+            .values("sent")
             .iter()
             .any(|v| v.as_str().unwrap().contains("6r")));
     }
@@ -713,7 +708,7 @@ mod tests {
     #[test]
     fn adaptive_routing_prefers_the_empty_port() {
         let t = switch_adaptive_routing();
-        let c: Vec<Value> = values(&t, "ar.choice").into_iter().cloned().collect();
+        let c: Vec<Value> = t.values("ar.choice").into_iter().cloned().collect();
         assert_eq!(&c[..4], &[json!(0), json!(1), json!(2), json!(3)]);
         // After the occupancy reports, loads are [625,128,0,192,64,0,0,0] (64-byte units)
         // and the pointer is at 4: the empty ports tie and 5 comes first; the loaded ones

@@ -230,18 +230,11 @@ fn reps_scripted() -> Trace {
 mod tests {
     use super::*;
 
-    fn values<'a>(t: &'a Trace, signal: &str) -> Vec<&'a serde_json::Value> {
-        t.records
-            .iter()
-            .filter(|r| r.signal == signal)
-            .map(|r| &r.value)
-            .collect()
-    }
-
     #[test]
     fn script_covers_every_behaviour() {
         let t = reps_scripted();
-        let choices: Vec<&str> = values(&t, "send.choice")
+        let choices: Vec<&str> = t
+            .values("send.choice")
             .into_iter()
             .map(|v| v.as_str().unwrap())
             .collect();
@@ -250,22 +243,25 @@ mod tests {
         }
         assert_eq!(choices.iter().filter(|&&c| c == "explore").count(), 2);
         assert_eq!(choices.iter().filter(|&&c| c == "frozen").count(), 11);
-        let outcomes = values(&t, "ack.outcome");
+        let outcomes = t.values("ack.outcome");
         assert_eq!(outcomes.iter().filter(|v| **v == "marked").count(), 2);
-        let froze: Vec<bool> = values(&t, "failure.froze")
+        let froze: Vec<bool> = t
+            .values("failure.froze")
             .into_iter()
             .map(|v| v.as_bool().unwrap())
             .collect();
         assert_eq!(froze, vec![true, false, false, true]);
-        let thawed = values(&t, "ack.exited_freezing")
+        let thawed = t
+            .values("ack.exited_freezing")
             .into_iter()
             .filter(|v| v.as_bool() == Some(true))
             .count();
         assert_eq!(thawed, 1);
         // numberOfValidEVs saturated at 8 during the wrap.
-        assert!(values(&t, "number_of_valid_evs").contains(&&json!(8)));
+        assert!(t.values("number_of_valid_evs").contains(&&json!(8)));
         // Every word is 25 bytes of hex.
-        assert!(values(&t, "word")
+        assert!(t
+            .values("word")
             .iter()
             .all(|v| v.as_str().unwrap().len() == 50));
     }

@@ -366,24 +366,14 @@ fn uno_ec_block() -> Trace {
 mod tests {
     use super::*;
 
-    fn values<'a>(t: &'a Trace, signal: &str) -> Vec<&'a serde_json::Value> {
-        t.records
-            .iter()
-            .filter(|r| r.signal == signal)
-            .map(|r| &r.value)
-            .collect()
-    }
-
     #[test]
     fn cc_script_covers_every_branch() {
         let t = uno_cc_scripted();
         for s in ["ai", "md", "gentle", "qa"] {
-            assert!(
-                values(&t, s).iter().any(|v| v.as_bool() == Some(true)),
-                "{s}"
-            );
+            assert!(t.values(s).iter().any(|v| v.as_bool() == Some(true)), "{s}");
         }
-        let scales: Vec<u64> = values(&t, "md_scale_q15")
+        let scales: Vec<u64> = t
+            .values("md_scale_q15")
             .iter()
             .filter_map(|v| v.as_u64())
             .collect();
@@ -394,28 +384,28 @@ mod tests {
     fn port_marks_on_phantom_while_physical_is_empty_and_counts_drops() {
         use port_params::*;
         let t = uno_phantom_port();
-        let verdicts = values(&t, "verdict");
+        let verdicts = t.values("verdict");
         let drops = verdicts
             .iter()
             .filter(|v| v.as_str() == Some("drop"))
             .count();
         assert_eq!(drops, 2);
         // The burst's phantom holds all 6 packets, the dropped ones included.
-        let ph = values(&t, "phantom_bytes");
+        let ph = t.values("phantom_bytes");
         assert_eq!(ph[BURST as usize - 1].as_u64(), Some(6 * BYTES as u64));
         let last = verdicts.len() - 20;
         assert!(verdicts[last..].iter().all(|v| v.as_str() == Some("mark")));
-        let phys = values(&t, "physical_before");
+        let phys = t.values("physical_before");
         assert!(phys[BURST as usize..].iter().all(|v| v.as_u64() == Some(0)));
     }
 
     #[test]
     fn ec_decodes_two_losses_and_nacks_three() {
         let t = uno_ec_block();
-        assert_eq!(values(&t, "nack").len(), 1);
-        assert_eq!(values(&t, "nack")[0].as_u64(), Some(1));
+        assert_eq!(t.values("nack").len(), 1);
+        assert_eq!(t.values("nack")[0].as_u64(), Some(1));
         assert_eq!(
-            values(&t, "decode")
+            t.values("decode")
                 .iter()
                 .filter(|v| v.as_str() == Some("ok"))
                 .count(),

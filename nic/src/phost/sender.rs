@@ -101,6 +101,16 @@ impl<const F: usize, const T: usize> PhostSender<F, T> {
         if self.find(flow).is_some() {
             return Err(ConfigError::new("flow", "already open"));
         }
+        self.insert(TxFlow {
+            flow,
+            remaining: size_pkts,
+            free: size_pkts.min(bdp_pkts),
+            rts_pending: true,
+        })
+    }
+
+    /// `entry` takes the first free flow entry; the error names `flow` when none is free.
+    fn insert(&mut self, entry: TxFlow) -> Result<(), ConfigError> {
         let slot = self
             .flows
             .iter_mut()
@@ -109,12 +119,7 @@ impl<const F: usize, const T: usize> PhostSender<F, T> {
                 "flow",
                 "no free flow entry (F flows open)",
             ))?;
-        *slot = Some(TxFlow {
-            flow,
-            remaining: size_pkts,
-            free: size_pkts.min(bdp_pkts),
-            rts_pending: true,
-        });
+        *slot = Some(entry);
         Ok(())
     }
 
@@ -191,21 +196,12 @@ impl<const F: usize, const T: usize> PhostSender<F, T> {
         if n == 0 {
             return Ok(());
         }
-        let slot = self
-            .flows
-            .iter_mut()
-            .find(|f| f.is_none())
-            .ok_or(ConfigError::new(
-                "flow",
-                "no free flow entry (F flows open)",
-            ))?;
-        *slot = Some(TxFlow {
+        self.insert(TxFlow {
             flow,
             remaining: n,
             free: 0,
             rts_pending: false,
-        });
-        Ok(())
+        })
     }
 
     /// `flow` is complete at its receiver: its entry goes (tokens still held for it are

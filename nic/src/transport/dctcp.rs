@@ -726,7 +726,7 @@ const _: () = assert!(
 );
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     extern crate std;
     use super::*;
     use proptest::prelude::*;
@@ -781,7 +781,7 @@ mod tests {
     }
     use std::vec::Vec;
 
-    const MTU: u32 = 1000;
+    pub(crate) const MTU: u32 = 1000;
 
     /// `reset` leaves a used sender equal to a new one (every field: `PartialEq`), and an
     /// invalid message leaves it unchanged.
@@ -804,7 +804,8 @@ mod tests {
         assert_eq!(s, DctcpSender::<8>::new(cfg, 7_300, 77).unwrap());
     }
 
-    fn cfg() -> DctcpConfig {
+    /// The test configuration (shared with `mprdma_cc`'s tests): a 4-MTU initial window.
+    pub(crate) fn cfg() -> DctcpConfig {
         DctcpConfig {
             mtu: MTU,
             init_cwnd: 4 * MTU,
@@ -817,7 +818,8 @@ mod tests {
         }
     }
 
-    fn ack(psn: Psn, cum: Psn, ecn: bool) -> Ack {
+    /// An ACK of `psn` with cumulative point `cum` and ECN echo `ecn` (EV 0).
+    pub(crate) fn ack(psn: Psn, cum: Psn, ecn: bool) -> Ack {
         Ack {
             psn,
             cum_ack: cum,

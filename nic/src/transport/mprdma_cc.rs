@@ -118,30 +118,15 @@ const _: () = assert!(
 
 #[cfg(test)]
 mod tests {
+    use super::super::dctcp::tests::{ack, MTU};
     use super::*;
     use proptest::prelude::*;
 
-    const MTU: u32 = 1000;
-
+    /// DCTCP's test configuration with an 8-MTU initial window.
     fn cfg() -> DctcpConfig {
         DctcpConfig {
-            mtu: MTU,
             init_cwnd: 8 * MTU,
-            min_cwnd: MTU,
-            max_cwnd: 1 << 30,
-            rto: 100,
-            g_shift: 4,
-            alpha_init: 0,
-            slow_start: false,
-        }
-    }
-
-    fn ack(psn: Psn, cum: Psn, ecn: bool) -> Ack {
-        Ack {
-            psn,
-            cum_ack: cum,
-            ecn,
-            ev: 0,
+            ..super::super::dctcp::tests::cfg()
         }
     }
 

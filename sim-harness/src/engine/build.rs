@@ -111,12 +111,7 @@ impl Sim {
             let kind = match p.owner {
                 Node::Host(h) => PortDriver::Host(h),
                 // `topology.phantom_queue`: each port's own phantom queue (at its rate).
-                Node::Switch(_)
-                    if t.phantom_queue
-                        && p.role
-                            .switch_role()
-                            .is_some_and(|r| t.phantom_ports.contains(&r)) =>
-                {
+                Node::Switch(_) if t.phantom_queue && t.phantom_ports.contains(&p.role) => {
                     let (cap, pred) = match phantom_cap {
                         Some(c) => (c, phantom_red),
                         None if phantom_k => (buffer_bytes, phantom_red_of(buffer_bytes)),

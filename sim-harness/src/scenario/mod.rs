@@ -34,7 +34,7 @@ pub use output::Output;
 pub use size::Size;
 pub use skip::{PartitionBy, RateEstimate, RateMetric, Skip, DEFAULT_SAMPLE_US};
 pub use topology::{
-    CoreLinks, EcnMark, PhantomMarkOn, SwitchPortRole, Topology, TopologyKind, TwoDcSection,
+    CoreLinks, EcnMark, PhantomMarkOn, PortRole, Topology, TopologyKind, TwoDcSection,
 };
 pub use transport::{
     CcKind, DcpimSection, DcsimSection, DcsimVariantKind, FreezeExit, LbKind, PhostSection,

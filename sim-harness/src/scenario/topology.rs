@@ -62,7 +62,7 @@ pub struct Topology {
     pub phantom_drain: f64,
     /// Which switch output ports get a phantom queue when `phantom_queue` is on, by role
     /// (default: every switch port).
-    pub phantom_ports: Vec<SwitchPortRole>,
+    pub phantom_ports: Vec<PortRole>,
     /// Which queue drives a phantom-equipped port's ECN marks (Uno 4.1.3): the phantom
     /// queue (default), the physical one (phantom only observed), or both.
     pub phantom_mark_on: PhantomMarkOn,
@@ -114,51 +114,9 @@ impl EcnMark {
 
 pub use crate::topology::two_dc::TwoDcSection;
 
-/// A switch output port's role, as a scenario names it (`topology.phantom_ports`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SwitchPortRole {
-    /// A ToR port towards a host (`tor<t>.down<i>`).
-    TorDown,
-    /// A ToR port towards the next tier (`tor<t>.up<j>`).
-    TorUp,
-    /// An aggregation port towards a ToR (`agg<a>.down<i>`).
-    AggDown,
-    /// An aggregation port towards a spine (`agg<a>.up<j>`).
-    AggUp,
-    /// A spine port towards the tier below (`spine<s>.down<i>`).
-    SpineDown,
-    /// `two_dc`: a core port towards its border switch (`spine<s>.up<j>`).
-    SpineUp,
-    /// `two_dc`: a border port towards a core (`border<b>.down<i>`).
-    BorderDown,
-    /// `two_dc`: a border port on an inter-DC link (`border<b>.wan<n>`).
-    BorderWan,
-}
-
-impl SwitchPortRole {
-    /// Every switch port role.
-    pub const ALL: [SwitchPortRole; 8] = [
-        SwitchPortRole::TorDown,
-        SwitchPortRole::TorUp,
-        SwitchPortRole::AggDown,
-        SwitchPortRole::AggUp,
-        SwitchPortRole::SpineDown,
-        SwitchPortRole::SpineUp,
-        SwitchPortRole::BorderDown,
-        SwitchPortRole::BorderWan,
-    ];
-
-    /// The roles of a fat tree's switch ports: the default of `topology.phantom_ports`
-    /// (a `two_dc` run names the border roles to give them phantom queues too).
-    pub const FAT_TREE: [SwitchPortRole; 5] = [
-        SwitchPortRole::TorDown,
-        SwitchPortRole::TorUp,
-        SwitchPortRole::AggDown,
-        SwitchPortRole::AggUp,
-        SwitchPortRole::SpineDown,
-    ];
-}
+/// A switch output port's role, as a scenario names it (`topology.phantom_ports`): the
+/// fabric's own [`PortRole`] (a host NIC's role has no scenario name).
+pub use crate::topology::PortRole;
 
 /// Which queue drives the ECN marks of a port with a phantom queue
 /// (`switch::output_port::MarkOn`).
@@ -202,7 +160,7 @@ impl Default for Topology {
             slow_core_fraction: 0.01,
             phantom_queue: false,
             phantom_drain: 0.9,
-            phantom_ports: SwitchPortRole::FAT_TREE.to_vec(),
+            phantom_ports: PortRole::FAT_TREE.to_vec(),
             phantom_mark_on: PhantomMarkOn::Phantom,
             phantom_size: None,
             phantom_kmin: None,

@@ -217,7 +217,6 @@ pub(super) fn add_tree(b: &mut FabricBuilder, t: &Topology, at: TreeAt, hosts: u
 
 #[cfg(test)]
 mod tests {
-    use super::super::Node;
     use super::*;
     use crate::scenario::Scenario;
 
@@ -232,23 +231,7 @@ mod tests {
 
     /// Walk from `src` to `dst` with entropy `ev`: the hops (switch names).
     fn path(f: &Fabric, src: u32, dst: u32, ev: u16) -> Vec<String> {
-        let mut hops = Vec::new();
-        let mut port = src;
-        loop {
-            match f.ports[port as usize].peer {
-                Node::Host(h) => {
-                    assert_eq!(h, dst);
-                    return hops;
-                }
-                Node::Switch(s) => {
-                    let sw = &f.switches[s as usize];
-                    hops.push(sw.name.clone());
-                    port = sw.route.select(src, dst, ev, s as u64).unwrap();
-                    assert!(port >= sw.first_port && port < sw.first_port + sw.n_ports);
-                    assert!(hops.len() < 10, "loop: {hops:?}");
-                }
-            }
-        }
+        super::super::test_walk(f, src, dst, ev, 10)
     }
 
     #[test]

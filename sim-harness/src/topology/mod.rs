@@ -60,6 +60,8 @@ pub enum SwitchRouting {
 pub mod two_dc;
 pub mod zeropod;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, TopologyKind};
 
@@ -106,45 +108,56 @@ pub enum Tier {
 }
 
 /// What an output port is, by where it sits and which way its cable leads (towards the hosts
-/// or away from them). New fabrics (two datacenters, Zeropod pods) add roles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// or away from them). New fabrics (two datacenters, Zeropod pods) add roles. A scenario names
+/// the switch roles in `topology.phantom_ports` (snake case: `tor_down`, ..., `border_wan`);
+/// a host NIC's role has no scenario name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PortRole {
     /// A host's NIC port (towards its ToR).
+    #[serde(skip)]
     HostNic,
-    /// A ToR port towards a host.
+    /// A ToR port towards a host (`tor<t>.down<i>`).
     TorDown,
-    /// A ToR port towards the next tier.
+    /// A ToR port towards the next tier (`tor<t>.up<j>`).
     TorUp,
-    /// An aggregation port towards a ToR.
+    /// An aggregation port towards a ToR (`agg<a>.down<i>`).
     AggDown,
-    /// An aggregation port towards a spine.
+    /// An aggregation port towards a spine (`agg<a>.up<j>`).
     AggUp,
-    /// A spine port towards the tier below.
+    /// A spine port towards the tier below (`spine<s>.down<i>`).
     SpineDown,
-    /// A spine (core) port towards its datacenter's border switch (`two_dc`).
+    /// `two_dc`: a spine (core) port towards its datacenter's border switch (`spine<s>.up<j>`).
     SpineUp,
-    /// A border switch port towards a core of its datacenter (`two_dc`).
+    /// `two_dc`: a border switch port towards a core of its datacenter (`border<b>.down<i>`).
     BorderDown,
-    /// A border switch port on an inter-DC link, towards the other border (`two_dc`).
+    /// `two_dc`: a border switch port on an inter-DC link, towards the other border
+    /// (`border<b>.wan<n>`).
     BorderWan,
 }
 
 impl PortRole {
-    /// The scenario's name of this role (`topology.phantom_ports`); `None` for a host NIC.
-    pub const fn switch_role(self) -> Option<crate::scenario::SwitchPortRole> {
-        use crate::scenario::SwitchPortRole as S;
-        match self {
-            PortRole::HostNic => None,
-            PortRole::TorDown => Some(S::TorDown),
-            PortRole::TorUp => Some(S::TorUp),
-            PortRole::AggDown => Some(S::AggDown),
-            PortRole::AggUp => Some(S::AggUp),
-            PortRole::SpineDown => Some(S::SpineDown),
-            PortRole::SpineUp => Some(S::SpineUp),
-            PortRole::BorderDown => Some(S::BorderDown),
-            PortRole::BorderWan => Some(S::BorderWan),
-        }
-    }
+    /// Every switch port role (all but [`PortRole::HostNic`]).
+    pub const SWITCH: [PortRole; 8] = [
+        PortRole::TorDown,
+        PortRole::TorUp,
+        PortRole::AggDown,
+        PortRole::AggUp,
+        PortRole::SpineDown,
+        PortRole::SpineUp,
+        PortRole::BorderDown,
+        PortRole::BorderWan,
+    ];
+
+    /// The roles of a fat tree's switch ports: the default of `topology.phantom_ports`
+    /// (a `two_dc` run names the border roles to give them phantom queues too).
+    pub const FAT_TREE: [PortRole; 5] = [
+        PortRole::TorDown,
+        PortRole::TorUp,
+        PortRole::AggDown,
+        PortRole::AggUp,
+        PortRole::SpineDown,
+    ];
 
     /// Whether only inter-DC traffic crosses a port of this role (`two_dc`: the core ports
     /// towards the border, and every border port): `topology.two_dc.dc_buffer` sizes them.
@@ -222,9 +235,25 @@ pub enum Route {
 
 impl Route {
     /// The output port for a packet `src -> dst` carrying entropy value `ev`, at a switch
-    /// whose hash seed is `seed`. `None` if the destination is unreachable from here.
+    /// whose hash seed is `seed`: one of [`Route::choices`], by the ECMP hash. `None` if the
+    /// destination is unreachable from here.
     #[inline]
     pub fn select(&self, src: u32, dst: u32, ev: u16, seed: u64) -> Option<u32> {
+        let (first, n) = self.choices(dst)?;
+        if n == 1 {
+            // The one choice (as the hash would pick: `(h * 1) >> 32 == 0`), unhashed.
+            return Some(first);
+        }
+        let h = ecmp_hash(src, dst, ev, seed) as u64;
+        Some(first + ((h * n as u64) >> 32) as u32)
+    }
+
+    /// The output ports (first port id, count) a packet for `dst` may leave by here, whatever
+    /// its entropy: a tree switch's one down port towards `dst` when `dst` is below it, else
+    /// its uplinks; a border switch's core ports for its own datacenter, its inter-DC links
+    /// for the other. `None` when there is no way on.
+    #[inline]
+    pub fn choices(&self, dst: u32) -> Option<(u32, u32)> {
         match *self {
             Route::Tree {
                 lo,
@@ -235,52 +264,11 @@ impl Route {
                 n_up,
             } => {
                 if dst >= lo && dst < hi {
-                    Some(first_down + (dst - lo) / per_down)
-                } else if n_up > 0 {
-                    let h = ecmp_hash(src, dst, ev, seed) as u64;
-                    Some(first_up + ((h * n_up as u64) >> 32) as u32)
+                    Some((first_down + (dst - lo) / per_down, 1))
                 } else {
-                    None
+                    (n_up > 0).then_some((first_up, n_up))
                 }
             }
-            Route::Border {
-                lo,
-                hi,
-                first_down,
-                n_down,
-                first_wan,
-                n_wan,
-            } => {
-                let (first, n) = if dst >= lo && dst < hi {
-                    (first_down, n_down)
-                } else {
-                    (first_wan, n_wan)
-                };
-                if n == 0 {
-                    return None;
-                }
-                let h = ecmp_hash(src, dst, ev, seed) as u64;
-                Some(first + ((h * n as u64) >> 32) as u32)
-            }
-        }
-    }
-}
-
-impl Route {
-    /// The equal-cost uplinks (first port id, count) a packet for `dst` chooses among here;
-    /// `None` when `dst` is below this switch (a fixed down port) or there is no uplink.
-    #[inline]
-    pub fn up_ports(&self, dst: u32) -> Option<(u32, u32)> {
-        match *self {
-            Route::Tree {
-                lo,
-                hi,
-                first_up,
-                n_up,
-                ..
-            } => (!(dst >= lo && dst < hi) && n_up > 0).then_some((first_up, n_up)),
-            // A border switch's choices are all equal-cost: its core ports for its own
-            // datacenter, its inter-DC links for the other.
             Route::Border {
                 lo,
                 hi,
@@ -296,6 +284,18 @@ impl Route {
                 };
                 (n > 0).then_some((first, n))
             }
+        }
+    }
+
+    /// The equal-cost uplinks (first port id, count) a packet for `dst` chooses among here;
+    /// `None` when `dst` is below this switch (a fixed down port) or there is no uplink.
+    /// A border switch's choices are all equal-cost: its core ports for its own datacenter,
+    /// its inter-DC links for the other.
+    #[inline]
+    pub fn up_ports(&self, dst: u32) -> Option<(u32, u32)> {
+        match *self {
+            Route::Tree { lo, hi, .. } if dst >= lo && dst < hi => None,
+            _ => self.choices(dst),
         }
     }
 }
@@ -638,6 +638,30 @@ pub(crate) fn test_tor() -> Route {
         first_down: 10,
         first_up: 14,
         n_up: 4,
+    }
+}
+
+/// For the topology unit tests: walk a packet `src -> dst` with entropy `ev` through `f` (each
+/// switch's [`Route::select`], checked to stay on the switch's own ports) and return the
+/// switches' names; a walk longer than `max_hops` switches fails as a loop.
+#[cfg(test)]
+pub(crate) fn test_walk(f: &Fabric, src: u32, dst: u32, ev: u16, max_hops: usize) -> Vec<String> {
+    let mut hops = Vec::new();
+    let mut port = src;
+    loop {
+        match f.ports[port as usize].peer {
+            Node::Host(h) => {
+                assert_eq!(h, dst);
+                return hops;
+            }
+            Node::Switch(s) => {
+                let sw = &f.switches[s as usize];
+                hops.push(sw.name.clone());
+                port = sw.route.select(src, dst, ev, s as u64).unwrap();
+                assert!(port >= sw.first_port && port < sw.first_port + sw.n_ports);
+                assert!(hops.len() < max_hops, "loop: {hops:?}");
+            }
+        }
     }
 }
 

@@ -207,7 +207,7 @@ pub fn build(t: &Topology) -> Result<Fabric> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Node, PortRole};
+    use super::super::PortRole;
     use super::*;
     use crate::scenario::{Scenario, TopologyKind};
 
@@ -223,23 +223,7 @@ mod tests {
 
     /// Walk from `src` to `dst` with entropy `ev`: the switch names.
     fn walk(f: &Fabric, src: u32, dst: u32, ev: u16) -> Vec<String> {
-        let mut hops = Vec::new();
-        let mut port = src;
-        loop {
-            match f.ports[port as usize].peer {
-                Node::Host(h) => {
-                    assert_eq!(h, dst);
-                    return hops;
-                }
-                Node::Switch(s) => {
-                    let sw = &f.switches[s as usize];
-                    hops.push(sw.name.clone());
-                    port = sw.route.select(src, dst, ev, s as u64).unwrap();
-                    assert!(port >= sw.first_port && port < sw.first_port + sw.n_ports);
-                    assert!(hops.len() < 12, "loop: {hops:?}");
-                }
-            }
-        }
+        super::super::test_walk(f, src, dst, ev, 12)
     }
 
     /// Uno 5.1's topology: 2 x (16 cores, 8 pods of 4 aggs + 4 ToRs, 4 hosts per ToR), two

@@ -21,11 +21,11 @@
 //! per-event paths.
 
 use super::TransportDriver;
-use crate::engine::{Cause, Counters, Sim};
+use crate::engine::{Cause, Counters, PortRt, Sim};
 use crate::event::{Comp, Kind, Time};
 use crate::flow::FlowRt;
 use crate::metrics::CollMetrics;
-use crate::packet::Packet;
+use crate::packet::{Packet, PktKind};
 use crate::port::PortDriver;
 use nic::transport::DctcpConfig;
 
@@ -93,31 +93,20 @@ impl<'a> Cx<'a> {
     /// The state a driver reads and writes directly, as disjoint borrows.
     #[inline]
     pub(crate) fn parts(&mut self) -> Parts<'_> {
-        let Sim {
-            now,
-            flows,
-            c,
-            transport,
-            cm,
-            hdr_bytes,
-            conns,
-            ..
-        } = &mut *self.sim;
-        Parts {
-            now: *now,
-            flows,
-            c,
-            transport,
-            cm: cm.as_deref_mut(),
-            hdr_bytes: *hdr_bytes,
-            conns,
-        }
+        self.parts_and_ports().0
     }
 
     /// [`Cx::parts`] and host `h`'s NIC port driver (a transport that fills its NIC's
     /// queues itself; the port was brought to now by [`Cx::nic_sync`]).
     #[inline]
     pub(crate) fn nic_parts(&mut self, h: u32) -> (Parts<'_>, &mut PortDriver) {
+        let (p, ports) = self.parts_and_ports();
+        (p, &mut ports[h as usize].kind)
+    }
+
+    /// [`Cx::parts`] and the ports, as disjoint borrows.
+    #[inline]
+    fn parts_and_ports(&mut self) -> (Parts<'_>, &mut [PortRt]) {
         let Sim {
             now,
             flows,
@@ -139,7 +128,7 @@ impl<'a> Cx<'a> {
                 hdr_bytes: *hdr_bytes,
                 conns,
             },
-            &mut ports[h as usize].kind,
+            ports,
         )
     }
 
@@ -149,6 +138,32 @@ impl<'a> Cx<'a> {
     #[inline]
     pub(crate) fn send_ctrl(&mut self, h: u32, pk: Packet) {
         self.sim.send_ctrl(h, pk)
+    }
+
+    /// Host `h` answers packet `pk` with a header-sized control packet of `kind` (an ACK or a
+    /// NACK): same flow, back to `pk`'s source, echoing `pk`'s entropy ([`Cx::send_ctrl`]).
+    #[inline]
+    pub(crate) fn reply(
+        &mut self,
+        h: u32,
+        pk: &Packet,
+        kind: PktKind,
+        psn: u32,
+        cum_ack: u32,
+        ecn: bool,
+    ) {
+        let reply = Packet {
+            flow: pk.flow,
+            src: h,
+            dst: pk.src,
+            psn,
+            cum_ack,
+            bytes: self.sim.hdr_bytes,
+            ev: pk.ev,
+            kind,
+            ecn,
+        };
+        self.sim.send_ctrl(h, reply)
     }
 
     /// Host `h` has DATA to send: start its NIC if it is idle (may pull at once).

@@ -18,7 +18,6 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
     let f = pk.flow;
     match pk.kind {
         PktKind::Data | PktKind::Header => {
-            let hdr = cx.hdr_bytes();
             let p = cx.parts();
             if pk.kind == PktKind::Data {
                 p.c.data_delivered += 1;
@@ -45,20 +44,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
                 cx.metrics_data(&pk, new, cum);
             }
             match reply {
-                Some((kind, cum_ack, ecn)) => {
-                    let reply = Packet {
-                        flow: f,
-                        src: h,
-                        dst: pk.src,
-                        psn: pk.psn,
-                        cum_ack,
-                        bytes: hdr,
-                        ev: pk.ev,
-                        kind,
-                        ecn,
-                    };
-                    cx.send_ctrl(h, reply);
-                }
+                Some((kind, cum_ack, ecn)) => cx.reply(h, &pk, kind, pk.psn, cum_ack, ecn),
                 None => {
                     // Beyond the receiver's window: discarded (counted as a drop).
                     cx.counters().data_delivered -= 1;
@@ -149,14 +135,8 @@ fn after_sender_change(cx: &mut Cx, f: u32) {
     let Some(cc) = &mut flow.cc else { return };
     let h = flow.spec.src;
     let sendable = cc.can_send_within(flow.lb.max_ooo_packets());
-    let mut arm = None;
-    if let Some(d) = cc.timer_deadline() {
-        let t = flow.clock.start_of(d);
-        if t < flow.timer_at {
-            flow.timer_at = t;
-            arm = Some(t);
-        }
-    }
+    let deadline = cc.timer_deadline();
+    let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d)));
     if sendable && !flow.in_ready {
         flow.in_ready = true;
         p.transport.ready(h).push_back(f);
@@ -211,14 +191,8 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
             kind: PktKind::Data,
             ecn: false,
         };
-        let mut arm = None;
-        if let Some(d) = cc.timer_deadline() {
-            let t = flow.clock.start_of(d);
-            if t < flow.timer_at {
-                flow.timer_at = t;
-                arm = Some(t);
-            }
-        }
+        let deadline = cc.timer_deadline();
+        let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d)));
         p.c.data_sent += 1;
         if let Some(t) = arm {
             cx.arm(t, Kind::FlowTimer, f);

@@ -316,7 +316,6 @@ pub(crate) fn open(cx: &mut Cx, f: u32) {
 /// A packet reached host `h`.
 pub(crate) fn arrive(cx: &mut Cx, h: u32, mut pk: Packet) {
     let f = pk.flow;
-    let hdr = cx.hdr_bytes();
     match pk.kind {
         PktKind::Data | PktKind::Header => {
             let p = cx.parts();
@@ -341,18 +340,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, mut pk: Packet) {
             if !probe {
                 cx.metrics_data(&pk, new, cum);
             }
-            let ack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn,
-                cum_ack: cum,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Ack,
-                ecn: false,
-            };
-            cx.send_ctrl(h, ack);
+            cx.reply(h, &pk, PktKind::Ack, psn, cum, false);
         }
         PktKind::Ack => {
             let p = cx.parts();
@@ -402,14 +390,8 @@ fn after_change(cx: &mut Cx, f: u32) {
         return;
     };
     let sendable = tx.next().is_some();
-    let mut arm = None;
-    if let Some(d) = tx.deadline() {
-        let t = flow.clock.start_of(d).max(p.now);
-        if t < flow.timer_at {
-            flow.timer_at = t;
-            arm = Some(t);
-        }
-    }
+    let deadline = tx.deadline();
+    let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d).max(p.now)));
     if sendable && !flow.in_ready {
         flow.in_ready = true;
         st.ready[h as usize].push(f);
@@ -495,14 +477,8 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         } else {
             p.c.ctrl_created += 1;
         }
-        let mut arm = None;
-        if let Some(d) = tx.deadline() {
-            let t = flow.clock.start_of(d).max(now);
-            if t < flow.timer_at {
-                flow.timer_at = t;
-                arm = Some(t);
-            }
-        }
+        let deadline = tx.deadline();
+        let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d).max(now)));
         if let Some(t) = arm {
             cx.arm(t, Kind::FlowTimer, f);
         }

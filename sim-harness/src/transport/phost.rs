@@ -55,7 +55,7 @@ mod sender;
 pub mod state;
 
 pub(crate) use dispatch::{arrive, timer};
-pub(crate) use driver::receiver_config;
+pub(crate) use driver::receiver;
 pub use driver::{Counters, PhostState};
 pub use section::{check_supported, PhostSection};
 pub(crate) use sender::{open, pull};

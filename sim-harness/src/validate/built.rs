@@ -89,7 +89,7 @@ pub(super) fn check_built(s: &Scenario) -> Result<()> {
         crate::transport::pfabric::buffer_pkts(s, d.buffer_bytes, d.bdp_bytes)?;
     }
     if s.transport.cc == crate::scenario::CcKind::Phost {
-        crate::transport::phost::receiver_config(s, &fabric, d.base_rtt_ps, d.bdp_bytes)?;
+        crate::transport::phost::receiver(s, &fabric, d.base_rtt_ps, d.bdp_bytes)?;
     }
     match s.topology.phantom_size {
         Some(z) => {

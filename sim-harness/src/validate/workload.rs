@@ -50,7 +50,9 @@ pub(super) fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
                 return Err(Error::field(
                     "workload.degree",
                     format!(
-                        "an incast of degree {} needs {} hosts (senders + receiver) but the topology has {hosts}",
+                        "an incast of degree {} needs {} hosts (senders + receiver) but the \
+                         topology has {hosts}: lower workload.degree, or give the topology more \
+                         hosts (topology.hosts, topology.radix)",
                         w.degree,
                         u64::from(w.degree) + 1
                     ),
@@ -107,7 +109,10 @@ pub(super) fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
     if w.kind == WorkloadKind::ButterflyAllreduce && !hosts.is_power_of_two() {
         return Err(Error::field(
             "workload.kind",
-            format!("butterfly_allreduce needs a power-of-two number of hosts, got {hosts}"),
+            format!(
+                "butterfly_allreduce needs a power-of-two number of hosts, got {hosts}: set \
+                 topology.hosts to a power of two, or choose another workload.kind"
+            ),
         ));
     }
     if !w.background_ecmp.is_finite() || !(0.0..=1.0).contains(&w.background_ecmp) {
@@ -141,7 +146,12 @@ pub(super) fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
         if n > MAX_FLOWS {
             return Err(Error::field(
                 "workload.kind",
-                format!("this workload makes {n} flows on {hosts} hosts, more than the limit of {MAX_FLOWS}"),
+                format!(
+                    "this workload makes {n} flows on {hosts} hosts, more than the limit of \
+                     {MAX_FLOWS}: choose a workload.kind with fewer flows (or fewer \
+                     workload.flows / workload.collectives), or fewer hosts (topology.hosts, \
+                     topology.radix)"
+                ),
             ));
         }
     }

@@ -87,6 +87,33 @@ pub fn websearch_size(u: f64) -> u64 {
     WEBSEARCH_CDF[WEBSEARCH_CDF.len() - 1].0 as u64
 }
 
+/// The next start time (seconds) after `t` of a Poisson process of rate `lambda` per second:
+/// one uniform draw of `rng` (web-search and `uno_mix` arrivals). The last start time must
+/// stay within the simulator's clock: a tiny load would push it past u64 ps (validation
+/// refuses it first, see `crate::estimate::check`; this is the generator's own guard, an
+/// error on `workload.load` naming the `what` workload's arrivals).
+pub(crate) fn next_arrival(
+    rng: &mut ChaCha8Rng,
+    t: f64,
+    lambda: f64,
+    load: f64,
+    what: &str,
+) -> Result<f64> {
+    let limit_s = crate::units::MAX_TIME_US * 1e-6;
+    let u: f64 = rng.gen();
+    let t = t + -(1.0 - u).ln() / lambda;
+    if t.is_nan() || t > limit_s {
+        return Err(Error::field(
+            "workload.load",
+            format!(
+                "at load {load} the {what} arrivals pass {limit_s} s of simulated time; raise \
+                 workload.load or lower workload.flows"
+            ),
+        ));
+    }
+    Ok(t)
+}
+
 /// A uniformly random derangement of `0..n` (n >= 2), by rejection: Fisher-Yates until no
 /// fixed point (about e tries on average).
 pub fn derangement(n: u32, rng: &mut ChaCha8Rng) -> Vec<u32> {
@@ -210,10 +237,6 @@ pub fn generate(
             let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * websearch_mean());
             let mut t = 0.0f64; // seconds
             let mut v = Vec::with_capacity(w.flows as usize);
-            // The last start time must stay within the simulator's clock: a tiny load
-            // would push it past u64 ps (validation refuses it first, see
-            // `crate::estimate::check`; this is the loop's own guard).
-            let limit_s = crate::units::MAX_TIME_US * 1e-6;
             // `workload.fixed_receiver`: each host's one receiver, drawn up front (only then:
             // without it the draws are those of before the option existed).
             let receivers: Vec<u32> = if w.fixed_receiver {
@@ -231,18 +254,7 @@ pub fn generate(
                 Vec::new()
             };
             for _ in 0..w.flows {
-                let u: f64 = rng.gen();
-                t += -(1.0 - u).ln() / lambda;
-                if t.is_nan() || t > limit_s {
-                    return Err(Error::field(
-                        "workload.load",
-                        format!(
-                            "at load {} the web-search arrivals pass {limit_s} s of simulated \
-                             time; raise workload.load or lower workload.flows",
-                            w.load
-                        ),
-                    ));
-                }
+                t = next_arrival(rng, t, lambda, w.load, "web-search")?;
                 let src = rng.gen_range(0..hosts);
                 let dst = if w.fixed_receiver {
                     receivers[src as usize]

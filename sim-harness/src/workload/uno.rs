@@ -648,22 +648,10 @@ pub fn generate(
             let p = x.p_inter(ci.mean(), cw.mean());
             let mean = (1.0 - p) * ci.mean() + p * cw.mean();
             let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * mean);
-            let limit_s = crate::units::MAX_TIME_US * 1e-6;
             let mut t = 0.0f64;
             let mut v = Vec::with_capacity(w.flows as usize);
             for _ in 0..w.flows {
-                let u: f64 = rng.gen();
-                t += -(1.0 - u).ln() / lambda;
-                if t.is_nan() || t > limit_s {
-                    return Err(Error::field(
-                        "workload.load",
-                        format!(
-                            "at load {} the uno_mix arrivals pass {limit_s} s of simulated \
-                             time; raise workload.load or lower workload.flows",
-                            w.load
-                        ),
-                    ));
-                }
+                t = super::next_arrival(rng, t, lambda, w.load, "uno_mix")?;
                 let src = rng.gen_range(0..hosts);
                 let inter = rng.gen::<f64>() < p;
                 let home = src / per_dc;

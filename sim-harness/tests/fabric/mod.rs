@@ -1,6 +1,8 @@
 //! Helpers shared by the fabric tests of the DCSIM family (`dcsim_fabric`, and the baselines
 //! `pfabric`, `phost`, `dcpim`): the shipped DCSIM scenarios shrunk to a k = 4 fat tree, a run,
-//! a summary key, and packet conservation. Each test file uses a subset.
+//! a summary key, and packet conservation; and by the other fabric tests (`uno`, `uno_paper`,
+//! `reps_fabric`, `reps_matrix`): a run in which every flow completes. Each test file uses a
+//! subset.
 #![allow(dead_code)]
 
 use sim_harness::overrides::{load, Source};
@@ -28,6 +30,17 @@ pub fn small_dcsim(file: &str, sets: &[&str]) -> Scenario {
 /// Run `s` to the end.
 pub fn run(s: &Scenario) -> RunResult {
     simulate(s, &RunControl::default()).expect("run")
+}
+
+/// Run `s` to the end and check that every flow completed.
+pub fn run_complete(s: &Scenario) -> RunResult {
+    let r = run(s);
+    assert_eq!(
+        r.summary.flows_completed, r.summary.flows,
+        "{:?}/{:?}: every flow completes",
+        s.transport.cc, s.transport.lb
+    );
+    r
 }
 
 /// `summary.json`'s `extra.<k>` (the test fails naming the key when it is absent).

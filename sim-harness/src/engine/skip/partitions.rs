@@ -52,26 +52,16 @@ impl Sim {
             let mut next = Vec::new();
             match ev {
                 Some(ev) => next.extend(route.select(src, dst, ev, seed)),
-                None => {
-                    #[allow(irrefutable_let_patterns)]
-                    if let Route::Tree {
-                        lo,
-                        hi,
-                        per_down,
-                        first_down,
-                        first_up,
-                        n_up,
-                    } = route
-                    {
-                        if dst >= lo && dst < hi {
-                            next.push(first_down + (dst - lo) / per_down);
-                        } else {
-                            next.extend(first_up..first_up + n_up);
-                        }
-                    } else {
-                        let sw = &self.fabric.switches[s as usize];
-                        next.extend(sw.first_port..sw.first_port + sw.n_ports);
+                // Every entropy: every port `select` may choose (a border switch: all its
+                // ports).
+                None if matches!(route, Route::Tree { .. }) => {
+                    if let Some((first, n)) = route.choices(dst) {
+                        next.extend(first..first + n);
                     }
+                }
+                None => {
+                    let sw = &self.fabric.switches[s as usize];
+                    next.extend(sw.first_port..sw.first_port + sw.n_ports);
                 }
             }
             for n in next {

@@ -12,7 +12,6 @@ use nic::lb::LoadBalancer;
 /// A packet reached host `h`.
 pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
     let f = pk.flow;
-    let hdr = cx.hdr_bytes();
     match pk.kind {
         PktKind::Data => {
             let p = cx.parts();
@@ -21,36 +20,14 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             let fl = &mut st.flows[f as usize];
             let new = fl.on_data(pk.psn);
             let got = fl.n_rx;
-            let ack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn: pk.psn,
-                cum_ack: pk.cum_ack,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Ack,
-                ecn: pk.ecn,
-            };
             cx.metrics_data(&pk, new, got);
-            cx.send_ctrl(h, ack);
+            cx.reply(h, &pk, PktKind::Ack, pk.psn, pk.cum_ack, pk.ecn);
         }
         PktKind::Header => {
             let c = cx.counters();
             c.headers_delivered += 1;
             c.ctrl_delivered += 1;
-            let nack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn: pk.psn,
-                cum_ack: 0,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Nack,
-                ecn: false,
-            };
-            cx.send_ctrl(h, nack);
+            cx.reply(h, &pk, PktKind::Nack, pk.psn, 0, false);
         }
         PktKind::Ack => {
             cx.counters().ctrl_delivered += 1;

@@ -121,16 +121,17 @@ fn cycles32(field: &str, x: f64) -> Result<u32> {
     Ok(x.round() as u32)
 }
 
-/// The receiver block's configuration for scenario `s` on `fabric` (base RTT `base_rtt_ps`,
-/// BDP `bdp_bytes`): each time in ps of the 1 ps block clock. The run's build and
-/// validation ([`crate::validate`], so `--dry-run` refuses what the run would) both call it;
-/// errors name the field whose value gives a time outside `1 ..= u32::MAX` ps.
-pub(crate) fn receiver_config(
+/// The receiver block for scenario `s` on `fabric` (base RTT `base_rtt_ps`, BDP
+/// `bdp_bytes`), idle: each time of its configuration in ps of the 1 ps block clock. The run's
+/// build and validation ([`crate::validate`], so `--dry-run` refuses what the run would) both
+/// call it; errors name the field whose value gives a time outside `1 ..= u32::MAX` ps, or
+/// that the block refuses (`PhostReceiver::new` validates the configuration, once).
+pub(crate) fn receiver(
     s: &Scenario,
     fabric: &crate::topology::Fabric,
     base_rtt_ps: u64,
     bdp_bytes: u64,
-) -> Result<PhostReceiverConfig> {
+) -> Result<PhostReceiver<{ state::FLOWS }>> {
     let sec = &s.transport.phost;
     let (mtu, hdr) = (s.transport.mtu.max(1), s.transport.header_bytes);
     let ser_q32 = (8000.0 / fabric.host_gbps * 4_294_967_296.0).round() as u64;
@@ -175,8 +176,7 @@ pub(crate) fn receiver_config(
         )?,
         srpt_received: sec.srpt_by_received,
     };
-    cfg.validate().map_err(|e| cfg_err("transport.phost", e))?;
-    Ok(cfg)
+    PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))
 }
 
 impl Sim {
@@ -185,9 +185,7 @@ impl Sim {
         let sec = &s.transport.phost;
         let mtu = s.transport.mtu.max(1);
         let rtt = self.base_rtt_ps as f64;
-        let cfg = receiver_config(s, &self.fabric, self.base_rtt_ps, self.bdp_bytes)?;
-        let rx: PhostReceiver<{ state::FLOWS }> =
-            PhostReceiver::new(cfg).map_err(|e| cfg_err("transport.phost", e))?;
+        let rx = receiver(s, &self.fabric, self.base_rtt_ps, self.bdp_bytes)?;
         let free_pkts = ((sec.free_bdp * self.bdp_bytes as f64) / f64::from(mtu)).ceil();
         let free_pkts = free_pkts.min(f64::from(u32::MAX)) as u32;
         let mut flows = Vec::with_capacity(self.flows.len());

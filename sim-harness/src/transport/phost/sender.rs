@@ -68,9 +68,7 @@ pub(super) fn tx_admit(cx: &mut Cx, h: u32) {
 
 /// Arm flow `f`'s timer (its sender's RTS re-send check) at `at`.
 pub(super) fn arm_flow(cx: &mut Cx, f: u32, at: Time) {
-    let flow = cx.flow(f);
-    if at < flow.timer_at {
-        flow.timer_at = at;
+    if let Some(at) = cx.flow(f).earlier_timer(at) {
         cx.arm(at, Kind::FlowTimer, f);
     }
 }

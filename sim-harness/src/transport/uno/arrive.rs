@@ -5,17 +5,15 @@
 
 use super::results::add_tx;
 use super::send::{after_change, arm};
-use super::state::uno;
+use super::state::{flow_state, uno};
 use super::tx::DONE;
 use crate::packet::{Packet, PktKind};
 use crate::transport::ctx::Cx;
-use crate::transport::TransportDriver;
 use nic::lb::LoadBalancer;
 
 /// A packet reached host `h`.
 pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
     let f = pk.flow;
-    let hdr = cx.hdr_bytes();
     match pk.kind {
         PktKind::Data => {
             let p = cx.parts();
@@ -26,19 +24,8 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             };
             let o = rx.on_data(p.now, f, pk.psn, st.codec.as_ref());
             let delivered = rx.data_done;
-            let ack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn: o.ack_psn,
-                cum_ack: pk.cum_ack,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Ack,
-                ecn: pk.ecn,
-            };
             cx.metrics_data(&pk, o.new, delivered);
-            cx.send_ctrl(h, ack);
+            cx.reply(h, &pk, PktKind::Ack, o.ack_psn, pk.cum_ack, pk.ecn);
             arm(cx, f);
         }
         PktKind::Header => {
@@ -47,29 +34,15 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             let c = cx.counters();
             c.headers_delivered += 1;
             c.ctrl_delivered += 1;
-            let nack = Packet {
-                flow: f,
-                src: h,
-                dst: pk.src,
-                psn: pk.psn & !DONE,
-                cum_ack: 0,
-                bytes: hdr,
-                ev: pk.ev,
-                kind: PktKind::Nack,
-                ecn: false,
-            };
-            cx.send_ctrl(h, nack);
+            cx.reply(h, &pk, PktKind::Nack, pk.psn & !DONE, 0, false);
         }
         PktKind::Ack => {
             cx.counters().ctrl_delivered += 1;
             ack(cx, f, pk);
         }
         PktKind::Nack => {
-            let p = cx.parts();
-            p.c.ctrl_delivered += 1;
-            let flow = &mut p.flows[f as usize];
-            let now_c = flow.clock.cycle_at(p.now);
-            let TransportDriver::Uno(st) = p.transport else {
+            cx.counters().ctrl_delivered += 1;
+            let Some((now, now_c, flow, st)) = flow_state(cx, f) else {
                 return;
             };
             // A trimmed packet of a coded block is left to the block timer.
@@ -80,7 +53,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
                 return;
             };
             let rtt_ps = st.params[f as usize].base_rtt_ps;
-            if let Some(ev) = tx.on_nack(now_c, p.now, rtt_ps, pk.psn) {
+            if let Some(ev) = tx.on_nack(now_c, now, rtt_ps, pk.psn) {
                 flow.lb.on_nack_or_timeout(now_c, ev, &mut flow.rng);
             }
             after_change(cx, f);
@@ -92,11 +65,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
 
 /// ACK `pk` reached flow `f`'s sender.
 fn ack(cx: &mut Cx, f: u32, pk: Packet) {
-    let p = cx.parts();
-    let now = p.now;
-    let flow = &mut p.flows[f as usize];
-    let now_c = flow.clock.cycle_at(now);
-    let TransportDriver::Uno(st) = p.transport else {
+    let Some((now, now_c, flow, st)) = flow_state(cx, f) else {
         return;
     };
     let Some(tx) = st.tx[f as usize].as_deref_mut() else {

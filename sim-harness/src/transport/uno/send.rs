@@ -3,6 +3,7 @@
 //! its earliest deadline: the pacer, the sender timeout, the receiver's block timers (UnoRC's
 //! block NACKs, 4.2).
 
+use super::state::flow_state;
 use crate::event::{Kind, NEVER};
 use crate::flow::Lb;
 use crate::packet::{Packet, PktKind};
@@ -13,13 +14,10 @@ use nic::lb::LoadBalancer;
 /// After anything changed flow `f`'s sender: into its host's ready ring if it may send
 /// now, and its timer armed.
 pub(super) fn after_change(cx: &mut Cx, f: u32) {
-    let p = cx.parts();
-    let flow = &mut p.flows[f as usize];
-    let now_c = flow.clock.cycle_at(p.now);
-    let h = flow.spec.src;
-    let TransportDriver::Uno(st) = p.transport else {
+    let Some((_, now_c, flow, st)) = flow_state(cx, f) else {
         return;
     };
+    let h = flow.spec.src;
     let Some(tx) = st.tx[f as usize].as_deref() else {
         return;
     };
@@ -36,11 +34,7 @@ pub(super) fn after_change(cx: &mut Cx, f: u32) {
 /// Arm flow `f`'s timer at its earliest deadline: the pacer (when only it holds a
 /// packet back), the sender timeout, the receiver's block timers.
 pub(super) fn arm(cx: &mut Cx, f: u32) {
-    let p = cx.parts();
-    let now = p.now;
-    let flow = &mut p.flows[f as usize];
-    let now_c = flow.clock.cycle_at(now);
-    let TransportDriver::Uno(st) = p.transport else {
+    let Some((now, now_c, flow, st)) = flow_state(cx, f) else {
         return;
     };
     let mut at = NEVER;
@@ -56,8 +50,8 @@ pub(super) fn arm(cx: &mut Cx, f: u32) {
         at = at.min(t);
     }
     let at = at.max(now);
-    if at != NEVER && at < flow.timer_at {
-        flow.timer_at = at;
+    // (`at < timer_at <= NEVER`: never NEVER.)
+    if let Some(at) = flow.earlier_timer(at) {
         cx.arm(at, Kind::FlowTimer, f);
     }
 }

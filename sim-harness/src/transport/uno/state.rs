@@ -5,7 +5,10 @@
 use super::rx::{self, UnoRx};
 use super::section::UnoSection;
 use super::tx::{TxStats, UnoTx};
+use crate::event::Time;
+use crate::flow::FlowRt;
 use crate::scenario::CcKind;
+use crate::transport::ctx::Cx;
 use crate::transport::TransportDriver;
 use nic::uno::ec::BlockCodec;
 use rtl_models::{Cycles, Rate};
@@ -116,6 +119,23 @@ impl UnoState {
                 .map(|r| r.stats.decoded)
                 .sum::<u64>()
     }
+}
+
+/// Flow `f` as the Uno handlers take it up: the simulated time, that time in the flow's NIC
+/// cycles, the flow and the Uno state (`None` outside a Uno run).
+#[inline]
+pub(super) fn flow_state<'a>(
+    cx: &'a mut Cx,
+    f: u32,
+) -> Option<(Time, Cycles, &'a mut FlowRt, &'a mut UnoState)> {
+    let p = cx.parts();
+    let now = p.now;
+    let flow = &mut p.flows[f as usize];
+    let now_c = flow.clock.cycle_at(now);
+    let TransportDriver::Uno(st) = p.transport else {
+        return None;
+    };
+    Some((now, now_c, flow, st))
 }
 
 /// The Uno state of a Uno run.
