@@ -90,7 +90,7 @@ pub fn detector_config(
 /// Congestion control of one flow (a variant per transport).
 #[derive(Debug, Clone)]
 pub enum Cc {
-    /// The baseline DCTCP-style window CC (boxed: its PSN ring is about 2 KiB).
+    /// The baseline DCTCP-style window CC (boxed: its 2,048-PSN window of send stamps and bit maps is about 9 KiB).
     Dctcp(Box<Sender>),
     /// MPRDMA's DCTCP variant (`transport.cc = "mprdma"`): the same sender with a per-ACK
     /// cut on every marked ACK instead of DCTCP's once-per-window EWMA cut.
