@@ -275,7 +275,7 @@ impl World {
             prop_assert_eq!(nic::dcsim::FlowCtx::unpack(ctx.pack()), ctx);
             // Every Sent SIM's timer is still in the future.
             for e in fl.sims() {
-                if let SimEntry::Sent { t_sim, .. } = *e {
+                if let SimEntry::Sent { t_sim, .. } = e {
                     prop_assert!(t_sim + self.host.config().sim_timeout > self.host.now());
                 }
             }

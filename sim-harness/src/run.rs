@@ -30,5 +30,6 @@ pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     crate::estimate::check(s, crate::estimate::available_memory())?;
     let mut sim = crate::engine::Sim::build(s)?;
     sim.run(ctl);
+    sim.dcsim_time_check()?;
     Ok(sim.results(s))
 }

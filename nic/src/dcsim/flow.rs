@@ -44,9 +44,11 @@ use crate::lb::Ev;
 /// A DATA sequence number within its flow.
 pub type Seq = u32;
 
-/// One entry of the outstanding-SIM table.
+/// One entry of the outstanding-SIM table. `T` is the time type: [`Cycles`] in the
+/// public view, a 32-bit offset from the flow's epoch in the flow's own table (see
+/// [`DcsimFlow`]: "Stored times").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum SimEntry {
+pub enum SimEntry<T = Cycles> {
     /// Unused.
     #[default]
     Free,
@@ -60,11 +62,11 @@ pub enum SimEntry {
         /// Its entropy value.
         ev: Ev,
         /// Transmission cycle (Eq. 4's `t_SIM`).
-        t_sim: Cycles,
+        t_sim: T,
     },
 }
 
-impl SimEntry {
+impl<T: Copy> SimEntry<T> {
     /// The EV of an outstanding (Queued or Sent) SIM.
     pub const fn ev(&self) -> Option<Ev> {
         match *self {
@@ -72,11 +74,25 @@ impl SimEntry {
             SimEntry::Queued { ev } | SimEntry::Sent { ev, .. } => Some(ev),
         }
     }
+
+    /// The same entry with its time mapped by `f`.
+    #[inline]
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> SimEntry<U> {
+        match self {
+            SimEntry::Free => SimEntry::Free,
+            SimEntry::Queued { ev } => SimEntry::Queued { ev },
+            SimEntry::Sent { ev, t_sim } => SimEntry::Sent {
+                ev,
+                t_sim: f(t_sim),
+            },
+        }
+    }
 }
 
-/// The four states of a DATA at the source (section 2.4, "DATA management").
+/// The four states of a DATA at the source (section 2.4, "DATA management"). `T` is the
+/// time type, as for [`SimEntry`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DataState {
+pub enum DataState<T = Cycles> {
     /// (1) Waiting for a SIM to be sent (here: a DATA put back at the head of the queue
     /// after a timeout; never-sent DATAs are counted, not stored).
     WaitingSim,
@@ -86,7 +102,7 @@ pub enum DataState {
         /// EV of the SIM (the DATA takes the SIM's path).
         ev: Ev,
         /// `t_DATA`.
-        release_at: Cycles,
+        release_at: T,
     },
     /// (3) Released into the NIC's DATA queue, ready to be transmitted.
     Queued {
@@ -98,21 +114,55 @@ pub enum DataState {
         /// Its EV.
         ev: Ev,
         /// When it goes back to the head of the queue.
-        timeout_at: Cycles,
+        timeout_at: T,
     },
 }
 
-/// One slot of the DATA window.
+impl<T: Copy> DataState<T> {
+    /// The same state with its time mapped by `f`.
+    #[inline]
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> DataState<U> {
+        match self {
+            DataState::WaitingSim => DataState::WaitingSim,
+            DataState::WaitingGreenLight { ev, release_at } => DataState::WaitingGreenLight {
+                ev,
+                release_at: f(release_at),
+            },
+            DataState::Queued { ev } => DataState::Queued { ev },
+            DataState::SideBuffer { ev, timeout_at } => DataState::SideBuffer {
+                ev,
+                timeout_at: f(timeout_at),
+            },
+        }
+    }
+}
+
+/// One slot of the DATA window (`T` as for [`SimEntry`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum DataSlot {
+pub enum DataSlot<T = Cycles> {
     /// Outside `[base, next_new)`.
     #[default]
     Empty,
     /// A DATA in one of the four states.
-    Live(DataState),
+    Live(DataState<T>),
     /// Acknowledged, waiting for `base` to pass it.
     Acked,
 }
+
+impl<T: Copy> DataSlot<T> {
+    /// The same slot with its time mapped by `f`.
+    #[inline]
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> DataSlot<U> {
+        match self {
+            DataSlot::Empty => DataSlot::Empty,
+            DataSlot::Live(s) => DataSlot::Live(s.map(f)),
+            DataSlot::Acked => DataSlot::Acked,
+        }
+    }
+}
+
+/// A stored time: an offset from the flow's epoch (see [`DcsimFlow`], "Stored times").
+type Off = u32;
 
 /// A DATA released for transmission (the "send DATA with EV at time t" action).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -154,6 +204,17 @@ pub struct FireCounts {
 
 /// The DCSIM sender state of one flow: at most `S` outstanding SIMs, a window of `N`
 /// DATAs in states (1) (timed out) to (4).
+///
+/// Stored times: the SIM table, the DATA window, the release heap and the timer queues
+/// keep 32-bit offsets from a per-flow `epoch` (as the hardware budget in
+/// [`super::packed`] keeps 32-bit timestamps), halving the entries (8 bytes instead of
+/// 16). Every stored time `t` satisfies `epoch <= t <= epoch + u32::MAX`, checked when a
+/// time is stored: one that does not fit moves the epoch down to the earliest stored time
+/// (every offset re-expressed, exact). Stored times are at most the DATA timeout (the host
+/// clock keeps it below 2^30 cycles) ahead of the clock and live ones at most the timeouts
+/// behind it, so this always fits in the shipped configurations; if the stored times ever
+/// span more than 2^32 cycles the flow sets [`DcsimFlow::time_overflow`] (its times are
+/// then wrong) and the caller must refuse the run.
 #[derive(Clone, Debug)]
 pub struct DcsimFlow<const S: usize, const N: usize> {
     collective: u8,
@@ -164,13 +225,15 @@ pub struct DcsimFlow<const S: usize, const N: usize> {
     n_retx: u16,
     in_flight: u16,
     acked: u32,
-    sims: [SimEntry; S],
-    window: [DataSlot; N],
+    time_overflow: bool,
+    epoch: Cycles,
+    sims: [SimEntry<Off>; S],
+    window: [DataSlot<Off>; N],
     // Model-side timer indices (redundant with the tables' timestamps; hardware finds the
     // earliest deadline with a comparator tree over the tables).
-    releases: BinaryHeap<(Cycles, Seq), Min, N>,
-    sim_timers: Deque<(Cycles, u16), S>,
-    data_timers: Deque<(Cycles, Seq), N>,
+    releases: BinaryHeap<(Off, Seq), Min, N>,
+    sim_timers: Deque<(Off, u16), S>,
+    data_timers: Deque<(Off, Seq), N>,
     // Model-side indexes of the SIM table (redundant with `sims`; hardware uses a priority
     // encoder over the free entries and a CAM on the EVs): see [`super::index`].
     free_sims: SlotMask,
@@ -187,11 +250,24 @@ impl<const S: usize, const N: usize> PartialEq for DcsimFlow<S, N> {
             && self.n_retx == o.n_retx
             && self.in_flight == o.in_flight
             && self.acked == o.acked
-            && self.sims == o.sims
-            && self.window == o.window
-            && self.releases.iter().eq(o.releases.iter())
-            && self.sim_timers.iter().eq(o.sim_timers.iter())
-            && self.data_timers.iter().eq(o.data_timers.iter())
+            && self.time_overflow == o.time_overflow
+            && self.sims() == o.sims()
+            && self.window() == o.window()
+            && self
+                .releases
+                .iter()
+                .map(|e| (self.t(e.0), e.1))
+                .eq(o.releases.iter().map(|e| (o.t(e.0), e.1)))
+            && self
+                .sim_timers
+                .iter()
+                .map(|e| (self.t(e.0), e.1))
+                .eq(o.sim_timers.iter().map(|e| (o.t(e.0), e.1)))
+            && self
+                .data_timers
+                .iter()
+                .map(|e| (self.t(e.0), e.1))
+                .eq(o.data_timers.iter().map(|e| (o.t(e.0), e.1)))
     }
 }
 impl<const S: usize, const N: usize> Eq for DcsimFlow<S, N> {}
@@ -215,6 +291,8 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             n_retx: 0,
             in_flight: 0,
             acked: 0,
+            time_overflow: false,
+            epoch: 0,
             sims: [SimEntry::Free; S],
             window: [DataSlot::Empty; N],
             releases: BinaryHeap::new(),
@@ -223,6 +301,103 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             free_sims: SlotMask::first_n(S),
             sim_evs: EvIndex::new(),
         }
+    }
+
+    /// The time stored as offset `o`.
+    #[inline]
+    const fn t(&self, o: Off) -> Cycles {
+        self.epoch + o as Cycles
+    }
+
+    /// The offset of time `t`, which [`DcsimFlow::fit`] made fit.
+    #[inline]
+    const fn off(&self, t: Cycles) -> Off {
+        t.wrapping_sub(self.epoch) as Off
+    }
+
+    /// Make times `lo <= hi` storable as offsets (moving the epoch if needed).
+    #[inline]
+    fn fit(&mut self, lo: Cycles, hi: Cycles) {
+        debug_assert!(lo <= hi);
+        if lo < self.epoch || hi - self.epoch > Off::MAX as Cycles {
+            self.rebase(lo, hi);
+        }
+    }
+
+    /// Move the epoch to the earliest stored time (or `lo`) and re-express every stored
+    /// offset; flags [`DcsimFlow::time_overflow`] if the stored times and `hi` do not fit
+    /// in 32 bits from there.
+    #[cold]
+    #[inline(never)]
+    fn rebase(&mut self, lo: Cycles, hi: Cycles) {
+        let old = self.epoch;
+        let (mut min_off, mut max_off) = (Off::MAX, 0);
+        let mut any = false;
+        let mut see = |o: Off| {
+            any = true;
+            min_off = min_off.min(o);
+            max_off = max_off.max(o);
+        };
+        for e in &self.sims {
+            if let SimEntry::Sent { t_sim, .. } = *e {
+                see(t_sim);
+            }
+        }
+        for w in &self.window {
+            match *w {
+                DataSlot::Live(DataState::WaitingGreenLight { release_at: t, .. })
+                | DataSlot::Live(DataState::SideBuffer { timeout_at: t, .. }) => see(t),
+                _ => {}
+            }
+        }
+        for e in self.releases.iter() {
+            see(e.0);
+        }
+        for e in self.sim_timers.iter() {
+            see(e.0);
+        }
+        for e in self.data_timers.iter() {
+            see(e.0);
+        }
+        let (new, top) = if any {
+            (
+                lo.min(old + min_off as Cycles),
+                hi.max(old + max_off as Cycles),
+            )
+        } else {
+            (lo, hi)
+        };
+        if top - new > Off::MAX as Cycles {
+            // Cannot happen in a configuration whose timers fit the host clock (see the
+            // type's doc); the caller refuses the run.
+            self.time_overflow = true;
+        }
+        let re = |o: Off| -> Off { (old + o as Cycles).wrapping_sub(new) as Off };
+        for e in self.sims.iter_mut() {
+            *e = e.map(re);
+        }
+        for w in self.window.iter_mut() {
+            *w = w.map(re);
+        }
+        let mut h: BinaryHeap<(Off, Seq), Min, N> = BinaryHeap::new();
+        for e in self.releases.iter() {
+            // Cannot fail: as many entries as before.
+            let _ = h.push((re(e.0), e.1));
+        }
+        self.releases = h;
+        for e in self.sim_timers.iter_mut() {
+            e.0 = re(e.0);
+        }
+        for e in self.data_timers.iter_mut() {
+            e.0 = re(e.0);
+        }
+        self.epoch = new;
+    }
+
+    /// Whether the stored times ever spanned more than 2^32 cycles (the flow's times are
+    /// then wrong: the run must be refused; see the type's doc).
+    pub const fn time_overflow(&self) -> bool {
+        self.time_overflow
     }
 
     /// The SIM-table entry of the outstanding (Queued or Sent) SIM with `ev`.
@@ -278,14 +453,20 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     pub const fn is_done(&self) -> bool {
         self.acked == self.total
     }
-    /// The outstanding-SIM table.
-    pub fn sims(&self) -> &[SimEntry; S] {
-        &self.sims
+    /// The outstanding-SIM table (times widened from the stored offsets).
+    pub fn sims(&self) -> [SimEntry; S] {
+        self.sims.map(|e| e.map(|o| self.t(o)))
     }
 
     /// The state of DATA `seq`: `None` when acknowledged or never associated (the
     /// never-sent DATAs `next_new..total` are in state (1) too: see [`DcsimFlow::n_data`]).
     pub fn data_state(&self, seq: Seq) -> Option<DataState> {
+        self.cell(seq).map(|s| s.map(|o| self.t(o)))
+    }
+
+    /// [`DcsimFlow::data_state`] with the stored offset.
+    #[inline]
+    fn cell(&self, seq: Seq) -> Option<DataState<Off>> {
         if seq < self.base || seq >= self.next_new {
             return None;
         }
@@ -362,8 +543,13 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         else {
             return false;
         };
-        self.sims[i] = SimEntry::Sent { ev, t_sim: now };
-        let deadline = now + cfg.sim_timeout;
+        let deadline_t = now + cfg.sim_timeout;
+        self.fit(now, deadline_t);
+        self.sims[i] = SimEntry::Sent {
+            ev,
+            t_sim: self.off(now),
+        };
+        let deadline = self.off(deadline_t);
         // A slot freed and refilled in the same cycle leaves a stale timer identical to
         // the new one; that entry already serves it (and a duplicate would look live to
         // the compaction below, which could then not make room). The queue is in deadline
@@ -438,12 +624,14 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         };
         self.free_sim(i, ev);
         self.n_sim -= 1;
-        let release_at = cfg.release_at(t_sim, now);
+        let release_at = cfg.release_at(self.t(t_sim), now);
+        self.fit(now, release_at);
+        let r = self.off(release_at);
         self.window[seq as usize % N] =
-            DataSlot::Live(DataState::WaitingGreenLight { ev, release_at });
+            DataSlot::Live(DataState::WaitingGreenLight { ev, release_at: r });
         self.in_flight += 1;
         // Cannot fail: one entry per DATA in state (2), at most N.
-        let _ = self.releases.push((release_at, seq));
+        let _ = self.releases.push((r, seq));
         self.tidy(cfg);
         SimAckOutcome::Scheduled { seq, release_at }
     }
@@ -451,10 +639,12 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// DATA `seq` went on the wire at `now`: state (3) -> (4), start its timer. `false`
     /// if it was not in state (3).
     pub fn on_data_transmitted(&mut self, seq: Seq, now: Cycles, cfg: &DcsimHostConfig) -> bool {
-        let Some(DataState::Queued { ev }) = self.data_state(seq) else {
+        let Some(DataState::Queued { ev }) = self.cell(seq) else {
             return false;
         };
-        let timeout_at = now + cfg.data_timeout;
+        let t = now + cfg.data_timeout;
+        self.fit(now, t);
+        let timeout_at = self.off(t);
         self.window[seq as usize % N] = DataSlot::Live(DataState::SideBuffer { ev, timeout_at });
         if self.data_timers.is_full() {
             self.compact_data_timers();
@@ -467,7 +657,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// DATA `seq` in state (3) could not be queued by the NIC: back to the head of the
     /// waiting queue (as after a timeout). `false` if it was not in state (3).
     pub fn on_data_dropped_locally(&mut self, seq: Seq) -> bool {
-        let Some(DataState::Queued { .. }) = self.data_state(seq) else {
+        let Some(DataState::Queued { .. }) = self.cell(seq) else {
             return false;
         };
         self.window[seq as usize % N] = DataSlot::Live(DataState::WaitingSim);
@@ -529,12 +719,13 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     ) -> FireCounts {
         let mut c = FireCounts::default();
         while let Some(&(d, slot)) = self.sim_timers.front() {
+            let d = self.t(d);
             if d > now {
                 break;
             }
             self.sim_timers.pop_front();
             if let SimEntry::Sent { t_sim, ev } = self.sims[slot as usize] {
-                if t_sim + cfg.sim_timeout == d {
+                if self.t(t_sim) + cfg.sim_timeout == d {
                     self.free_sim(slot as usize, ev);
                     self.n_sim -= 1;
                     c.sim_timeouts += 1;
@@ -542,14 +733,15 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             }
         }
         while let Some(&(at, seq)) = self.releases.peek() {
+            let at = self.t(at);
             if at > now || !allow_release {
                 break;
             }
-            let Some(DataState::WaitingGreenLight { ev, release_at }) = self.data_state(seq) else {
+            let Some(DataState::WaitingGreenLight { ev, release_at }) = self.cell(seq) else {
                 self.releases.pop(); // cannot happen: entries leave state (2) only here
                 continue;
             };
-            debug_assert_eq!(release_at, at);
+            debug_assert_eq!(self.t(release_at), at);
             if !out(Release { seq, ev, at }) {
                 c.stalled = true;
                 break;
@@ -559,11 +751,11 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             c.released += 1;
         }
         while let Some(&(d, seq)) = self.data_timers.front() {
-            if d > now {
+            if self.t(d) > now {
                 break;
             }
             self.data_timers.pop_front();
-            if let Some(DataState::SideBuffer { timeout_at, .. }) = self.data_state(seq) {
+            if let Some(DataState::SideBuffer { timeout_at, .. }) = self.cell(seq) {
                 if timeout_at == d {
                     self.window[seq as usize % N] = DataSlot::Live(DataState::WaitingSim);
                     self.in_flight -= 1;
@@ -578,8 +770,8 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Earliest pending SIM or DATA timeout.
     pub fn next_timeout(&self) -> Option<Cycles> {
-        let a = self.sim_timers.front().map(|e| e.0);
-        let b = self.data_timers.front().map(|e| e.0);
+        let a = self.sim_timers.front().map(|e| self.t(e.0));
+        let b = self.data_timers.front().map(|e| self.t(e.0));
         match (a, b) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, None) => x,
@@ -589,7 +781,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Earliest pending release (`t_DATA` of a DATA in state (2)).
     pub fn next_release(&self) -> Option<Cycles> {
-        self.releases.peek().map(|e| e.0)
+        self.releases.peek().map(|e| self.t(e.0))
     }
 
     /// Earliest timer of any kind.
@@ -601,12 +793,12 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         }
     }
 
-    fn sim_timer_live(&self, e: (Cycles, u16), cfg: &DcsimHostConfig) -> bool {
-        matches!(self.sims[e.1 as usize], SimEntry::Sent { t_sim, .. } if t_sim + cfg.sim_timeout == e.0)
+    fn sim_timer_live(&self, e: (Off, u16), cfg: &DcsimHostConfig) -> bool {
+        matches!(self.sims[e.1 as usize], SimEntry::Sent { t_sim, .. } if self.t(t_sim) + cfg.sim_timeout == self.t(e.0))
     }
 
-    fn data_timer_live(&self, e: (Cycles, Seq)) -> bool {
-        matches!(self.data_state(e.1), Some(DataState::SideBuffer { timeout_at, .. }) if timeout_at == e.0)
+    fn data_timer_live(&self, e: (Off, Seq)) -> bool {
+        matches!(self.cell(e.1), Some(DataState::SideBuffer { timeout_at, .. }) if timeout_at == e.0)
     }
 
     /// Drop stale entries (acked / timed-out targets) from the front of the timer queues,
@@ -660,8 +852,8 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         }
     }
 
-    /// The DATA window, slot `seq % N`.
-    pub fn window(&self) -> &[DataSlot; N] {
-        &self.window
+    /// The DATA window, slot `seq % N` (times widened from the stored offsets).
+    pub fn window(&self) -> [DataSlot; N] {
+        self.window.map(|w| w.map(|o| self.t(o)))
     }
 }

@@ -94,7 +94,8 @@ pub struct HostStats {
 /// One sending host: up to `F` flows in up to `C` collectives, each flow with `S`
 /// outstanding-SIM entries and an `N`-DATA window.
 ///
-/// Large instances belong on the heap (`F * (S * 16 + N * 56)` bytes or so).
+/// Large instances belong on the heap (`F * (S * 16 + N * 24)` bytes or so: 8-byte SIM
+/// and window entries, timer queues and release heap).
 #[derive(Debug, Clone)]
 pub struct DcsimHost<const F: usize, const C: usize, const S: usize, const N: usize> {
     cfg: DcsimHostConfig,
@@ -114,6 +115,8 @@ pub struct DcsimHost<const F: usize, const C: usize, const S: usize, const N: us
     blocked: SlotMask,
     outbox: Deque<HostRelease, OUTBOX_CAP>,
     stats: HostStats,
+    // Some flow's stored times overflowed their 32-bit offsets ([`DcsimFlow::time_overflow`]).
+    time_overflow: bool,
 }
 
 impl<const F: usize, const C: usize, const S: usize, const N: usize> PartialEq
@@ -156,6 +159,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
             blocked: SlotMask::new(),
             outbox: Deque::new(),
             stats: HostStats::default(),
+            time_overflow: false,
         })
     }
 
@@ -329,7 +333,11 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     pub fn on_sim_transmitted(&mut self, f: FlowSlot, ev: Ev) -> bool {
         let (now, cfg) = (self.now, self.cfg);
         let ok = match self.flows.get_mut(f as usize) {
-            Some(Some(fl)) => fl.on_sim_transmitted(ev, now, &cfg),
+            Some(Some(fl)) => {
+                let ok = fl.on_sim_transmitted(ev, now, &cfg);
+                self.time_overflow |= fl.time_overflow();
+                ok
+            }
             _ => false,
         };
         if ok {
@@ -356,7 +364,11 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     pub fn on_sim_ack(&mut self, f: FlowSlot, ev: Ev) -> SimAckOutcome {
         let (now, cfg) = (self.now, self.cfg);
         let out = match self.flows.get_mut(f as usize) {
-            Some(Some(fl)) => fl.on_sim_ack(ev, now, &cfg),
+            Some(Some(fl)) => {
+                let out = fl.on_sim_ack(ev, now, &cfg);
+                self.time_overflow |= fl.time_overflow();
+                out
+            }
             _ => SimAckOutcome::Stale,
         };
         match out {
@@ -377,7 +389,11 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
     pub fn on_data_transmitted(&mut self, f: FlowSlot, seq: Seq) -> bool {
         let (now, cfg) = (self.now, self.cfg);
         let ok = match self.flows.get_mut(f as usize) {
-            Some(Some(fl)) => fl.on_data_transmitted(seq, now, &cfg),
+            Some(Some(fl)) => {
+                let ok = fl.on_data_transmitted(seq, now, &cfg);
+                self.time_overflow |= fl.time_overflow();
+                ok
+            }
             _ => false,
         };
         if ok {
@@ -408,6 +424,12 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         self.stats.data_acked += n as u64;
         self.refresh(f as usize);
         n
+    }
+
+    /// Whether some flow's stored times ever spanned more than 2^32 cycles (its timers
+    /// are then wrong and the run must be refused; see [`DcsimFlow`], "Stored times").
+    pub const fn time_overflow(&self) -> bool {
+        self.time_overflow
     }
 
     /// The next released DATA, oldest first.

@@ -223,6 +223,10 @@ impl HostEngine {
     pub fn next_timer(&self) -> Option<Cycles> {
         each!(self, e => e.next_timer())
     }
+    /// See [`DcsimHost::time_overflow`].
+    pub fn time_overflow(&self) -> bool {
+        each!(self, e => e.time_overflow())
+    }
     /// See [`DcsimHost::stats`].
     pub fn stats(&self) -> HostStats {
         each!(self, e => *e.stats())

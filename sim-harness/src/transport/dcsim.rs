@@ -463,6 +463,25 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
 }
 
 impl Sim {
+    /// For DCSIM: refuse the run if a host engine's flow held stored times more than
+    /// 2^32 host cycles apart (their 32-bit offsets, `nic::dcsim::DcsimFlow`'s "Stored
+    /// times", would then be wrong). Cannot happen while the timers fit the host clock,
+    /// which `DcsimParams` sizes from the DATA timeout; checked rather than assumed.
+    pub(crate) fn dcsim_time_check(&self) -> Result<()> {
+        let Some(st) = self.transport.dcsim() else {
+            return Ok(());
+        };
+        if st.hosts.iter().any(|hd| hd.eng.time_overflow()) {
+            return Err(Error::field(
+                "transport.dcsim.ack_interval_rtts",
+                "a DCSIM flow kept timers more than 2^32 host cycles apart, beyond its \
+                 32-bit time offsets; the run is refused (a longer DATA-ACK interval \
+                 coarsens the host clock, whose period follows the DATA timeout)",
+            ));
+        }
+        Ok(())
+    }
+
     /// For DCSIM: its counters and per-flow numbers in `r`.
     pub(crate) fn dcsim_results(&self, r: &mut RunResult) {
         let x = &mut r.summary.extra;
