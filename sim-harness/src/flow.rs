@@ -560,6 +560,18 @@ impl FlowRt {
         })
     }
 
+    /// Take the flow's timer event firing at `now`: `true` (and no timer pending any more)
+    /// if it is the pending one, `false` for a stale event superseded by
+    /// [`FlowRt::earlier_timer`] (its handler does nothing).
+    #[inline]
+    pub fn take_timer(&mut self, now: u64) -> bool {
+        if self.timer_at != now {
+            return false;
+        }
+        self.timer_at = crate::event::NEVER;
+        true
+    }
+
     /// Prefetch what a packet arriving for this flow touches: for a DATA the receiver's
     /// cumulative point, its SACK word for `psn` and its counters; for an ACK the sender
     /// pointer, timer, load balancer and failure detector (not the receiver).

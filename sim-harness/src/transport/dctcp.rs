@@ -6,7 +6,7 @@
 use super::ctx::Cx;
 use super::TransportDriver;
 use crate::engine::Cause;
-use crate::event::{Kind, NEVER};
+use crate::event::Kind;
 use crate::flow::{Cc, Conns, FlowRx, MprdmaSender, Sender, NO_CONN};
 use crate::packet::{Packet, PktKind};
 use nic::lb::LoadBalancer;
@@ -206,10 +206,9 @@ pub(crate) fn timer(cx: &mut Cx, f: u32) {
     let now = cx.now();
     let flow = cx.flow(f);
     let now_c = flow.clock.cycle_at(now);
-    if flow.timer_at != now {
+    if !flow.take_timer(now) {
         return;
     }
-    flow.timer_at = NEVER;
     if let Some(cc) = &mut flow.cc {
         cc.sync(now_c);
         after_sender_change(cx, f);

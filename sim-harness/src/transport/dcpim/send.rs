@@ -173,10 +173,9 @@ pub(crate) fn flow_timer(cx: &mut Cx, f: u32) {
     let p = cx.parts();
     let now = p.now;
     let flow = &mut p.flows[f as usize];
-    if flow.timer_at != now {
+    if !flow.take_timer(now) {
         return;
     }
-    flow.timer_at = NEVER;
     let h = flow.spec.src;
     let st = pim(p.transport);
     let rto = st.rto_ps;

@@ -57,10 +57,9 @@ pub(crate) fn timer(cx: &mut Cx, kind: Kind, i: u32) {
         Kind::FlowTimer => {
             let p = cx.parts();
             let flow = &mut p.flows[i as usize];
-            if flow.timer_at != now {
+            if !flow.take_timer(now) {
                 return;
             }
-            flow.timer_at = NEVER;
             let (h, dst) = (flow.spec.src, flow.spec.dst);
             let st = ph(p.transport);
             let fs = &mut st.flows[i as usize];

@@ -62,10 +62,9 @@ pub(crate) fn timer(cx: &mut Cx, f: u32) {
     let p = cx.parts();
     let now = p.now;
     let flow = &mut p.flows[f as usize];
-    if flow.timer_at != now {
+    if !flow.take_timer(now) {
         return;
     }
-    flow.timer_at = NEVER;
     let now_c = flow.clock.cycle_at(now);
     let (dst, src) = (flow.spec.dst, flow.spec.src);
     let TransportDriver::Uno(st) = p.transport else {
