@@ -361,3 +361,53 @@ fn markdown_links_point_at_existing_files_and_headings() {
         broken.join("\n")
     );
 }
+
+/// The field table of README's "Scenario format" stays scannable: every row fits in 400
+/// characters, and a row that says more in `docs/scenario-fields.md` links to its own field's
+/// heading there; that file has one heading per linked field, in the table's order.
+#[test]
+fn scenario_table_rows_are_short_and_link_their_details() {
+    let readme = repo_file("README.md");
+    let doc = section(&readme, "## Scenario format");
+    let table: Vec<&str> = doc
+        .lines()
+        .skip_while(|l| !l.starts_with("| field | default | meaning |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(table.len() > 100, "{} rows", table.len());
+    let long: Vec<String> = table
+        .iter()
+        .filter(|l| l.chars().count() > 400)
+        .map(|l| l.chars().take(60).collect())
+        .collect();
+    assert!(
+        long.is_empty(),
+        "Scenario format rows over 400 characters: {long:?}"
+    );
+
+    let details = repo_file("docs/scenario-fields.md");
+    let heads: Vec<String> = details
+        .lines()
+        .filter_map(|l| l.strip_prefix("## `")?.strip_suffix('`'))
+        .map(str::to_string)
+        .collect();
+    let mut linked = Vec::new();
+    for row in &table {
+        let Some(at) = row.find("](docs/scenario-fields.md#") else {
+            continue;
+        };
+        let field = row[3..].split('`').next().unwrap().to_string();
+        let target = row[at + 2..].split(')').next().unwrap();
+        assert_eq!(
+            target,
+            format!("docs/scenario-fields.md#{}", slug(&format!("`{field}`"))),
+            "the row of `{field}` links to another field's details"
+        );
+        linked.push(field);
+    }
+    assert!(linked.len() > 30, "{linked:?}");
+    assert_eq!(
+        heads, linked,
+        "docs/scenario-fields.md: one heading per linked field, in the table's order"
+    );
+}
