@@ -65,6 +65,28 @@ pub struct Packet {
     pub ecn: bool,
 }
 
+impl Packet {
+    /// A DATA packet of flow `flow` leaving host `src` for `dst`: PSN `psn`, `bytes` on the
+    /// wire (payload + header), entropy value `ev`; not CE-marked, and `cum_ack` 0 until the
+    /// host's link stamps its transmission time into it (`Sim::transmit_inline`). What the
+    /// send paths of DCTCP, Uno, dcPIM and pHost differ in (PSN or wire sequence number,
+    /// payload, entropy source) is what they pass.
+    #[inline]
+    pub fn data(flow: u32, src: u32, dst: u32, psn: u32, bytes: u32, ev: u16) -> Packet {
+        Packet {
+            flow,
+            src,
+            dst,
+            psn,
+            cum_ack: 0,
+            bytes,
+            ev,
+            kind: PktKind::Data,
+            ecn: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -180,17 +180,7 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         } else {
             flow.in_ready = false;
         }
-        let pk = Packet {
-            flow: f,
-            src: h,
-            dst: flow.spec.dst,
-            psn: tx.psn,
-            cum_ack: 0,
-            bytes: tx.payload + p.hdr_bytes,
-            ev,
-            kind: PktKind::Data,
-            ecn: false,
-        };
+        let pk = Packet::data(f, h, flow.spec.dst, tx.psn, tx.payload + p.hdr_bytes, ev);
         let deadline = cc.timer_deadline();
         let arm = deadline.and_then(|d| flow.earlier_timer(flow.clock.start_of(d)));
         p.c.data_sent += 1;

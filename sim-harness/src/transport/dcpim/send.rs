@@ -8,7 +8,7 @@ use super::matching::PeerTx;
 use super::rounds::arm_host;
 use super::state::pim;
 use crate::event::{Kind, Time, NEVER};
-use crate::packet::{Packet, PktKind};
+use crate::packet::Packet;
 use crate::transport::ctx::Cx;
 use nic::lb::LoadBalancer;
 
@@ -148,17 +148,7 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
     }
     let now_c = flow.clock.cycle_at(now);
     let ev = flow.lb.on_send(now_c, &mut flow.rng);
-    let pk = Packet {
-        flow: f,
-        src: h,
-        dst: flow.spec.dst,
-        psn,
-        cum_ack: 0,
-        bytes: payload + p.hdr_bytes,
-        ev,
-        kind: PktKind::Data,
-        ecn: false,
-    };
+    let pk = Packet::data(f, h, flow.spec.dst, psn, payload + p.hdr_bytes, ev);
     let at = now + st.rto_ps;
     if flow.timer_at == NEVER {
         flow.timer_at = at;

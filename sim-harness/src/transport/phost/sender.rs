@@ -7,7 +7,7 @@ use super::driver::{ctrl, ph};
 use super::state::{bits, get, set, Held, TxPhase, TOKENS};
 use super::{ON_TOKEN, RTS};
 use crate::event::{Kind, Time};
-use crate::packet::{Packet, PktKind};
+use crate::packet::Packet;
 use crate::transport::ctx::Cx;
 use nic::lb::LoadBalancer;
 use nic::phost::Token;
@@ -195,17 +195,8 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         let now_c = flow.clock.cycle_at(now);
         let ev = flow.lb.on_send(now_c, &mut flow.rng);
         p.c.data_sent += 1;
-        Packet {
-            flow: f,
-            src: h,
-            dst: flow.spec.dst,
-            psn: psn | if free { 0 } else { ON_TOKEN },
-            cum_ack: 0,
-            bytes: payload + p.hdr_bytes,
-            ev,
-            kind: PktKind::Data,
-            ecn: false,
-        }
+        let psn = psn | if free { 0 } else { ON_TOKEN };
+        Packet::data(f, h, flow.spec.dst, psn, payload + p.hdr_bytes, ev)
     });
     if admit {
         cx.arm(now, Kind::HostTimer, h);

@@ -136,17 +136,7 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         } else {
             flow.in_ready = false;
         }
-        let pk = Packet {
-            flow: f,
-            src: h,
-            dst: flow.spec.dst,
-            psn: wpn,
-            cum_ack: 0,
-            bytes: payload + p.hdr_bytes,
-            ev,
-            kind: PktKind::Data,
-            ecn: false,
-        };
+        let pk = Packet::data(f, h, flow.spec.dst, wpn, payload + p.hdr_bytes, ev);
         arm(cx, f);
         cx.counters().data_sent += 1;
         return Some(pk);
