@@ -132,6 +132,28 @@ fn every_workload_runs_without_scheduled_collisions() {
     assert_eq!(x(&r, "zeropod_core_enqueued"), x(&r, "zeropod_core_sent"));
 }
 
+/// With one participant per rack an incast is checked against the racks (16 in the shipped
+/// 256-host file), not against the hosts validation counted: an error naming the field.
+#[test]
+fn one_per_rack_incast_larger_than_the_racks_is_refused() {
+    let s = scenario(
+        "zeropod_incast.toml",
+        &[
+            "transport.zeropod.participants=one_per_rack",
+            "workload.degree=20",
+        ],
+    );
+    let Err(e) = simulate(&s, &RunControl::default()) else {
+        panic!("an incast of degree 20 over 16 racks ran");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("workload.degree")
+            && e.contains("an incast of degree 20 needs 21 hosts, the topology has 16"),
+        "{e}"
+    );
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
 

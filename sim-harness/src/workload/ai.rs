@@ -31,7 +31,6 @@
 //!   completion, one RTT later). The run's end is the collective's runtime.
 
 use super::FlowSpec;
-use crate::error::{Error, Result};
 use crate::event::NEVER;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -56,14 +55,11 @@ pub fn ring_allreduce(hosts: u32, per_tor: u32, msg: u64) -> Vec<FlowSpec> {
         .collect()
 }
 
-/// The butterfly AllReduce flows of `hosts` hosts (a power of two), buffer `msg` bytes.
-pub fn butterfly_allreduce(hosts: u32, msg: u64) -> Result<Vec<FlowSpec>> {
-    if !hosts.is_power_of_two() {
-        return Err(Error::field(
-            "workload.kind",
-            format!("butterfly_allreduce needs a power-of-two number of hosts, got {hosts}"),
-        ));
-    }
+/// The butterfly AllReduce flows of `hosts` hosts, buffer `msg` bytes. `hosts` is a power of
+/// two: scenario validation refuses other counts (`validate::workload::check_workload`,
+/// naming `workload.kind`).
+pub fn butterfly_allreduce(hosts: u32, msg: u64) -> Vec<FlowSpec> {
+    debug_assert!(hosts.is_power_of_two(), "{hosts} hosts");
     let rounds = hosts.trailing_zeros();
     let mut v = Vec::with_capacity((hosts * rounds) as usize);
     for i in 0..hosts {
@@ -77,7 +73,7 @@ pub fn butterfly_allreduce(hosts: u32, msg: u64) -> Result<Vec<FlowSpec>> {
             });
         }
     }
-    Ok(v)
+    v
 }
 
 /// The AllToAll flows of `hosts` hosts, `msg` bytes per pair, at most `parallel` connections
@@ -158,7 +154,7 @@ mod tests {
 
     #[test]
     fn butterfly_pairs_partners_with_halving_sizes() {
-        let f = butterfly_allreduce(8, 1024).unwrap();
+        let f = butterfly_allreduce(8, 1024);
         assert_eq!(f.len(), 8 * 3);
         let from0: Vec<(u32, u64)> = f
             .iter()
@@ -166,7 +162,15 @@ mod tests {
             .map(|x| (x.dst, x.bytes))
             .collect();
         assert_eq!(from0, vec![(1, 1024), (2, 512), (4, 256)]);
-        assert!(butterfly_allreduce(12, 1024).is_err());
+        // Other host counts are refused before generation, naming the field.
+        let mut s = crate::scenario::Scenario::default();
+        s.workload.kind = crate::scenario::WorkloadKind::ButterflyAllreduce;
+        s.topology.hosts = 12;
+        let e = crate::validate::validate(&s).unwrap_err().to_string();
+        assert!(
+            e.contains("workload.kind") && e.contains("power-of-two number of hosts, got 12"),
+            "{e}"
+        );
     }
 
     /// Every ordered pair once, n flows per host at t = 0, and a host's concurrent peers

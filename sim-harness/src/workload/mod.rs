@@ -147,12 +147,6 @@ pub fn generate(
         start_ps: 0,
         collective: 0,
     };
-    if hosts < 2 {
-        return Err(Error::field(
-            "topology.hosts",
-            "a workload needs at least 2 hosts",
-        ));
-    }
     if uno::is_two_dc_kind(w.kind) {
         return uno::generate(s, hosts, msg, host_gbps, rng);
     }
@@ -174,16 +168,6 @@ pub fn generate(
             .map(|i| at0(i, (i + hosts / 2) % hosts))
             .collect(),
         WorkloadKind::Incast => {
-            if w.degree == 0 || w.degree >= hosts {
-                return Err(Error::field(
-                    "workload.degree",
-                    format!(
-                        "an incast of degree {} needs {} hosts, the topology has {hosts}",
-                        w.degree,
-                        w.degree as u64 + 1
-                    ),
-                ));
-            }
             let rx = rng.gen_range(0..hosts);
             let mut others: Vec<u32> = (0..hosts).filter(|&h| h != rx).collect();
             for i in 0..w.degree as usize {
@@ -212,7 +196,7 @@ pub fn generate(
             };
             ai::ring_allreduce(hosts, per_tor, msg)
         }
-        WorkloadKind::ButterflyAllreduce => ai::butterfly_allreduce(hosts, msg)?,
+        WorkloadKind::ButterflyAllreduce => ai::butterfly_allreduce(hosts, msg),
         WorkloadKind::AllToAll => {
             let mut v = Vec::with_capacity(hosts as usize * (hosts as usize - 1));
             for src in 0..hosts {
@@ -228,12 +212,6 @@ pub fn generate(
             v
         }
         WorkloadKind::Websearch => {
-            if w.flows == 0 {
-                return Err(Error::field("workload.flows", "needs at least 1 flow"));
-            }
-            if !(w.load > 0.0 && w.load <= 1.0) {
-                return Err(Error::field("workload.load", "must be in (0, 1]"));
-            }
             let lambda = w.load * hosts as f64 * host_gbps * 1e9 / (8.0 * websearch_mean());
             let mut t = 0.0f64; // seconds
             let mut v = Vec::with_capacity(w.flows as usize);
@@ -394,7 +372,9 @@ mod tests {
         let mut s = Scenario::default();
         s.workload.kind = WorkloadKind::Incast;
         s.workload.degree = 32;
-        let e = generate(&s, 32, 1, 400.0, &mut ChaCha8Rng::seed_from_u64(1)).unwrap_err();
+        s.topology.hosts = 32;
+        // Refused before generation, naming the field.
+        let e = crate::validate::validate(&s).unwrap_err();
         assert!(matches!(e, Error::Field { field, .. } if field == "workload.degree"));
     }
 

@@ -176,6 +176,25 @@ pub fn flows(s: &Scenario, shape: &PodShape, t: &Timing) -> Result<Vec<FlowSpec>
     } else {
         shape.hosts
     };
+    // Validation counted hosts (`validate::workload::check_workload`); with one participant
+    // per rack the workload spans `gen_hosts` racks instead, so it is checked against those.
+    if gen_hosts < 2 {
+        return Err(Error::field(
+            "topology.hosts",
+            "a workload needs at least 2 hosts",
+        ));
+    }
+    let degree = s.workload.degree;
+    if s.workload.kind == WorkloadKind::Incast && s.workload.collectives == 0 && degree >= gen_hosts
+    {
+        return Err(Error::field(
+            "workload.degree",
+            format!(
+                "an incast of degree {degree} needs {} hosts, the topology has {gen_hosts}",
+                degree as u64 + 1
+            ),
+        ));
+    }
     let mut v = crate::workload::generate(s, gen_hosts, bdp, gbps, &mut rng)?;
     if one_per_rack {
         for f in v.iter_mut() {
