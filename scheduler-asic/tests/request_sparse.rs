@@ -9,7 +9,9 @@ use heapless::Vec as HVec;
 use proptest::prelude::*;
 use rtl_models::zeropod_cell::{MiceEntry, RtsArrival, RtsRepr, TrafficKind};
 use rtl_models::{Lfsr32, RandomSource};
-use scheduler_asic::alloc::request::{is_mice_key, request, urgency_key, MAX_REQUESTS_PER_SENDER};
+use scheduler_asic::alloc::request::{
+    is_mice_key, keep_best, random_bit, request, urgency_key, MAX_REQUESTS_PER_SENDER,
+};
 use scheduler_asic::matrices::TrafficMatrices;
 use scheduler_asic::ports::PortStates;
 use scheduler_asic::scheduler::{Matched, SchedulerConfig};
@@ -19,34 +21,6 @@ const M: usize = 4;
 const N: usize = 16;
 const P: usize = 8;
 const C: usize = 7;
-
-fn keep_best(best: &mut HVec<(u64, Grant), MAX_REQUESTS_PER_SENDER>, r: usize, k: u64, g: Grant) {
-    if best.len() == r && best.last().is_some_and(|l| l.0 <= k) {
-        return;
-    }
-    if best.len() == r {
-        best.pop();
-    }
-    let pos = best.iter().position(|b| b.0 > k).unwrap_or(best.len());
-    let _ = best.insert(pos, (k, g));
-}
-
-fn random_bit(mask: u64, rng: &mut impl RandomSource) -> Option<u32> {
-    let n = mask.count_ones();
-    if n == 0 {
-        return None;
-    }
-    let mut i = rng.below(n);
-    let mut m = mask;
-    loop {
-        let b = m.trailing_zeros();
-        if i == 0 {
-            return Some(b);
-        }
-        i -= 1;
-        m &= m - 1;
-    }
-}
 
 /// The dense Request phase as it was before the valid bits (Algorithm 1 lines 7-13).
 fn dense(

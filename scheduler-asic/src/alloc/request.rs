@@ -45,8 +45,13 @@ pub const fn is_mice_key(key: u64) -> bool {
     key & NOT_MICE == 0
 }
 
-/// Keep the `r` smallest (key, demand) pairs.
-fn keep_best(best: &mut Vec<(u64, Grant), MAX_REQUESTS_PER_SENDER>, r: usize, k: u64, g: Grant) {
+/// Keep the `r` smallest (key, demand) pairs (`best` sorted by key, ties in arrival order).
+pub fn keep_best(
+    best: &mut Vec<(u64, Grant), MAX_REQUESTS_PER_SENDER>,
+    r: usize,
+    k: u64,
+    g: Grant,
+) {
     if best.len() == r && best.last().is_some_and(|l| l.0 <= k) {
         return;
     }
@@ -58,8 +63,8 @@ fn keep_best(best: &mut Vec<(u64, Grant), MAX_REQUESTS_PER_SENDER>, r: usize, k:
     let _ = best.insert(pos, (k, g));
 }
 
-/// Pick a uniformly random set bit of `mask` (`None` if empty).
-fn random_bit(mask: u64, rng: &mut impl RandomSource) -> Option<u32> {
+/// Pick a uniformly random set bit of `mask` (`None` if empty): one `rng.below` draw.
+pub fn random_bit(mask: u64, rng: &mut impl RandomSource) -> Option<u32> {
     let n = mask.count_ones();
     if n == 0 {
         return None;
