@@ -156,6 +156,43 @@ fn write_svg(path: &Path, svg: &str) -> Result<()> {
     atomic_write(path, |w| w.write_all(svg.as_bytes()))
 }
 
+/// A chart over linear `f64` axes on an SVG page.
+type Frame<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The chart area of both kinds of chart: a white page, the title, margins and room for the
+/// axis labels, over linear axes `x` and `y`.
+fn frame<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    title: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    path: &Path,
+) -> Result<Frame<'a, 'b>> {
+    root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| draw_err(path, e))
+}
+
+/// The series legend: upper right, on a translucent white box with a black border.
+fn legend<'a, 'b: 'a>(chart: &mut Frame<'a, 'b>, path: &Path) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| draw_err(path, e))
+}
+
 /// Draw `c` into the SVG file `path` (written atomically).
 pub fn line_chart(path: &Path, c: &LineChart) -> Result<()> {
     let series: Vec<(String, Vec<(f64, f64)>)> = c
@@ -182,14 +219,7 @@ pub fn line_chart(path: &Path, c: &LineChart) -> Result<()> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&c.title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| draw_err(path, e))?;
+        let mut chart = frame(&root, &c.title, x0..x1, y0..y1, path)?;
         chart
             .configure_mesh()
             .x_desc(c.x_label.as_str())
@@ -208,13 +238,7 @@ pub fn line_chart(path: &Path, c: &LineChart) -> Result<()> {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], col));
         }
         if !series.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| draw_err(path, e))?;
+            legend(&mut chart, path)?;
         }
         root.present().map_err(|e| draw_err(path, e))?;
     }
@@ -230,14 +254,7 @@ pub fn bar_chart(path: &Path, c: &BarChart) -> Result<()> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| draw_err(path, e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&c.title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..n_cat as f64, 0.0..y1)
-            .map_err(|e| draw_err(path, e))?;
+        let mut chart = frame(&root, &c.title, 0.0..n_cat as f64, 0.0..y1, path)?;
         let none = |_: &f64| String::new();
         chart
             .configure_mesh()
@@ -279,13 +296,7 @@ pub fn bar_chart(path: &Path, c: &BarChart) -> Result<()> {
                 .map_err(|e| draw_err(path, e))?;
         }
         if !c.groups.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| draw_err(path, e))?;
+            legend(&mut chart, path)?;
         }
         root.present().map_err(|e| draw_err(path, e))?;
     }
