@@ -232,6 +232,9 @@ pub struct DcsimFlow<const S: usize, const N: usize> {
     next_new: Seq,
     base: Seq,
     acked: u32,
+    // Deadline of the newest SIM timer (a copy of the SIM timer queue's last entry's,
+    // while the queue holds one).
+    sim_tail: Off,
     n_sim: u16,
     n_retx: u16,
     in_flight: u16,
@@ -311,6 +314,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             epoch: 0,
             sims: [SimEntry::Free; S],
             window: [DataSlot::Empty; N],
+            sim_tail: 0,
             sim_q: RingRegs::new(),
             data_q: RingRegs::new(),
             rel_q: HeapRegs::new(),
@@ -404,6 +408,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             .for_each_mut(&mut self.releases, |e| e.0 = re(e.0));
         self.sim_q
             .for_each_mut(&mut self.sim_timers, |e| e.0 = re(e.0));
+        self.sim_tail = re(self.sim_tail);
         self.data_q
             .for_each_mut(&mut self.data_timers, |e| e.0 = re(e.0));
         self.epoch = new;
@@ -568,13 +573,21 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         // A slot freed and refilled in the same cycle leaves a stale timer identical to
         // the new one; that entry already serves it (and a duplicate would look live to
         // the compaction below, which could then not make room). The queue is in deadline
-        // order (`now` never decreases), so such an entry is among the last ones.
-        let dup = self
-            .sim_q
-            .iter(&self.sim_timers)
-            .rev()
-            .take_while(|e| e.0 == deadline)
-            .any(|e| e == (deadline, i as u16));
+        // order (`now` never decreases), so such an entry is among the last ones, and
+        // there is none unless the last one's deadline (`sim_tail`, kept in the flow's
+        // first line) is this one: the queue's last line is read only then.
+        debug_assert_eq!(
+            self.sim_q.iter(&self.sim_timers).next_back().map(|e| e.0),
+            (self.sim_q.len() > 0).then_some(self.sim_tail)
+        );
+        let dup = self.sim_q.len() > 0
+            && self.sim_tail == deadline
+            && self
+                .sim_q
+                .iter(&self.sim_timers)
+                .rev()
+                .take_while(|e| e.0 == deadline)
+                .any(|e| e == (deadline, i as u16));
         debug_assert_eq!(
             dup,
             self.sim_q
@@ -592,6 +605,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         let _ = self
             .sim_q
             .push_back(&mut self.sim_timers, (deadline, i as u16));
+        self.sim_tail = deadline;
         true
     }
 
@@ -844,6 +858,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             if let Some(e) = self.sim_q.pop_front(&self.sim_timers) {
                 if self.sim_timer_live(e, cfg) {
                     let _ = self.sim_q.push_back(&mut self.sim_timers, e);
+                    self.sim_tail = e.0;
                 }
             }
         }
@@ -896,6 +911,7 @@ mod layout {
             offset_of!(F, next_new) + 4,
             offset_of!(F, base) + 4,
             offset_of!(F, acked) + 4,
+            offset_of!(F, sim_tail) + 4,
             offset_of!(F, n_sim) + 2,
             offset_of!(F, n_retx) + 2,
             offset_of!(F, in_flight) + 2,
