@@ -753,12 +753,15 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         out: &mut impl FnMut(Release) -> bool,
     ) -> FireCounts {
         let mut c = FireCounts::default();
-        while let Some((d, slot)) = self.sim_q.front(&self.sim_timers) {
+        // Each queue's front key is in the registers: its slots are read only when due.
+        while let Some(d) = self.sim_q.front_key() {
             let d = self.t(d);
             if d > now {
                 break;
             }
-            self.sim_q.pop_front(&self.sim_timers);
+            let Some((_, slot)) = self.sim_q.pop_front(&self.sim_timers) else {
+                break;
+            };
             if let SimEntry::Sent { t_sim, ev } = self.sims[slot as usize] {
                 if self.t(t_sim) + cfg.sim_timeout == d {
                     self.free_sim(slot as usize, ev);
@@ -767,11 +770,14 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
                 }
             }
         }
-        while let Some((at, seq)) = self.rel_q.peek(&self.releases) {
+        while let Some(at) = self.rel_q.peek_key() {
             let at = self.t(at);
             if at > now || !allow_release {
                 break;
             }
+            let Some((_, seq)) = self.rel_q.peek(&self.releases) else {
+                break;
+            };
             let Some(DataState::WaitingGreenLight { ev, release_at }) = self.cell(seq) else {
                 self.rel_q.pop(&mut self.releases); // cannot happen: entries leave state (2) only here
                 continue;
@@ -785,11 +791,13 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             self.window[seq as usize % N] = DataSlot::Live(DataState::Queued { ev });
             c.released += 1;
         }
-        while let Some((d, seq)) = self.data_q.front(&self.data_timers) {
+        while let Some(d) = self.data_q.front_key() {
             if self.t(d) > now {
                 break;
             }
-            self.data_q.pop_front(&self.data_timers);
+            let Some((_, seq)) = self.data_q.pop_front(&self.data_timers) else {
+                break;
+            };
             if let Some(DataState::SideBuffer { timeout_at, .. }) = self.cell(seq) {
                 if timeout_at == d {
                     self.window[seq as usize % N] = DataSlot::Live(DataState::WaitingSim);
@@ -805,8 +813,10 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Earliest pending SIM or DATA timeout.
     pub fn next_timeout(&self) -> Option<Cycles> {
-        let a = self.sim_q.front(&self.sim_timers).map(|e| self.t(e.0));
-        let b = self.data_q.front(&self.data_timers).map(|e| self.t(e.0));
+        self.check_keys();
+        // From the registers' copies of the front keys: no slot read.
+        let a = self.sim_q.front_key().map(|o| self.t(o));
+        let b = self.data_q.front_key().map(|o| self.t(o));
         match (a, b) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, None) => x,
@@ -816,7 +826,25 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Earliest pending release (`t_DATA` of a DATA in state (2)).
     pub fn next_release(&self) -> Option<Cycles> {
-        self.rel_q.peek(&self.releases).map(|e| self.t(e.0))
+        self.check_keys();
+        self.rel_q.peek_key().map(|o| self.t(o))
+    }
+
+    /// Debug builds: the registers' key copies equal the front entries' keys.
+    #[inline]
+    fn check_keys(&self) {
+        debug_assert_eq!(
+            self.sim_q.front_key(),
+            self.sim_q.front(&self.sim_timers).map(|e| e.0)
+        );
+        debug_assert_eq!(
+            self.data_q.front_key(),
+            self.data_q.front(&self.data_timers).map(|e| e.0)
+        );
+        debug_assert_eq!(
+            self.rel_q.peek_key(),
+            self.rel_q.peek(&self.releases).map(|e| e.0)
+        );
     }
 
     /// Earliest timer of any kind.
@@ -915,9 +943,9 @@ mod layout {
             offset_of!(F, n_sim) + 2,
             offset_of!(F, n_retx) + 2,
             offset_of!(F, in_flight) + 2,
-            offset_of!(F, sim_q) + 4,
-            offset_of!(F, data_q) + 4,
-            offset_of!(F, rel_q) + 2,
+            offset_of!(F, sim_q) + 8,
+            offset_of!(F, data_q) + 8,
+            offset_of!(F, rel_q) + 8,
             offset_of!(F, collective) + 1,
             offset_of!(F, time_overflow) + 1,
         ] {

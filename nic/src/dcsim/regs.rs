@@ -16,17 +16,51 @@
 //!
 //! Units: slots.
 
-/// The registers of a FIFO ring over `M` slots (`M < 65536`).
+/// An entry whose first field is its time key (a stored offset): the registers keep a copy
+/// of the front entry's key so that the next deadline is read without the slots.
+pub(crate) trait Keyed: Copy {
+    /// The entry's time key.
+    fn key(&self) -> u32;
+}
+
+impl Keyed for (u32, u16) {
+    #[inline]
+    fn key(&self) -> u32 {
+        self.0
+    }
+}
+
+impl Keyed for (u32, u32) {
+    #[inline]
+    fn key(&self) -> u32 {
+        self.0
+    }
+}
+
+impl Keyed for u32 {
+    #[inline]
+    fn key(&self) -> u32 {
+        *self
+    }
+}
+
+/// The registers of a FIFO ring over `M` slots (`M < 65536`), with a copy of the front
+/// entry's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct RingRegs {
     head: u16,
     len: u16,
+    front_key: u32,
 }
 
 impl RingRegs {
     /// The empty ring.
     pub(crate) const fn new() -> Self {
-        RingRegs { head: 0, len: 0 }
+        RingRegs {
+            head: 0,
+            len: 0,
+            front_key: 0,
+        }
     }
 
     /// Entries held.
@@ -52,6 +86,16 @@ impl RingRegs {
         }
     }
 
+    /// The oldest entry's key (from the registers: no slot read).
+    #[inline]
+    pub(crate) const fn front_key(&self) -> Option<u32> {
+        if self.len == 0 {
+            None
+        } else {
+            Some(self.front_key)
+        }
+    }
+
     /// The oldest entry.
     #[inline]
     pub(crate) fn front<T: Copy, const M: usize>(&self, s: &[T; M]) -> Option<T> {
@@ -64,18 +108,24 @@ impl RingRegs {
 
     /// Take the oldest entry.
     #[inline]
-    pub(crate) fn pop_front<T: Copy, const M: usize>(&mut self, s: &[T; M]) -> Option<T> {
+    pub(crate) fn pop_front<T: Keyed, const M: usize>(&mut self, s: &[T; M]) -> Option<T> {
         let e = self.front(s)?;
         self.head = self.slot::<M>(1) as u16;
         self.len -= 1;
+        if self.len > 0 {
+            self.front_key = s[self.head as usize].key();
+        }
         Some(e)
     }
 
     /// Add `v` behind the newest entry; `false` (and nothing added) if full.
     #[inline]
-    pub(crate) fn push_back<T, const M: usize>(&mut self, s: &mut [T; M], v: T) -> bool {
+    pub(crate) fn push_back<T: Keyed, const M: usize>(&mut self, s: &mut [T; M], v: T) -> bool {
         if self.len as usize >= M {
             return false;
+        }
+        if self.len == 0 {
+            self.front_key = v.key();
         }
         s[self.slot::<M>(self.len as usize)] = v;
         self.len += 1;
@@ -93,28 +143,42 @@ impl RingRegs {
     }
 
     /// Apply `f` to every entry in place.
-    pub(crate) fn for_each_mut<T, const M: usize>(
-        &self,
+    pub(crate) fn for_each_mut<T: Keyed, const M: usize>(
+        &mut self,
         s: &mut [T; M],
         mut f: impl FnMut(&mut T),
     ) {
         for i in 0..self.len as usize {
             f(&mut s[self.slot::<M>(i)]);
         }
+        if self.len > 0 {
+            self.front_key = s[self.head as usize].key();
+        }
     }
 }
 
-/// The register of a binary min-heap over `M` slots (`M < 65536`): slot 0 the minimum,
-/// slot `j`'s children `2j + 1` and `2j + 2`.
+/// The registers of a binary min-heap over `M` slots (`M < 65536`): slot 0 the minimum,
+/// slot `j`'s children `2j + 1` and `2j + 2`; a copy of the minimum's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct HeapRegs {
     len: u16,
+    top_key: u32,
 }
 
 impl HeapRegs {
     /// The empty heap.
     pub(crate) const fn new() -> Self {
-        HeapRegs { len: 0 }
+        HeapRegs { len: 0, top_key: 0 }
+    }
+
+    /// The least entry's key (from the registers: no slot read).
+    #[inline]
+    pub(crate) const fn peek_key(&self) -> Option<u32> {
+        if self.len == 0 {
+            None
+        } else {
+            Some(self.top_key)
+        }
     }
 
     /// The least entry.
@@ -129,7 +193,7 @@ impl HeapRegs {
 
     /// Add `v`; `false` (and nothing added) if full.
     #[inline]
-    pub(crate) fn push<T: Copy + Ord, const M: usize>(&mut self, s: &mut [T; M], v: T) -> bool {
+    pub(crate) fn push<T: Keyed + Ord, const M: usize>(&mut self, s: &mut [T; M], v: T) -> bool {
         let mut j = self.len as usize;
         if j >= M {
             return false;
@@ -144,12 +208,15 @@ impl HeapRegs {
             j = p;
         }
         s[j] = v;
+        if j == 0 {
+            self.top_key = v.key();
+        }
         true
     }
 
     /// Take the least entry.
     #[inline]
-    pub(crate) fn pop<T: Copy + Ord, const M: usize>(&mut self, s: &mut [T; M]) -> Option<T> {
+    pub(crate) fn pop<T: Keyed + Ord, const M: usize>(&mut self, s: &mut [T; M]) -> Option<T> {
         let top = self.peek(s)?;
         self.len -= 1;
         let n = self.len as usize;
@@ -171,6 +238,7 @@ impl HeapRegs {
                 j = c;
             }
             s[j] = v;
+            self.top_key = s[0].key();
         }
         Some(top)
     }
@@ -182,8 +250,15 @@ impl HeapRegs {
     }
 
     /// Apply `f` to every entry's value, keeping the heap order (`f` must be monotonic).
-    pub(crate) fn for_each_mut<T, const M: usize>(&self, s: &mut [T; M], f: impl FnMut(&mut T)) {
+    pub(crate) fn for_each_mut<T: Keyed, const M: usize>(
+        &mut self,
+        s: &mut [T; M],
+        f: impl FnMut(&mut T),
+    ) {
         s[..self.len as usize].iter_mut().for_each(f);
+        if self.len > 0 {
+            self.top_key = s[0].key();
+        }
     }
 }
 
@@ -237,6 +312,7 @@ mod tests {
                     }
                 }
                 assert_eq!(r.len(), model.len());
+                assert_eq!(r.front_key(), model.front().copied());
                 if m == 8 {
                     assert!(r.iter(&s).eq(model.iter().copied()));
                     assert!(r.iter(&s).rev().eq(model.iter().rev().copied()));
@@ -269,6 +345,7 @@ mod tests {
                     Some(model.remove(0))
                 };
                 assert_eq!(h.peek(&s), want);
+                assert_eq!(h.peek_key(), want.map(|e| e.0));
                 assert_eq!(h.pop(&mut s), want);
             }
             let mut a: std::vec::Vec<_> = h.iter(&s).copied().collect();
