@@ -32,13 +32,12 @@
 //!
 //! Units: times in host cycles, sequence numbers in DATAs, EVs as carried in the header.
 
-use heapless::binary_heap::{BinaryHeap, Min};
-use heapless::Deque;
 use rtl_models::{Cycles, RandomSource};
 
 use super::config::DcsimHostConfig;
 use super::index::{EvIndex, SlotMask, MASK_SLOTS};
 use super::receiver::DataAck;
+use super::regs::{HeapRegs, RingRegs};
 use crate::lb::Ev;
 
 /// A DATA sequence number within its flow.
@@ -161,6 +160,11 @@ impl<T: Copy> DataSlot<T> {
     }
 }
 
+/// A value starting a 64-byte line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+struct Line<T>(T);
+
 /// A stored time: an offset from the flow's epoch (see [`DcsimFlow`], "Stored times").
 type Off = u32;
 
@@ -215,29 +219,44 @@ pub struct FireCounts {
 /// behind it, so this always fits in the shipped configurations; if the stored times ever
 /// span more than 2^32 cycles the flow sets [`DcsimFlow::time_overflow`] (its times are
 /// then wrong) and the caller must refuse the run.
+///
+/// Layout (simulator memory only, session 15b): the context, the epoch and the registers
+/// of the timer queues and the release heap fill the first 64-byte line, the free-entry
+/// mask the second, so that a flow visit reads one line of registers before the entries
+/// it needs (they were spread over four lines of the flow's 17.5 KB).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct DcsimFlow<const S: usize, const N: usize> {
-    collective: u8,
+    epoch: Cycles,
     total: u32,
     next_new: Seq,
     base: Seq,
+    acked: u32,
+    // Deadline of the newest SIM timer (a copy of the SIM timer queue's last entry's,
+    // while the queue holds one).
+    sim_tail: Off,
     n_sim: u16,
     n_retx: u16,
     in_flight: u16,
-    acked: u32,
+    // Registers of the model-side timer indices below.
+    sim_q: RingRegs,
+    data_q: RingRegs,
+    rel_q: HeapRegs,
+    collective: u8,
     time_overflow: bool,
-    epoch: Cycles,
+    // Model-side indexes of the SIM table (redundant with `sims`; hardware uses a priority
+    // encoder over the free entries and a CAM on the EVs): see [`super::index`].
+    // On a line of its own (the second).
+    free_sims: Line<SlotMask>,
+    sim_evs: EvIndex<S>,
     sims: [SimEntry<Off>; S],
     window: [DataSlot<Off>; N],
     // Model-side timer indices (redundant with the tables' timestamps; hardware finds the
-    // earliest deadline with a comparator tree over the tables).
-    releases: BinaryHeap<(Off, Seq), Min, N>,
-    sim_timers: Deque<(Off, u16), S>,
-    data_timers: Deque<(Off, Seq), N>,
-    // Model-side indexes of the SIM table (redundant with `sims`; hardware uses a priority
-    // encoder over the free entries and a CAM on the EVs): see [`super::index`].
-    free_sims: SlotMask,
-    sim_evs: EvIndex<S>,
+    // earliest deadline with a comparator tree over the tables): the releases (a min-heap),
+    // the SIM and DATA timeouts (FIFOs in deadline order).
+    releases: [(Off, Seq); N],
+    sim_timers: [(Off, u16); S],
+    data_timers: [(Off, Seq); N],
 }
 
 impl<const S: usize, const N: usize> PartialEq for DcsimFlow<S, N> {
@@ -254,20 +273,20 @@ impl<const S: usize, const N: usize> PartialEq for DcsimFlow<S, N> {
             && self.sims() == o.sims()
             && self.window() == o.window()
             && self
-                .releases
-                .iter()
+                .rel_q
+                .iter(&self.releases)
                 .map(|e| (self.t(e.0), e.1))
-                .eq(o.releases.iter().map(|e| (o.t(e.0), e.1)))
+                .eq(o.rel_q.iter(&o.releases).map(|e| (o.t(e.0), e.1)))
             && self
-                .sim_timers
-                .iter()
+                .sim_q
+                .iter(&self.sim_timers)
                 .map(|e| (self.t(e.0), e.1))
-                .eq(o.sim_timers.iter().map(|e| (o.t(e.0), e.1)))
+                .eq(o.sim_q.iter(&o.sim_timers).map(|e| (o.t(e.0), e.1)))
             && self
-                .data_timers
-                .iter()
+                .data_q
+                .iter(&self.data_timers)
                 .map(|e| (self.t(e.0), e.1))
-                .eq(o.data_timers.iter().map(|e| (o.t(e.0), e.1)))
+                .eq(o.data_q.iter(&o.data_timers).map(|e| (o.t(e.0), e.1)))
     }
 }
 impl<const S: usize, const N: usize> Eq for DcsimFlow<S, N> {}
@@ -295,10 +314,14 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             epoch: 0,
             sims: [SimEntry::Free; S],
             window: [DataSlot::Empty; N],
-            releases: BinaryHeap::new(),
-            sim_timers: Deque::new(),
-            data_timers: Deque::new(),
-            free_sims: SlotMask::first_n(S),
+            sim_tail: 0,
+            sim_q: RingRegs::new(),
+            data_q: RingRegs::new(),
+            rel_q: HeapRegs::new(),
+            releases: [(0, 0); N],
+            sim_timers: [(0, 0); S],
+            data_timers: [(0, 0); N],
+            free_sims: Line(SlotMask::first_n(S)),
             sim_evs: EvIndex::new(),
         }
     }
@@ -350,13 +373,13 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
                 _ => {}
             }
         }
-        for e in self.releases.iter() {
+        for e in self.rel_q.iter(&self.releases) {
             see(e.0);
         }
-        for e in self.sim_timers.iter() {
+        for e in self.sim_q.iter(&self.sim_timers) {
             see(e.0);
         }
-        for e in self.data_timers.iter() {
+        for e in self.data_q.iter(&self.data_timers) {
             see(e.0);
         }
         let (new, top) = if any {
@@ -379,18 +402,15 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         for w in self.window.iter_mut() {
             *w = w.map(re);
         }
-        let mut h: BinaryHeap<(Off, Seq), Min, N> = BinaryHeap::new();
-        for e in self.releases.iter() {
-            // Cannot fail: as many entries as before.
-            let _ = h.push((re(e.0), e.1));
-        }
-        self.releases = h;
-        for e in self.sim_timers.iter_mut() {
-            e.0 = re(e.0);
-        }
-        for e in self.data_timers.iter_mut() {
-            e.0 = re(e.0);
-        }
+        // Every offset moves by the same amount (no wrap: all fit from `new`), so the
+        // heap keeps its order.
+        self.rel_q
+            .for_each_mut(&mut self.releases, |e| e.0 = re(e.0));
+        self.sim_q
+            .for_each_mut(&mut self.sim_timers, |e| e.0 = re(e.0));
+        self.sim_tail = re(self.sim_tail);
+        self.data_q
+            .for_each_mut(&mut self.data_timers, |e| e.0 = re(e.0));
         self.epoch = new;
     }
 
@@ -414,7 +434,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     fn free_sim(&mut self, i: usize, ev: Ev) {
         self.sims[i] = SimEntry::Free;
         self.sim_evs.remove(i, ev);
-        self.free_sims.set(i, true);
+        self.free_sims.0.set(i, true);
     }
 
     /// Local collective index (scheduler group).
@@ -517,7 +537,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             return None;
         }
         // The lowest free entry.
-        let slot = self.free_sims.first_at_or_after(0)?;
+        let slot = self.free_sims.0.first_at_or_after(0)?;
         debug_assert_eq!(
             Some(slot),
             self.sims.iter().position(|e| *e == SimEntry::Free)
@@ -528,7 +548,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             ev = ev.wrapping_add(1) & ev_mask;
         }
         self.sims[slot] = SimEntry::Queued { ev };
-        self.free_sims.set(slot, false);
+        self.free_sims.0.set(slot, false);
         self.sim_evs.insert(slot, ev);
         self.n_sim += 1;
         Some(ev)
@@ -553,26 +573,39 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         // A slot freed and refilled in the same cycle leaves a stale timer identical to
         // the new one; that entry already serves it (and a duplicate would look live to
         // the compaction below, which could then not make room). The queue is in deadline
-        // order (`now` never decreases), so such an entry is among the last ones.
-        let dup = self
-            .sim_timers
-            .iter()
-            .rev()
-            .take_while(|e| e.0 == deadline)
-            .any(|&e| e == (deadline, i as u16));
+        // order (`now` never decreases), so such an entry is among the last ones, and
+        // there is none unless the last one's deadline (`sim_tail`, kept in the flow's
+        // first line) is this one: the queue's last line is read only then.
+        debug_assert_eq!(
+            self.sim_q.iter(&self.sim_timers).next_back().map(|e| e.0),
+            (self.sim_q.len() > 0).then_some(self.sim_tail)
+        );
+        let dup = self.sim_q.len() > 0
+            && self.sim_tail == deadline
+            && self
+                .sim_q
+                .iter(&self.sim_timers)
+                .rev()
+                .take_while(|e| e.0 == deadline)
+                .any(|e| e == (deadline, i as u16));
         debug_assert_eq!(
             dup,
-            self.sim_timers.iter().any(|&e| e == (deadline, i as u16))
+            self.sim_q
+                .iter(&self.sim_timers)
+                .any(|e| e == (deadline, i as u16))
         );
         if dup {
             return true;
         }
-        if self.sim_timers.is_full() {
+        if self.sim_q.is_full(&self.sim_timers) {
             self.compact_sim_timers(cfg);
         }
         // Cannot fail: entries are distinct, at most S - 1 other SIMs are Sent, so
         // compaction left room.
-        let _ = self.sim_timers.push_back((deadline, i as u16));
+        let _ = self
+            .sim_q
+            .push_back(&mut self.sim_timers, (deadline, i as u16));
+        self.sim_tail = deadline;
         true
     }
 
@@ -631,7 +664,7 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
             DataSlot::Live(DataState::WaitingGreenLight { ev, release_at: r });
         self.in_flight += 1;
         // Cannot fail: one entry per DATA in state (2), at most N.
-        let _ = self.releases.push((r, seq));
+        let _ = self.rel_q.push(&mut self.releases, (r, seq));
         self.tidy(cfg);
         SimAckOutcome::Scheduled { seq, release_at }
     }
@@ -646,11 +679,13 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         self.fit(now, t);
         let timeout_at = self.off(t);
         self.window[seq as usize % N] = DataSlot::Live(DataState::SideBuffer { ev, timeout_at });
-        if self.data_timers.is_full() {
+        if self.data_q.is_full(&self.data_timers) {
             self.compact_data_timers();
         }
         // Cannot fail: at most N - 1 other DATAs are in the side buffer.
-        let _ = self.data_timers.push_back((timeout_at, seq));
+        let _ = self
+            .data_q
+            .push_back(&mut self.data_timers, (timeout_at, seq));
         true
     }
 
@@ -718,12 +753,15 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         out: &mut impl FnMut(Release) -> bool,
     ) -> FireCounts {
         let mut c = FireCounts::default();
-        while let Some(&(d, slot)) = self.sim_timers.front() {
+        // Each queue's front key is in the registers: its slots are read only when due.
+        while let Some(d) = self.sim_q.front_key() {
             let d = self.t(d);
             if d > now {
                 break;
             }
-            self.sim_timers.pop_front();
+            let Some((_, slot)) = self.sim_q.pop_front(&self.sim_timers) else {
+                break;
+            };
             if let SimEntry::Sent { t_sim, ev } = self.sims[slot as usize] {
                 if self.t(t_sim) + cfg.sim_timeout == d {
                     self.free_sim(slot as usize, ev);
@@ -732,13 +770,16 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
                 }
             }
         }
-        while let Some(&(at, seq)) = self.releases.peek() {
+        while let Some(at) = self.rel_q.peek_key() {
             let at = self.t(at);
             if at > now || !allow_release {
                 break;
             }
+            let Some((_, seq)) = self.rel_q.peek(&self.releases) else {
+                break;
+            };
             let Some(DataState::WaitingGreenLight { ev, release_at }) = self.cell(seq) else {
-                self.releases.pop(); // cannot happen: entries leave state (2) only here
+                self.rel_q.pop(&mut self.releases); // cannot happen: entries leave state (2) only here
                 continue;
             };
             debug_assert_eq!(self.t(release_at), at);
@@ -746,15 +787,17 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
                 c.stalled = true;
                 break;
             }
-            self.releases.pop();
+            self.rel_q.pop(&mut self.releases);
             self.window[seq as usize % N] = DataSlot::Live(DataState::Queued { ev });
             c.released += 1;
         }
-        while let Some(&(d, seq)) = self.data_timers.front() {
+        while let Some(d) = self.data_q.front_key() {
             if self.t(d) > now {
                 break;
             }
-            self.data_timers.pop_front();
+            let Some((_, seq)) = self.data_q.pop_front(&self.data_timers) else {
+                break;
+            };
             if let Some(DataState::SideBuffer { timeout_at, .. }) = self.cell(seq) {
                 if timeout_at == d {
                     self.window[seq as usize % N] = DataSlot::Live(DataState::WaitingSim);
@@ -770,8 +813,10 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Earliest pending SIM or DATA timeout.
     pub fn next_timeout(&self) -> Option<Cycles> {
-        let a = self.sim_timers.front().map(|e| self.t(e.0));
-        let b = self.data_timers.front().map(|e| self.t(e.0));
+        self.check_keys();
+        // From the registers' copies of the front keys: no slot read.
+        let a = self.sim_q.front_key().map(|o| self.t(o));
+        let b = self.data_q.front_key().map(|o| self.t(o));
         match (a, b) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, None) => x,
@@ -781,7 +826,25 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
 
     /// Earliest pending release (`t_DATA` of a DATA in state (2)).
     pub fn next_release(&self) -> Option<Cycles> {
-        self.releases.peek().map(|e| self.t(e.0))
+        self.check_keys();
+        self.rel_q.peek_key().map(|o| self.t(o))
+    }
+
+    /// Debug builds: the registers' key copies equal the front entries' keys.
+    #[inline]
+    fn check_keys(&self) {
+        debug_assert_eq!(
+            self.sim_q.front_key(),
+            self.sim_q.front(&self.sim_timers).map(|e| e.0)
+        );
+        debug_assert_eq!(
+            self.data_q.front_key(),
+            self.data_q.front(&self.data_timers).map(|e| e.0)
+        );
+        debug_assert_eq!(
+            self.rel_q.peek_key(),
+            self.rel_q.peek(&self.releases).map(|e| e.0)
+        );
     }
 
     /// Earliest timer of any kind.
@@ -804,35 +867,36 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// Drop stale entries (acked / timed-out targets) from the front of the timer queues,
     /// so that the next deadline is a live one.
     fn tidy(&mut self, cfg: &DcsimHostConfig) {
-        while let Some(&e) = self.sim_timers.front() {
+        while let Some(e) = self.sim_q.front(&self.sim_timers) {
             if self.sim_timer_live(e, cfg) {
                 break;
             }
-            self.sim_timers.pop_front();
+            self.sim_q.pop_front(&self.sim_timers);
         }
-        while let Some(&e) = self.data_timers.front() {
+        while let Some(e) = self.data_q.front(&self.data_timers) {
             if self.data_timer_live(e) {
                 break;
             }
-            self.data_timers.pop_front();
+            self.data_q.pop_front(&self.data_timers);
         }
     }
 
     fn compact_sim_timers(&mut self, cfg: &DcsimHostConfig) {
-        for _ in 0..self.sim_timers.len() {
-            if let Some(e) = self.sim_timers.pop_front() {
+        for _ in 0..self.sim_q.len() {
+            if let Some(e) = self.sim_q.pop_front(&self.sim_timers) {
                 if self.sim_timer_live(e, cfg) {
-                    let _ = self.sim_timers.push_back(e);
+                    let _ = self.sim_q.push_back(&mut self.sim_timers, e);
+                    self.sim_tail = e.0;
                 }
             }
         }
     }
 
     fn compact_data_timers(&mut self) {
-        for _ in 0..self.data_timers.len() {
-            if let Some(e) = self.data_timers.pop_front() {
+        for _ in 0..self.data_q.len() {
+            if let Some(e) = self.data_q.pop_front(&self.data_timers) {
                 if self.data_timer_live(e) {
-                    let _ = self.data_timers.push_back(e);
+                    let _ = self.data_q.push_back(&mut self.data_timers, e);
                 }
             }
         }
@@ -855,5 +919,40 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// The DATA window, slot `seq % N` (times widened from the stored offsets).
     pub fn window(&self) -> [DataSlot; N] {
         self.window.map(|w| w.map(|o| self.t(o)))
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    use super::*;
+    use core::mem::offset_of;
+
+    /// Session 15b: what every flow visit reads (context, epoch, queue registers) is the
+    /// first 64-byte line; the free-entry mask the second.
+    #[test]
+    fn registers_share_the_first_line() {
+        type F = DcsimFlow<256, 512>;
+        assert_eq!(core::mem::align_of::<F>(), 64);
+        for end in [
+            offset_of!(F, epoch) + 8,
+            offset_of!(F, total) + 4,
+            offset_of!(F, next_new) + 4,
+            offset_of!(F, base) + 4,
+            offset_of!(F, acked) + 4,
+            offset_of!(F, sim_tail) + 4,
+            offset_of!(F, n_sim) + 2,
+            offset_of!(F, n_retx) + 2,
+            offset_of!(F, in_flight) + 2,
+            offset_of!(F, sim_q) + 8,
+            offset_of!(F, data_q) + 8,
+            offset_of!(F, rel_q) + 8,
+            offset_of!(F, collective) + 1,
+            offset_of!(F, time_overflow) + 1,
+        ] {
+            assert!(end <= 64, "a register ends at byte {end}");
+        }
+        assert_eq!(offset_of!(F, free_sims), 64);
+        // `Option` keeps no tag of its own (the flag's niche): no extra line per slot.
+        assert_eq!(core::mem::size_of::<Option<F>>(), core::mem::size_of::<F>());
     }
 }

@@ -37,6 +37,7 @@ pub mod host;
 pub mod index;
 pub mod packed;
 pub mod receiver;
+mod regs;
 pub mod scheduler;
 
 pub use config::{

@@ -316,19 +316,46 @@ pub enum Phase {
     Done,
 }
 
-/// One flow's DCSIM state outside the engine.
+/// One flow's receiver-side DCSIM state (at its destination host).
 #[derive(Debug, Clone)]
 pub struct FlowState {
-    /// Where it is.
-    pub phase: Phase,
     /// DATAs.
     pub datas: u32,
     /// Its receiver.
     pub rx: Receiver,
     /// Deadline (ps) of its receiver's interval timer in the host's heap (`NEVER` if none).
     pub rx_timer_at: u64,
+}
+
+/// One flow's sender-side DCSIM state outside the engine (at its source host), 32 bytes
+/// kept apart from its receiver ([`FlowState`], 192 bytes) and from the run's flow record:
+/// every host departure, SIM-ACK, release and SIM reads it (session 15b: these reads were
+/// the host hooks' largest stalls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowSend {
+    /// Where it is.
+    pub phase: Phase,
+    /// DATAs.
+    pub datas: u32,
+    /// Its destination host (a copy of the flow spec's).
+    pub dst: u32,
     /// DATA transmissions (first sends and resends).
     pub tx: u64,
+    /// Its bytes (a copy of the flow spec's: each DATA's payload).
+    pub bytes: u64,
+}
+
+/// A flow as [`DcsimState::new`] takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowInit {
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// DATAs.
+    pub datas: u32,
+    /// Bytes.
+    pub bytes: u64,
 }
 
 /// The SACK words of the DATA-ACKs in flight (DCSIM section 2.4 (4)), a DATA-ACK carrying
@@ -372,8 +399,10 @@ pub struct DcsimState {
     pub p: DcsimParams,
     /// Hosts.
     pub hosts: Vec<HostDriver>,
-    /// Flows (by run flow id).
+    /// Flows' receivers (by run flow id).
     pub flows: Vec<FlowState>,
+    /// Flows' senders (by run flow id).
+    pub send: Vec<FlowSend>,
     /// DATA-ACK side data.
     pub acks: AckSlab,
     /// Counters.
@@ -407,13 +436,13 @@ fn host_cfg_err(e: rtl_models::ConfigError) -> Error {
 }
 
 impl DcsimState {
-    /// The state for `hosts` hosts and flows `(src, datas)`, host NIC random sources seeded
+    /// The state for `hosts` hosts and flows `flows`, host NIC random sources seeded
     /// from `seeds` (one per host). The engines are built on a helper thread with a large
     /// stack (a `Many` engine is a few MiB).
-    pub fn new(p: DcsimParams, hosts: u32, flows: &[(u32, u32)], seeds: Vec<u32>) -> Result<Self> {
+    pub fn new(p: DcsimParams, hosts: u32, flows: &[FlowInit], seeds: Vec<u32>) -> Result<Self> {
         let mut per_host = vec![0usize; hosts as usize];
-        for &(src, _) in flows {
-            per_host[src as usize] += 1;
+        for f in flows {
+            per_host[f.src as usize] += 1;
         }
         let engines = std::thread::Builder::new()
             .stack_size(64 << 20)
@@ -448,20 +477,29 @@ impl DcsimState {
                 format!("{} ({})", e.problem, e.field),
             )
         })?;
+        let send = flows
+            .iter()
+            .map(|f| FlowSend {
+                phase: Phase::Waiting,
+                datas: f.datas,
+                dst: f.dst,
+                tx: 0,
+                bytes: f.bytes,
+            })
+            .collect();
         let flows = flows
             .iter()
-            .map(|&(_, datas)| FlowState {
-                phase: Phase::Waiting,
-                datas,
+            .map(|f| FlowState {
+                datas: f.datas,
                 rx: rx.clone(),
                 rx_timer_at: u64::MAX,
-                tx: 0,
             })
             .collect();
         Ok(DcsimState {
             p,
             hosts,
             flows,
+            send,
             acks: AckSlab::default(),
             k: Counters::default(),
             ack_scratch: Vec::new(),
@@ -505,12 +543,12 @@ impl DcsimState {
         let hd = &mut self.hosts[h as usize];
         let mut n = 0;
         while let Some(&f) = hd.pending.front() {
-            let datas = self.flows[f as usize].datas;
+            let datas = self.send[f as usize].datas;
             match hd.eng.open_flow(collective_of(f), datas) {
                 Ok(slot) => {
                     hd.pending.pop_front();
                     hd.slot_flow[slot as usize] = f;
-                    self.flows[f as usize].phase = Phase::Open(slot);
+                    self.send[f as usize].phase = Phase::Open(slot);
                     n += 1;
                 }
                 Err(_) => break,
@@ -525,6 +563,19 @@ mod tests {
     use super::*;
     use crate::scenario::Scenario;
 
+    /// Flows `(src, datas)` of 1,000-byte DATAs to host 0.
+    fn init(flows: &[(u32, u32)]) -> Vec<FlowInit> {
+        flows
+            .iter()
+            .map(|&(src, datas)| FlowInit {
+                src,
+                dst: 0,
+                datas,
+                bytes: u64::from(datas) * 1000,
+            })
+            .collect()
+    }
+
     fn params() -> DcsimParams {
         let mut s = Scenario::default();
         s.topology.link_gbps = 800.0;
@@ -538,7 +589,7 @@ mod tests {
         let flows: Vec<(u32, u32)> = (0..70)
             .map(|i| (if i < 3 { 0 } else { 1 + (i % 2) }, 5))
             .collect();
-        let mut st = DcsimState::new(p, 3, &flows, vec![1, 2, 3]).unwrap();
+        let mut st = DcsimState::new(p, 3, &init(&flows), vec![1, 2, 3]).unwrap();
         assert_eq!(st.hosts[0].eng.capacity(), 8);
         assert_eq!(st.hosts[1].eng.capacity(), 64, "34 flows");
         assert_eq!(st.hosts[2].eng.capacity(), 64, "33 flows");
@@ -546,11 +597,11 @@ mod tests {
             st.hosts[0].pending.push_back(f);
         }
         assert_eq!(st.admit(0, |_| 7), 3);
-        assert_eq!(st.flows[2].phase, Phase::Open(2));
+        assert_eq!(st.send[2].phase, Phase::Open(2));
         assert_eq!(st.hosts[0].slot_flow[..3], [0, 1, 2]);
         // Nine collectives cannot be open at once with 8 collective slots.
         let flows: Vec<(u32, u32)> = (0..9).map(|_| (0, 1)).collect();
-        let mut st = DcsimState::new(p, 1, &flows, vec![1]).unwrap();
+        let mut st = DcsimState::new(p, 1, &init(&flows), vec![1]).unwrap();
         for f in 0..9 {
             st.hosts[0].pending.push_back(f);
         }
@@ -575,7 +626,7 @@ mod tests {
         let p = DcsimParams::new(&s, 6, 500_000, 1).unwrap();
         assert_eq!((p.sims_needed, p.window_needed), (231, 322));
         let flows: Vec<(u32, u32)> = (0..9).map(|i| (0, if i == 0 { 2000 } else { 1 })).collect();
-        let mut st = DcsimState::new(p, 1, &flows, vec![1]).unwrap();
+        let mut st = DcsimState::new(p, 1, &init(&flows), vec![1]).unwrap();
         assert_eq!(st.hosts[0].eng.limits(), WIDE_LIMITS);
         st.hosts[0].pending.push_back(0);
         assert_eq!(st.admit(0, |_| 0), 1);
@@ -613,7 +664,7 @@ mod tests {
             p.sims_needed,
             p.window_needed
         );
-        let st = DcsimState::new(p, 1, &flows, vec![1]).unwrap();
+        let st = DcsimState::new(p, 1, &init(&flows), vec![1]).unwrap();
         assert_eq!(st.hosts[0].eng.limits(), NARROW_LIMITS);
     }
 
@@ -622,7 +673,7 @@ mod tests {
     #[test]
     fn shift_moves_host_clock_deadlines_and_receiver_copies() {
         let p = params();
-        let mut st = DcsimState::new(p, 2, &[(0, 5), (1, 5)], vec![1, 2]).unwrap();
+        let mut st = DcsimState::new(p, 2, &init(&[(0, 5), (1, 5)]), vec![1, 2]).unwrap();
         let (t, delta) = (1_234_567, 7_654_321);
         for h in 0..2u32 {
             let hd = &mut st.hosts[h as usize];
@@ -654,7 +705,7 @@ mod tests {
         s.topology.link_gbps = 800.0;
         s.transport.evs_bits = 6; // 64 values: not enough for 256 outstanding SIMs
         let p = DcsimParams::new(&s, 6, 500_000, 1).unwrap();
-        match DcsimState::new(p, 1, &[(0, 4)], vec![1]) {
+        match DcsimState::new(p, 1, &init(&[(0, 4)]), vec![1]) {
             Err(Error::Field { field, .. }) => assert_eq!(field, "transport.evs_bits"),
             other => panic!("{other:?}"),
         }

@@ -21,7 +21,7 @@
 
 use super::ctx::Cx;
 use super::TransportDriver;
-use crate::dcsim::host::{Phase, NO_FLOW};
+use crate::dcsim::host::{FlowInit, Phase, NO_FLOW};
 use crate::dcsim::{DcsimParams, DcsimPort, DcsimState};
 use crate::engine::metrics::arrival_of;
 use crate::engine::Sim;
@@ -98,7 +98,16 @@ impl Sim {
             }
             port.kind = PortDriver::Dcsim(Box::new(dp));
         }
-        let flows: Vec<(u32, u32)> = specs.iter().zip(&datas).map(|(f, &d)| (f.src, d)).collect();
+        let flows: Vec<FlowInit> = specs
+            .iter()
+            .zip(&datas)
+            .map(|(f, &datas)| FlowInit {
+                src: f.src,
+                dst: f.dst,
+                datas,
+                bytes: f.bytes,
+            })
+            .collect();
         self.transport = TransportDriver::Dcsim(Box::new(DcsimState::new(
             params,
             self.fabric.hosts,
@@ -124,7 +133,7 @@ pub(crate) fn departing(cx: &mut Cx, p: u32, pk: &Packet) {
     let hd = &mut st.hosts[p as usize];
     let c = hd.cycle(now);
     hd.eng.advance_to(c);
-    let phase = st.flows[pk.flow as usize].phase;
+    let phase = st.send[pk.flow as usize].phase;
     match pk.kind {
         PktKind::Sim => {
             st.k.sims_sent += 1;
@@ -134,7 +143,7 @@ pub(crate) fn departing(cx: &mut Cx, p: u32, pk: &Packet) {
             }
         }
         PktKind::Data => {
-            st.flows[pk.flow as usize].tx += 1;
+            st.send[pk.flow as usize].tx += 1;
             if let Phase::Open(slot) = phase {
                 st.hosts[p as usize].eng.on_data_transmitted(slot, pk.psn);
                 st.check_invariant(p, slot);
@@ -178,7 +187,7 @@ fn refill_sims(cx: &mut Cx, h: u32) {
         let pk = Packet {
             flow: f,
             src: h,
-            dst: p.flows[f as usize].spec.dst,
+            dst: st.send[f as usize].dst,
             psn: 0,
             cum_ack: 0,
             bytes: l,
@@ -208,14 +217,14 @@ fn host_drain(cx: &mut Cx, h: u32) {
         let hd = &mut st.hosts[h as usize];
         while let Some(r) = hd.eng.pop_release() {
             let f = hd.slot_flow[r.flow as usize];
-            let spec = &p.flows[f as usize].spec;
+            let fs = &st.send[f as usize];
             let pk = Packet {
                 flow: f,
                 src: h,
-                dst: spec.dst,
+                dst: fs.dst,
                 psn: r.seq,
                 cum_ack: 0,
-                bytes: st.p.payload(spec.bytes, r.seq) + st.p.header_bytes,
+                bytes: st.p.payload(fs.bytes, r.seq) + st.p.header_bytes,
                 ev: r.ev,
                 kind: PktKind::Data,
                 ecn: false,
@@ -380,7 +389,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             let now = p.now;
             p.c.ctrl_delivered += 1;
             let st = st(p.transport);
-            if let Phase::Open(slot) = st.flows[f as usize].phase {
+            if let Phase::Open(slot) = st.send[f as usize].phase {
                 let c = st.hosts[h as usize].cycle(now);
                 st.hosts[h as usize].eng.advance_to(c);
                 st.hosts[h as usize].eng.on_sim_ack(slot, pk.ev);
@@ -425,7 +434,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
                 return;
             };
             let sack = st.acks.take(pk.psn);
-            let Phase::Open(slot) = st.flows[f as usize].phase else {
+            let Phase::Open(slot) = st.send[f as usize].phase else {
                 return;
             };
             let hd = &mut st.hosts[h as usize];
@@ -444,12 +453,11 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
                 let hd = &mut st.hosts[h as usize];
                 hd.eng.close_flow(slot);
                 hd.slot_flow[slot as usize] = NO_FLOW;
-                st.flows[f as usize].phase = Phase::Done;
+                let fs = &mut st.send[f as usize];
+                fs.phase = Phase::Done;
                 let fl = &mut flows[f as usize];
-                fl.stats.packets_sent = st.flows[f as usize].tx;
-                fl.stats.retransmits = st.flows[f as usize]
-                    .tx
-                    .saturating_sub(u64::from(st.flows[f as usize].datas));
+                fl.stats.packets_sent = fs.tx;
+                fl.stats.retransmits = fs.tx.saturating_sub(u64::from(fs.datas));
                 st.admit(h, |g| flows[g as usize].spec.collective);
                 cx.flow_done(f);
             }
@@ -577,7 +585,7 @@ impl Sim {
         }
         let mut retx = 0;
         for (i, row) in r.flows.iter_mut().enumerate() {
-            let fs = &st.flows[i];
+            let fs = &st.send[i];
             row.packets_sent = fs.tx;
             row.retransmits = fs.tx.saturating_sub(u64::from(fs.datas));
             retx += row.retransmits;

@@ -374,7 +374,7 @@ impl Sim {
                 Some(crate::flow::Cc::Dctcp(s)) => (s.regs().snd_una, self.cfg.mtu),
                 _ => (0, 0),
             },
-            TransportDriver::Dcsim(st) => match st.flows[f as usize].phase {
+            TransportDriver::Dcsim(st) => match st.send[f as usize].phase {
                 crate::dcsim::host::Phase::Open(slot) => st.hosts[flow.spec.src as usize]
                     .eng
                     .cum_acked(slot)
