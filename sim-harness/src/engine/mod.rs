@@ -272,6 +272,7 @@ pub struct Sim {
     pub(crate) hop_i: usize,
     /// Run [`Sim::prefetch_ahead`]: only when the ports outgrow the caches
     /// ([`PREFETCH_MIN_PORTS`]); below that the hints cost more than the misses they hide.
+    /// Never for DCSIM ports ([`Sim::prefetch_for_ports`]).
     pub(crate) prefetch: bool,
     /// The per-flow rate series (`output.rate_sample_us > 0`; [`sampling`]).
     pub(crate) rates: Option<Box<sampling::RateSampler>>,

@@ -25,6 +25,19 @@ impl Sim {
         }
     }
 
+    /// Turn the pipeline off for a fabric of DCSIM ports (called when the run starts: the
+    /// transport's setup installs them after [`Sim::build`]). The pipeline requests a FIFO
+    /// port's `data_q` / `ctrl_q` / link lines; a DCSIM port keeps its queues in its boxed
+    /// arbiter, so the requests miss what the port touches and cost their own work: at 1024
+    /// hosts (`dcsim_a2av` with `topology.radix = 16`, 6144 ports, 300 us) 1.58-1.62 s with
+    /// the pipeline against 1.43-1.53 s without, and a pipeline for the DCSIM port's own
+    /// lines cost more than it hid (benches/README.md, DCSIM session 15a).
+    pub(super) fn prefetch_for_ports(&mut self) {
+        if self.prefetch && self.ports.iter().any(|p| p.kind.self_scheduled()) {
+            self.prefetch = false;
+        }
+    }
+
     /// The pipeline of [`Sim::prefetch_ahead`].
     #[inline(never)]
     fn prefetch_pipeline(&mut self) {

@@ -6,6 +6,7 @@ use super::*;
 impl Sim {
     /// Run the event loop to the end (see the module doc for the stop conditions).
     pub fn run(&mut self, ctl: &RunControl) {
+        self.prefetch_for_ports();
         // One branch per run: the loop without Wormhole is compiled without its hooks.
         if self.wh.is_some() {
             self.run_loop::<true>(ctl)
