@@ -22,7 +22,7 @@
 # scenarios/wormhole_gpt_128.toml), SETS (extra `--set` words, default
 # "--set workload.llm.bytes_scale=1", the paper size; SETS= for none), TMP (scratch, default /tmp/wormhole_grid;
 # each run's output is deleted once its row is written), RUN_TIMEOUT (s, default 60: a skip run
-# still going then is stopped and recorded with status 124, e.g. `packets` at 2.5 us samples,
+# still going then is stopped and recorded with status 124, e.g. `packets` at 2.5 us samples and theta 0.1,
 # where nothing turns steady and the run is the full one).
 # Columns: setting, status (the run's exit code; a refused setting has its error in `note`),
 # then benches/wormhole_err.py --csv's: events skip / full and their ratio, mean / p99 / max
