@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Wormhole skip-vs-full comparison (issue 12; benches/README.md, Wormhole section).
 
-Usage: wormhole_err.py FULL_OUT SKIP_OUT [SKIP_OUT ...]
+Usage: wormhole_err.py [--csv] FULL_OUT SKIP_OUT [SKIP_OUT ...]
 
 FULL_OUT is the output directory of a `dcfab run ... --no-skip`, each SKIP_OUT one of the
 same scenario with skipping. Per flow the FCT relative error |skip - full| / full (flows.csv,
 matched by id); prints one row per SKIP_OUT: mean / p99 / max FCT error, the iteration error
 (extra.llm_iteration_ps), events skip / full and their ratio, the skipped-event fraction
 1 - events(skip) / events(full), wall full / skip (summary.json `wall_s`), and the memo's
-hits / misses / size.
+hits / misses / size. With `--csv`, one CSV row per SKIP_OUT instead (no header; columns
+as `CSV_HEADER`: errors in %, wall in s), as `benches/wormhole_grid.sh` collects them.
 """
 import csv
 import json
@@ -31,10 +32,23 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+CSV_HEADER = ("events_skip,events_full,events_ratio,mean_err_pct,p99_err_pct,max_err_pct,"
+              "iteration_err_pct,wall_full_s,wall_skip_s,memo_hits,memo_misses")
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    as_csv = bool(args) and args[0] == "--csv"
+    if as_csv:
+        args = args[1:]
+    if len(args) < 2:
         sys.exit(__doc__)
+    sys.argv = [sys.argv[0]] + args
     full, sf = flows(sys.argv[1]), summary(sys.argv[1])
+    if as_csv:
+        for d in sys.argv[2:]:
+            print(csv_row(full, sf, d))
+        return
     print("run | flows | mean err | p99 | max | iteration err | events skip / full | "
           "full / skip | skipped | wall full / skip (s) | memo hits / misses / size")
     for d in sys.argv[2:]:
@@ -54,6 +68,22 @@ def main():
               f"{100 * pct(errs, 0.99):.4f}% | {100 * max(errs):.4f}% | {100 * it:.4f}% | "
               f"{es:,} / {ef:,} | {ef / es:.1f}x | {100 * (1 - es / ef):.2f}% | "
               f"{sf['wall_s']:.2f} / {ss['wall_s']:.2f} | {memo}")
+
+
+def csv_row(full, sf, d):
+    skip, ss = flows(d), summary(d)
+    if set(skip) != set(full):
+        sys.exit(f"{d}: not the same flows as the full run")
+    errs = [abs(skip[i] - full[i]) / full[i] for i in full if full[i] > 0]
+    it_f = sf["extra"].get("llm_iteration_ps", 0.0)
+    it_s = ss["extra"].get("llm_iteration_ps", 0.0)
+    it = abs(it_s - it_f) / it_f if it_f else float("nan")
+    ef, es = sf["events"], ss["events"]
+    x = ss["extra"]
+    return (f"{es},{ef},{ef / es:.2f},{100 * sum(errs) / len(errs):.4f},"
+            f"{100 * pct(errs, 0.99):.4f},{100 * max(errs):.4f},{100 * it:.4f},"
+            f"{sf['wall_s']:.3f},{ss['wall_s']:.3f},"
+            f"{x.get('wormhole_memo_hits', 0):.0f},{x.get('wormhole_memo_misses', 0):.0f}")
 
 
 if __name__ == "__main__":
