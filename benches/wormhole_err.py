@@ -36,41 +36,9 @@ CSV_HEADER = ("events_skip,events_full,events_ratio,mean_err_pct,p99_err_pct,max
               "iteration_err_pct,wall_full_s,wall_skip_s,memo_hits,memo_misses")
 
 
-def main():
-    args = sys.argv[1:]
-    as_csv = bool(args) and args[0] == "--csv"
-    if as_csv:
-        args = args[1:]
-    if len(args) < 2:
-        sys.exit(__doc__)
-    sys.argv = [sys.argv[0]] + args
-    full, sf = flows(sys.argv[1]), summary(sys.argv[1])
-    if as_csv:
-        for d in sys.argv[2:]:
-            print(csv_row(full, sf, d))
-        return
-    print("run | flows | mean err | p99 | max | iteration err | events skip / full | "
-          "full / skip | skipped | wall full / skip (s) | memo hits / misses / size")
-    for d in sys.argv[2:]:
-        skip, ss = flows(d), summary(d)
-        if set(skip) != set(full):
-            sys.exit(f"{d}: not the same flows as {sys.argv[1]}")
-        errs = [abs(skip[i] - full[i]) / full[i] for i in full if full[i] > 0]
-        it_f = sf["extra"].get("llm_iteration_ps", 0.0)
-        it_s = ss["extra"].get("llm_iteration_ps", 0.0)
-        it = abs(it_s - it_f) / it_f if it_f else float("nan")
-        ef, es = sf["events"], ss["events"]
-        x = ss["extra"]
-        memo = "{:.0f} / {:.0f} / {:.0f}".format(
-            x.get("wormhole_memo_hits", 0), x.get("wormhole_memo_misses", 0),
-            x.get("wormhole_memo_size", 0))
-        print(f"{d} | {len(errs)} | {100 * sum(errs) / len(errs):.4f}% | "
-              f"{100 * pct(errs, 0.99):.4f}% | {100 * max(errs):.4f}% | {100 * it:.4f}% | "
-              f"{es:,} / {ef:,} | {ef / es:.1f}x | {100 * (1 - es / ef):.2f}% | "
-              f"{sf['wall_s']:.2f} / {ss['wall_s']:.2f} | {memo}")
-
-
-def csv_row(full, sf, d):
+def compare(full, sf, d):
+    """Skip run `d` against the full run (flows `full`, summary `sf`): the per-flow FCT errors,
+    the iteration error, and the skip run's summary."""
     skip, ss = flows(d), summary(d)
     if set(skip) != set(full):
         sys.exit(f"{d}: not the same flows as the full run")
@@ -78,12 +46,35 @@ def csv_row(full, sf, d):
     it_f = sf["extra"].get("llm_iteration_ps", 0.0)
     it_s = ss["extra"].get("llm_iteration_ps", 0.0)
     it = abs(it_s - it_f) / it_f if it_f else float("nan")
-    ef, es = sf["events"], ss["events"]
-    x = ss["extra"]
-    return (f"{es},{ef},{ef / es:.2f},{100 * sum(errs) / len(errs):.4f},"
-            f"{100 * pct(errs, 0.99):.4f},{100 * max(errs):.4f},{100 * it:.4f},"
-            f"{sf['wall_s']:.3f},{ss['wall_s']:.3f},"
-            f"{x.get('wormhole_memo_hits', 0):.0f},{x.get('wormhole_memo_misses', 0):.0f}")
+    return errs, it, ss
+
+
+def main():
+    args = sys.argv[1:]
+    as_csv = bool(args) and args[0] == "--csv"
+    if as_csv:
+        args = args[1:]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    full, sf = flows(args[0]), summary(args[0])
+    if not as_csv:
+        print("run | flows | mean err | p99 | max | iteration err | events skip / full | "
+              "full / skip | skipped | wall full / skip (s) | memo hits / misses / size")
+    for d in args[1:]:
+        errs, it, ss = compare(full, sf, d)
+        ef, es = sf["events"], ss["events"]
+        x = ss["extra"]
+        hits, misses = x.get("wormhole_memo_hits", 0), x.get("wormhole_memo_misses", 0)
+        if as_csv:
+            print(f"{es},{ef},{ef / es:.2f},{100 * sum(errs) / len(errs):.4f},"
+                  f"{100 * pct(errs, 0.99):.4f},{100 * max(errs):.4f},{100 * it:.4f},"
+                  f"{sf['wall_s']:.3f},{ss['wall_s']:.3f},{hits:.0f},{misses:.0f}")
+            continue
+        memo = "{:.0f} / {:.0f} / {:.0f}".format(hits, misses, x.get("wormhole_memo_size", 0))
+        print(f"{d} | {len(errs)} | {100 * sum(errs) / len(errs):.4f}% | "
+              f"{100 * pct(errs, 0.99):.4f}% | {100 * max(errs):.4f}% | {100 * it:.4f}% | "
+              f"{es:,} / {ef:,} | {ef / es:.1f}x | {100 * (1 - es / ef):.2f}% | "
+              f"{sf['wall_s']:.2f} / {ss['wall_s']:.2f} | {memo}")
 
 
 if __name__ == "__main__":
