@@ -573,6 +573,33 @@ fn cli_summary_of_a_wormhole_scenario_carries_the_guidance() {
     );
 }
 
+/// Whole-packet samples (`rate_metric = "packets"`): a tornado of flows alone at the host
+/// line rate, 2.5 us samples of 7.512 packets of 4096 + 64 B (7 or 8), l = 20: Eq. 6 is at
+/// least 20 / 151 = 0.1325, so theta = 0.13 never skips and the run says so (named fields,
+/// counted in `wormhole_warnings`), while theta = 0.14 skips without that warning (the bound
+/// is the best case, every window at its most packets: measured, 0.135 does not skip here
+/// but does on `wormhole_gpt_64`, 88 skips).
+#[test]
+fn whole_packet_samples_that_can_never_be_steady_are_flagged() {
+    let mut s = one_tor(4, 4_000_000);
+    s.transport.mtu = 4096;
+    s.skip.sample_us = 2.5;
+    let at = |theta: f64| {
+        let mut t = s.clone();
+        t.skip.theta = theta;
+        run(&t, true, |_| {})
+    };
+    let (never, can) = (at(0.13), at(0.14));
+    assert_eq!(key(&never, "wormhole_guidance_n"), 1.0);
+    assert_eq!(key(&never, "wormhole_skips"), 0.0);
+    assert!(key(&can, "wormhole_skips") > 0.0);
+    // Both are below Eq. 11 here (C RTT = 17.3 packets on one ToR); one more for 0.13.
+    assert_eq!(
+        key(&never, "wormhole_warnings"),
+        key(&can, "wormhole_warnings") + 1.0
+    );
+}
+
 /// Sets up flows `(flow, src, dst, start in ns, bytes)`, the last first (the plans list
 /// them in flow order; `set_flow_start` keeps start times in flow order).
 fn start_plan(sim: &mut Sim, plan: &[(u32, u32, u32, u64, u64)]) {

@@ -17,6 +17,16 @@
 //! warns below the bounds, and above them by more than [`THETA_HIGH_FACTOR`] (theta) or
 //! [`SAMPLES_HIGH_FACTOR`] (l): those two factors are dcfab's choice, documented here. The
 //! error bounds of Theorems 2 and 3 for the chosen theta are reported alongside.
+//!
+//! One more bound is not the paper's but the samples': under `skip.rate_metric = "packets"`
+//! a sample is a whole number of packets. A flow alone at the host line rate sends
+//! `x = C x sample_us / ((mtu + header_bytes) x 8)` packets per sample, i.e. `k = floor(x)` or
+//! `k + 1` in each; unless a window of `l` samples can hold one count throughout (`x` within
+//! `1 / l` of an integer), its `max - min` is one packet while its mean is at most
+//! `ceil(l x) / l` packets, so Eq. 6 is at least `l / ceil(l x)` (about `1 / x`). When that
+//! is not below `theta` no flow at the line rate is ever steady, and a slower flow, with
+//! fewer packets per sample, fluctuates more: [`Guidance::quantization_warning`] says so
+//! (it is exact in the detector's integers: rates truncated to bit/s, theta in ppm).
 
 use crate::error::{Error, Result};
 
@@ -40,6 +50,12 @@ pub struct GuidanceInput {
     pub mtu_bytes: u32,
     /// Interval between two rate samples `t_{k+1} - t_k`, ps.
     pub sample_interval_ps: u64,
+    /// Header bytes of a DATA packet on the wire (`transport.header_bytes`): a packet takes
+    /// `mtu + header_bytes` of the line.
+    pub header_bytes: u32,
+    /// `skip.rate_metric = "packets"`: the samples are whole packets (the quantization
+    /// check of [`Guidance::quantization_warning`] applies).
+    pub packets_metric: bool,
 }
 
 /// The recommended ranges for one scenario.
@@ -55,6 +71,13 @@ pub struct Guidance {
     pub period_ps: f64,
     /// The smallest `l` whose window spans `T_C`.
     pub samples_min: u64,
+    /// Packets (`mtu + header_bytes` each) a flow at the line rate sends per sample, `x`.
+    pub packets_per_sample: f64,
+    /// The payload rate (bit/s, truncated as the engine's samples are) of `c` packets in one
+    /// sample, for `c = floor(x)` and `floor(x) + 1`.
+    rate_k: [u64; 2],
+    /// Whether the quantization check applies (`skip.rate_metric = "packets"`).
+    packets_metric: bool,
 }
 
 impl Guidance {
@@ -89,13 +112,71 @@ impl Guidance {
         let period_rtts = (4.0 * bdp_packets / (7.0 * n)).sqrt();
         let period_ps = period_rtts * i.rtt_ps as f64;
         let samples_min = (period_ps / i.sample_interval_ps as f64).ceil() as u64 + 1;
+        let wire_bits = f64::from(i.mtu_bytes + i.header_bytes) * 8.0;
+        let packets_per_sample = i.link_gbps * i.sample_interval_ps as f64 / 1000.0 / wire_bits;
+        // The engine's sample of `c` packets: c x mtu x 8 bit over the interval, in bit/s.
+        let rate = |c: u64| {
+            (u128::from(c) * u128::from(i.mtu_bytes) * 8 * 1_000_000_000_000
+                / u128::from(i.sample_interval_ps)) as u64
+        };
+        let k = packets_per_sample.floor() as u64;
         Ok(Self {
             bdp_packets,
             theta_min,
             period_rtts,
             period_ps,
             samples_min,
+            packets_per_sample,
+            rate_k: [rate(k), rate(k + 1)],
+            packets_metric: i.packets_metric,
         })
+    }
+
+    /// Under `skip.rate_metric = "packets"`, the smallest Eq. 6 fluctuation a window of `l`
+    /// samples of a flow at the line rate can have (see the module docs), `None` when a
+    /// window may hold one count throughout (`x` within `1 / l` of an integer: 0 then).
+    pub fn quantization_floor(&self, samples: u64) -> Option<f64> {
+        let (x, l) = (self.packets_per_sample, samples as f64);
+        if (x - x.round()).abs() * l < 1.0 {
+            return None;
+        }
+        let k = x.floor();
+        // The window's most packets: `ceil(l x)`, of which `m` samples hold `k + 1`.
+        let m = ((l * x).ceil() - l * k).clamp(0.0, l);
+        let [rk, rk1] = self.rate_k.map(|r| r as f64);
+        Some((rk1 - rk) * l / ((l - m) * rk + m * rk1))
+    }
+
+    /// The warning for a `theta` no flow can meet under `skip.rate_metric = "packets"`
+    /// (packet quantization, see the module docs), naming `skip.sample_us` and `skip.theta`.
+    /// `theta` is compared as the detector holds it, in ppm.
+    pub fn quantization_warning(&self, theta: f64, samples: u64) -> Option<String> {
+        if !self.packets_metric {
+            return None;
+        }
+        let floor = self.quantization_floor(samples)?;
+        // The detector: steady iff (max - min) l 1e6 < theta_ppm sum; here max - min =
+        // rate_k[1] - rate_k[0] and sum is at most (l - m) rate_k[0] + m rate_k[1].
+        let x = self.packets_per_sample;
+        let (l, k) = (u128::from(samples), x.floor() as u128);
+        let m = ((samples as f64 * x).ceil() as u128)
+            .saturating_sub(l * k)
+            .min(l);
+        let [rk, rk1] = self.rate_k.map(u128::from);
+        let theta_ppm = (theta * 1e6).round() as u128;
+        if (rk1 - rk) * l * 1_000_000 < theta_ppm * ((l - m) * rk + m * rk1) {
+            return None;
+        }
+        Some(format!(
+            "skip.sample_us with skip.rate_metric = \"packets\": a flow at the host line rate \
+             sends {x:.3} packets per sample ({} or {}), so Eq. 6's (max - min) / mean over \
+             skip.samples = {samples} is at least {floor:.4}, not below skip.theta = {theta}: \
+             no flow is ever steady and nothing is skipped (a skip.sample_us giving a whole \
+             number of packets or more of them, a skip.theta above {floor:.4}, or \
+             rate_metric = \"cc\" would)",
+            k,
+            k + 1
+        ))
     }
 
     /// Theorem 2: the bound on the steady-rate estimation error, `theta / (1 - theta)`.
@@ -109,7 +190,8 @@ impl Guidance {
     }
 
     /// Warnings for a chosen `theta` (`skip.theta`) and `l` (`skip.samples`), empty when both
-    /// fall inside the guidance. Each names the field.
+    /// fall inside the guidance and whole-packet samples can meet `theta`
+    /// ([`Self::quantization_warning`]). Each names the field.
     pub fn warnings(&self, theta: f64, samples: u64) -> Vec<String> {
         let mut w = Vec::new();
         if theta < self.theta_min {
@@ -140,6 +222,7 @@ impl Guidance {
                 self.samples_min
             ));
         }
+        w.extend(self.quantization_warning(theta, samples));
         w
     }
 }
@@ -156,7 +239,59 @@ mod tests {
             flows: n,
             mtu_bytes: 1000,
             sample_interval_ps: 1_000_000,
+            header_bytes: 0,
+            packets_metric: false,
         }
+    }
+
+    /// Packet quantization (module docs): 100 Gb/s, 4096 + 64 B packets, 2.5 us samples (the
+    /// shipped GPT scenarios' link with `skip.sample_us = 2.5`): x = 250 000 / 33 280 =
+    /// 7.512 packets, l = 20: the window holds at most ceil(150.24) = 151 packets, so Eq. 6
+    /// is at least 20 / 151 = 0.13245. theta = 0.1 and 0.13 can never be met, 0.135 can;
+    /// 5 us samples (x = 15.02, within 1 / 20 of 15) and the `cc` metric draw nothing.
+    #[test]
+    fn whole_packet_samples_that_can_never_be_steady() {
+        let mut i = input(2);
+        i.packets_metric = true;
+        i.mtu_bytes = 4096;
+        i.header_bytes = 64;
+        i.sample_interval_ps = 2_500_000;
+        let g = Guidance::new(&i).unwrap();
+        assert!((g.packets_per_sample - 7.512_019).abs() < 1e-6);
+        // Among the run's warnings, after Eq. 11 / 13's.
+        assert!(g
+            .warnings(0.1, 20)
+            .last()
+            .unwrap()
+            .starts_with("skip.sample_us"));
+        let floor = g.quantization_floor(20).unwrap();
+        assert!((floor - 20.0 / 151.0).abs() < 1e-9, "{floor}");
+        let w = g.quantization_warning(0.1, 20).unwrap();
+        assert!(
+            w.starts_with("skip.sample_us") && w.contains("skip.theta = 0.1"),
+            "{w}"
+        );
+        assert!(w.contains("7.512 packets") && w.contains("(7 or 8)") && w.contains("0.1325"));
+        assert!(g.quantization_warning(0.13, 20).is_some());
+        assert!(g.quantization_warning(0.135, 20).is_none());
+        // A longer window: ceil(2000 x 7.512) = 15025, floor 2000 / 15025 = 0.13311.
+        assert!(g.quantization_warning(0.133, 2000).is_some());
+        assert!(g.quantization_warning(0.1332, 2000).is_none());
+        // Not under another metric.
+        i.packets_metric = false;
+        assert!(Guidance::new(&i)
+            .unwrap()
+            .quantization_warning(0.1, 20)
+            .is_none());
+        // 5 us: 15.024 packets, a window of 20 may hold 15 in every sample.
+        i.packets_metric = true;
+        i.sample_interval_ps = 5_000_000;
+        let g5 = Guidance::new(&i).unwrap();
+        assert!(g5.quantization_floor(20).is_none());
+        assert!(g5.quantization_warning(0.01, 20).is_none());
+        // ... but not one of 100 (0.024 x 100 > 1): at least 100 / 1503 = 0.0665.
+        assert!(g5.quantization_warning(0.06, 100).is_some());
+        assert!(g5.quantization_warning(0.07, 100).is_none());
     }
 
     #[test]

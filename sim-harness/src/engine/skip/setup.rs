@@ -48,6 +48,8 @@ impl Sim {
                 flows: 1,
                 mtu_bytes: s.transport.mtu,
                 sample_interval_ps: sample_ps,
+                header_bytes: s.transport.header_bytes,
+                packets_metric: s.skip.rate_metric == crate::scenario::RateMetric::Packets,
             };
             Guidance::new(&gin)?;
             Some(gin)
