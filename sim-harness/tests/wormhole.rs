@@ -600,6 +600,27 @@ fn whole_packet_samples_that_can_never_be_steady_are_flagged() {
     );
 }
 
+/// `skip.reserve_bdps`: the tail of each skipped flow kept at packet level. A tornado of
+/// 4 MB flows at the line rate: a larger reserve simulates more of each flow (more events),
+/// the default (1 BDP) is the former constant, and every flow completes either way.
+#[test]
+fn tail_reserve_is_a_scenario_field() {
+    let s = one_tor(4, 4_000_000);
+    let at = |bdps: f64| {
+        let mut t = s.clone();
+        t.skip.reserve_bdps = bdps;
+        run(&t, true, |_| {})
+    };
+    let (none, one, many) = (at(0.0), at(1.0), at(20.0));
+    assert_eq!(one.flows, run(&s, true, |_| {}).flows);
+    for r in [&none, &one, &many] {
+        assert!(key(r, "wormhole_skips") > 0.0);
+        assert!(r.flows.iter().all(|f| f.end_ps > 0));
+    }
+    assert!(none.summary.events < one.summary.events);
+    assert!(one.summary.events < many.summary.events);
+}
+
 /// Sets up flows `(flow, src, dst, start in ns, bytes)`, the last first (the plans list
 /// them in flow order; `set_flow_start` keeps start times in flow order).
 fn start_plan(sim: &mut Sim, plan: &[(u32, u32, u32, u64, u64)]) {

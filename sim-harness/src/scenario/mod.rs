@@ -32,7 +32,10 @@ mod workload;
 pub use failures::{Failure, Loss, LossModel, LossPlace};
 pub use output::Output;
 pub use size::Size;
-pub use skip::{PartitionBy, RateEstimate, RateMetric, Skip, DEFAULT_SAMPLE_US};
+pub use skip::{
+    PartitionBy, RateEstimate, RateMetric, Skip, DEFAULT_RESERVE_BDPS, DEFAULT_SAMPLE_US,
+    MAX_RESERVE_BDPS,
+};
 pub use topology::{
     CoreLinks, EcnMark, PhantomMarkOn, PortRole, Topology, TopologyKind, TwoDcSection,
 };

@@ -74,6 +74,22 @@ pub struct Skip {
     /// Which rate advances a skipped flow's bytes (Eq. 7's estimate `R^`).
     #[serde(skip_serializing_if = "is_default_rate_estimate")]
     pub rate_estimate: RateEstimate,
+    /// Bytes of each skipped flow kept for packet-level simulation before its completion, in
+    /// BDPs of the run (at least one `mtu`): a skip plans a flow's completion as an interrupt
+    /// only after `remaining - reserve` bytes, so the tail (its last window in flight and
+    /// its ACKs) is simulated, not estimated (5.3's next interrupt; `engine/skip/setup.rs`).
+    #[serde(skip_serializing_if = "is_default_reserve_bdps")]
+    pub reserve_bdps: f64,
+}
+
+/// Default [`Skip::reserve_bdps`]: one BDP of packet-level tail.
+pub const DEFAULT_RESERVE_BDPS: f64 = 1.0;
+
+/// Largest [`Skip::reserve_bdps`] accepted.
+pub const MAX_RESERVE_BDPS: f64 = 1000.0;
+
+fn is_default_reserve_bdps(x: &f64) -> bool {
+    *x == DEFAULT_RESERVE_BDPS
 }
 
 /// [`Skip::rate_metric`]: the sample `R(t_k)` the steady-state test (Eq. 6) runs on.
@@ -159,6 +175,7 @@ impl Default for Skip {
             held_occupancy: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
+            reserve_bdps: DEFAULT_RESERVE_BDPS,
         }
     }
 }

@@ -33,6 +33,19 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             format!("needs at least 2 rate samples, got {}", s.skip.samples),
         ));
     }
+    finite("skip.reserve_bdps", s.skip.reserve_bdps)?;
+    let max_reserve = crate::scenario::MAX_RESERVE_BDPS;
+    if !(0.0..=max_reserve).contains(&s.skip.reserve_bdps) {
+        return Err(Error::field(
+            "skip.reserve_bdps",
+            format!(
+                "must be 0 to {} (BDPs of each skipped flow's tail simulated packet by \
+                 packet; at least one mtu is kept), got {}",
+                num(max_reserve),
+                num(s.skip.reserve_bdps)
+            ),
+        ));
+    }
     // `cwnd / srtt` and in-flight / srtt are a window CC's quantities: the DCTCP-style
     // sender's (the only one Wormhole fast-forwards); every other transport has none.
     if s.skip.rate_metric != crate::scenario::RateMetric::Packets

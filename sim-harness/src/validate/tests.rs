@@ -218,6 +218,18 @@ fn each_problem_names_its_field() {
         ),
         ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
         (
+            "skip.reserve_bdps",
+            Box::new(|s| s.skip.reserve_bdps = -0.5),
+        ),
+        (
+            "skip.reserve_bdps",
+            Box::new(|s| s.skip.reserve_bdps = 1000.5),
+        ),
+        (
+            "skip.reserve_bdps",
+            Box::new(|s| s.skip.reserve_bdps = f64::NAN),
+        ),
+        (
             "skip.rate_metric",
             Box::new(|s| {
                 s.skip.rate_metric = crate::scenario::RateMetric::Cc;

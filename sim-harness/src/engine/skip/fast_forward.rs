@@ -3,7 +3,7 @@
 //!
 //! * **Fast-forward** (5.3, 6.2, 6.3): when every flow of a partition is steady,
 //!   [`skip::plan_skip`] gives the next interrupt: a flow's completion at its estimated
-//!   rate (keeping [`RESERVE_BDPS`] BDPs of each flow for the packet level), a known event
+//!   rate (keeping `skip.reserve_bdps` BDPs of each flow for the packet level), a known event
 //!   (the next timed arrival, a failure's start or end, the stop time) or the horizon
 //!   ([`HORIZON_PS`]). The partition is *paused* at once ([`EventQueue::pause`]: its
 //!   queues frozen with their occupancy, its events held) and a wake-up is scheduled at the
@@ -17,10 +17,6 @@
 //!   shorter resume: no event is ever moved back in time.
 
 use super::*;
-
-/// Bytes of each flow kept for packet-level simulation after a skip, in BDPs of the run:
-/// the tail (last window in flight, its ACKs) is simulated, not estimated.
-pub const RESERVE_BDPS: u64 = 1;
 
 /// The skip horizon when no interrupt is foreseen (6.3: "a relatively large time"): 1 s.
 pub const HORIZON_PS: u64 = 1_000_000_000_000;

@@ -77,7 +77,7 @@ impl Sim {
             theta: s.skip.theta,
             samples: s.skip.samples as usize,
             mtu,
-            reserve_bytes: (RESERVE_BDPS * self.bdp_bytes).max(mtu),
+            reserve_bytes: ((s.skip.reserve_bdps * self.bdp_bytes as f64) as u64).max(mtu),
             capacity_bps: (self.fabric.host_gbps * 1e9).round() as u64,
             all_ports: s.skip.partition_by == crate::scenario::PartitionBy::AllPorts,
             metric: s.skip.rate_metric,
