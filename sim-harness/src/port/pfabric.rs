@@ -185,18 +185,9 @@ impl Sim {
 mod tests {
     use super::*;
 
+    /// A 1000-byte DATA packet of `flow` from host 0 to host 1.
     fn data(flow: u32, psn: u32) -> Packet {
-        Packet {
-            flow,
-            src: 0,
-            dst: 1,
-            psn,
-            cum_ack: 0,
-            bytes: 1000,
-            ev: 0,
-            kind: PktKind::Data,
-            ecn: false,
-        }
+        Packet::data(flow, 0, 1, psn, 1000, 0)
     }
 
     #[test]
