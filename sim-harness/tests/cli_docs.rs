@@ -362,6 +362,34 @@ fn markdown_links_point_at_existing_files_and_headings() {
     );
 }
 
+/// README stays scannable: no line outside a code block is over 400 characters (a table row
+/// or paragraph that needs more links to its details under `docs/`).
+#[test]
+fn readme_lines_are_at_most_400_characters() {
+    let readme = repo_file("README.md");
+    let mut inside = false;
+    let mut long = Vec::new();
+    for (i, line) in readme.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            inside = !inside;
+            continue;
+        }
+        let n = line.chars().count();
+        if !inside && n > 400 {
+            long.push(format!(
+                "line {}: {n} characters: {}",
+                i + 1,
+                line.chars().take(60).collect::<String>()
+            ));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "README lines over 400 characters:\n{}",
+        long.join("\n")
+    );
+}
+
 /// The field table of README's "Scenario format" stays scannable: every row fits in 400
 /// characters, and a row that says more in `docs/scenario-fields.md` links to its own field's
 /// heading there; that file has one heading per linked field, in the table's order.
