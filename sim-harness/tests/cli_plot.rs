@@ -7,27 +7,12 @@ use common::{dcfab_in, ok};
 use std::path::Path;
 
 /// 8 hosts, permutation of 64 KiB messages, queue samples every µs.
-const TINY: &str = r#"
-name = "tiny"
-seed = 3
-
-[topology]
-kind = "fat_tree"
-tiers = 2
-radix = 4
-link_gbps = 100
-link_delay_ns = 500
-buffer = "1bdp"
-
-[workload]
-kind = "permutation"
-message = "64KiB"
-
-[output]
-queue_sample_us = 1.0
-selection_bucket_us = 2.0
-rate_sample_us = 1.0
-"#;
+fn tiny_toml() -> String {
+    common::tiny_scenario(
+        "64KiB",
+        "\n[output]\nqueue_sample_us = 1.0\nselection_bucket_us = 2.0\nrate_sample_us = 1.0\n",
+    )
+}
 
 /// What an SVG shows: its texts, and how many lines (polylines) and filled rectangles.
 struct Svg {
@@ -90,7 +75,7 @@ impl Svg {
 #[test]
 fn run_plot_draws_every_figure_with_labels_and_series() {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("tiny.toml"), TINY).unwrap();
+    std::fs::write(tmp.path().join("tiny.toml"), tiny_toml()).unwrap();
     let out = ok(&dcfab_in(
         tmp.path(),
         &["run", "tiny.toml", "--out", "res", "--plot"],
@@ -253,7 +238,7 @@ fn classes_phantom_queues_and_rates_are_drawn_when_present() {
 #[test]
 fn sweep_plot_draws_one_bar_group_per_other_grid_value() {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("tiny.toml"), TINY).unwrap();
+    std::fs::write(tmp.path().join("tiny.toml"), tiny_toml()).unwrap();
     ok(&dcfab_in(
         tmp.path(),
         &[

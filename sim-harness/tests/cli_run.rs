@@ -9,29 +9,13 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// 8 hosts (2-tier k=4 fat tree), permutation of 64 KiB messages.
-const TINY: &str = r#"
-name = "tiny"
-seed = 3
-
-[topology]
-kind = "fat_tree"
-tiers = 2
-radix = 4
-link_gbps = 100
-link_delay_ns = 500
-buffer = "1bdp"
-
-[workload]
-kind = "permutation"
-message = "64KiB"
-
-[output]
-queue_sample_us = 1.0
-"#;
+fn tiny_toml() -> String {
+    common::tiny_scenario("64KiB", "\n[output]\nqueue_sample_us = 1.0\n")
+}
 
 fn tiny(dir: &Path) -> String {
     let p = dir.join("tiny.toml");
-    std::fs::write(&p, TINY).unwrap();
+    std::fs::write(&p, tiny_toml()).unwrap();
     p.to_str().unwrap().to_string()
 }
 

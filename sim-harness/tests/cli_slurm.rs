@@ -10,24 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const TINY: &str = r#"
-name = "tiny"
-seed = 3
-
-[topology]
-kind = "fat_tree"
-tiers = 2
-radix = 4
-link_gbps = 100
-link_delay_ns = 500
-
-[workload]
-kind = "permutation"
-message = "32KiB"
-
-[stop]
-max_time_us = 200.0
-"#;
+/// 8 hosts, permutation of 32 KiB messages, stopped at 200 us.
+fn tiny_toml() -> String {
+    common::tiny_scenario("32KiB", "\n[stop]\nmax_time_us = 200.0\n")
+}
 
 const GRID: [&str; 4] = ["--grid", "transport.lb=ecmp,reps", "--grid", "seed=1,2"];
 
@@ -75,7 +61,7 @@ fn local_sweep(dir: &Path) -> Vec<Vec<String>> {
 fn collect_writes_what_exists_then_matches_the_local_sweep() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    std::fs::write(d.join("tiny.toml"), TINY).unwrap();
+    std::fs::write(d.join("tiny.toml"), tiny_toml()).unwrap();
     let local = local_sweep(d);
 
     let out = ok(&dcfab_in(
@@ -234,7 +220,7 @@ fn slurm_cluster_runs_the_sweep_as_the_local_one() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    std::fs::write(d.join("tiny.toml"), TINY).unwrap();
+    std::fs::write(d.join("tiny.toml"), tiny_toml()).unwrap();
     let cluster = Cluster {
         script: Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/slurm/cluster.sh"),
         dir: d.join("cluster"),

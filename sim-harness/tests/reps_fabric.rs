@@ -7,40 +7,16 @@
 //! takes well under a second in the dev profile.
 
 mod fabric;
-use fabric::run_complete;
+use fabric::run_lb as run;
 use sim_harness::lb_stats::{SELECTION_COLUMNS, SELECTION_TABLE};
-use sim_harness::scenario::{Failure, LbKind, Scenario, Size, WorkloadKind};
+use sim_harness::scenario::{Failure, LbKind, Scenario, WorkloadKind};
 use sim_harness::RunResult;
 
-/// Section 4.1 parameters on a 2-tier fat tree of radix `radix`.
+/// Section 4.1 parameters on a 2-tier fat tree of radix `radix` ([`fabric::reps_paper_setup`]).
 fn paper_setup(radix: u32, message: u64, kind: WorkloadKind) -> Scenario {
-    let mut s = Scenario {
-        name: "reps_fabric_test".into(),
-        seed: 1,
-        ..Scenario::default()
-    };
-    let t = &mut s.topology;
-    t.tiers = 2;
-    t.radix = radix;
-    t.link_gbps = 400.0;
-    t.link_delay_ns = 500;
-    t.switch_latency_ns = 500;
-    t.buffer = Size::Bdp(1.0);
-    t.ecn_kmin = 0.2;
-    t.ecn_kmax = 0.8;
-    s.transport.mtu = 4096;
-    s.transport.rto_us = 70.0;
-    s.workload.kind = kind;
-    s.workload.message = Size::Bytes(message);
-    s.output.queue_sample_us = 0.0;
+    let mut s = fabric::reps_paper_setup("reps_fabric_test", radix, message, kind);
     s.output.selection_bucket_us = 10.0;
     s
-}
-
-fn run(s: &Scenario, lb: LbKind) -> RunResult {
-    let mut s = s.clone();
-    s.transport.lb = lb;
-    run_complete(&s)
 }
 
 fn us(ps: u64) -> f64 {

@@ -58,3 +58,27 @@ pub fn expect_error(out: &Output, field: &str) -> String {
     assert!(out.stdout.is_empty(), "nothing on stdout");
     lines[0].to_string()
 }
+
+/// The tiny scenario of the CLI tests: 8 hosts (a 2-tier k = 4 fat tree at 100 Gb/s, 500 ns
+/// links, 1-BDP buffers), seed 3, a permutation of `message` (e.g. `"64KiB"`), then `rest`
+/// (the test's own sections, TOML).
+pub fn tiny_scenario(message: &str, rest: &str) -> String {
+    format!(
+        r#"
+name = "tiny"
+seed = 3
+
+[topology]
+kind = "fat_tree"
+tiers = 2
+radix = 4
+link_gbps = 100
+link_delay_ns = 500
+buffer = "1bdp"
+
+[workload]
+kind = "permutation"
+message = "{message}"
+{rest}"#
+    )
+}

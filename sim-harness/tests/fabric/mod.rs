@@ -1,11 +1,12 @@
 //! Helpers shared by the fabric tests of the DCSIM family (`dcsim_fabric`, and the baselines
 //! `pfabric`, `phost`, `dcpim`): the shipped DCSIM scenarios shrunk to a k = 4 fat tree, a run,
 //! a summary key, and packet conservation; and by the other fabric tests (`uno`, `uno_paper`,
-//! `reps_fabric`, `reps_matrix`): a run in which every flow completes. Each test file uses a
-//! subset.
+//! `reps_fabric`, `reps_matrix`): a run in which every flow completes, and the REPS paper's
+//! section 4.1 setup with a run under one load balancer. Each test file uses a subset.
 #![allow(dead_code)]
 
 use sim_harness::overrides::{load, Source};
+use sim_harness::scenario::{LbKind, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult, Scenario};
 use std::path::PathBuf;
 
@@ -66,4 +67,38 @@ pub fn packets_conserved(r: &RunResult) {
         "control conservation: {:?}",
         r.summary.extra
     );
+}
+
+/// REPS section 4.1 parameters on a 2-tier fat tree of radix `radix` (400 Gb/s, 4 KiB MTU,
+/// 500 ns links and switches, 1-BDP buffers, K_min 20 % / K_max 80 %, RTO 70 us, seed 1),
+/// scenario `name`, workload `kind` of `message` bytes, no queue samples (`reps_fabric`,
+/// `reps_matrix`: each adds its own CC and output settings).
+pub fn reps_paper_setup(name: &str, radix: u32, message: u64, kind: WorkloadKind) -> Scenario {
+    let mut s = Scenario {
+        name: name.into(),
+        seed: 1,
+        ..Scenario::default()
+    };
+    let t = &mut s.topology;
+    t.tiers = 2;
+    t.radix = radix;
+    t.link_gbps = 400.0;
+    t.link_delay_ns = 500;
+    t.switch_latency_ns = 500;
+    t.buffer = Size::Bdp(1.0);
+    t.ecn_kmin = 0.2;
+    t.ecn_kmax = 0.8;
+    s.transport.mtu = 4096;
+    s.transport.rto_us = 70.0;
+    s.workload.kind = kind;
+    s.workload.message = Size::Bytes(message);
+    s.output.queue_sample_us = 0.0;
+    s
+}
+
+/// `s` under load balancer `lb`, every flow completing ([`run_complete`]).
+pub fn run_lb(s: &Scenario, lb: LbKind) -> RunResult {
+    let mut s = s.clone();
+    s.transport.lb = lb;
+    run_complete(&s)
 }
