@@ -19,9 +19,10 @@
 //! fields. The plan as written before the wiring:
 //!
 //! * Run start: `guidance::Guidance::new(&GuidanceInput { link_gbps, rtt_ps, flows, mtu_bytes,
-//!   sample_interval_ps, header_bytes, packets_metric })?` checks the inputs; at the run's end, with `flows` the most flows
-//!   seen on one host port at a time, its values (`extra.wormhole_guidance_*`) and its
-//!   `warnings(skip.theta, skip.samples)` go into the summary / stderr.
+//!   sample_interval_ps, header_bytes, packets_metric })?` checks the inputs; at the run's
+//!   end, with `flows` the most flows seen on one host port at a time, its values
+//!   (`extra.wormhole_guidance_*`) and its `warnings(skip.theta, skip.samples)` go into the
+//!   summary / stderr.
 //! * Flow injection: `Partitions::start_flow(flow, &path_ports)`. `Created(p)` / `Joined(p)`:
 //!   the flow's events belong to `p`; `Merged { into, absorbed }`: move the absorbed
 //!   partitions' event queues into `into` (each first ends its skip: the arrival is its
