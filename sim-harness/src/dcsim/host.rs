@@ -126,8 +126,11 @@ macro_rules! each {
 fn boxed<const F: usize, const S: usize, const N: usize>(
     p: &DcsimParams,
 ) -> std::result::Result<Box<DcsimHost<F, COLLECTIVES, S, N>>, rtl_models::ConfigError> {
-    let slot = Box::new_uninit();
-    Ok(Box::write(slot, DcsimHost::new(p.host)?))
+    DcsimHost::<F, COLLECTIVES, S, N>::check(&p.host)?;
+    Ok(Box::write(
+        Box::new_uninit(),
+        DcsimHost::new_checked(p.host),
+    ))
 }
 
 impl HostEngine {
