@@ -117,11 +117,11 @@ macro_rules! each {
     };
 }
 
-/// A new engine of one size on the heap. One out-of-line instance per size: with the seven
-/// sizes built inline in [`HostEngine::for_flows`], that function's stack frame held a
+/// A new engine of one size, built in place on the heap ([`DcsimHost::new_checked`] written
+/// straight into its box). One out-of-line instance per size: with the seven sizes built
+/// inline in [`HostEngine::for_flows`] and then boxed, that function's stack frame held a
 /// temporary of each (17 MB, `Wide` alone 5.6 MB), probed page by page on every call and
-/// resident for the whole run (session 16); now a call's frame holds one temporary of the
-/// size it builds.
+/// resident for the whole run (session 16).
 #[inline(never)]
 fn boxed<const F: usize, const S: usize, const N: usize>(
     p: &DcsimParams,
