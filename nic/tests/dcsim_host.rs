@@ -511,3 +511,15 @@ fn empty_flows_do_not_hide_sim_timeouts() {
         }
     }
 }
+
+/// Session 16: `check` makes `new`'s checks and `new_checked` builds the same engine.
+#[test]
+fn new_is_check_then_new_checked() {
+    let cfg = host_cfg(DcsimVariant::Sync);
+    Host::check(&cfg).unwrap();
+    assert_eq!(Host::new(cfg).unwrap(), Host::new_checked(cfg));
+    // 2^3 EVs cannot name 8 outstanding SIMs apart: both refuse it.
+    let bad = DcsimHostConfig { ev_bits: 3, ..cfg };
+    let e = Host::check(&bad).unwrap_err();
+    assert_eq!(Host::new(bad).unwrap_err(), e);
+}

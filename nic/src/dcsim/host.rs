@@ -144,10 +144,24 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
 
     /// An engine at cycle 0 with no flows.
     pub fn new(cfg: DcsimHostConfig) -> Result<Self, ConfigError> {
+        Self::check(&cfg)?;
+        Ok(Self::new_checked(cfg))
+    }
+
+    /// The checks [`DcsimHost::new`] makes on `cfg`.
+    pub fn check(cfg: &DcsimHostConfig) -> Result<(), ConfigError> {
         #[allow(clippy::let_unit_value)]
         let () = Self::CAPACITY_CHECK;
-        cfg.validate(S)?;
-        Ok(DcsimHost {
+        cfg.validate(S)
+    }
+
+    /// [`DcsimHost::new`] for a `cfg` that [`DcsimHost::check`] accepted. Infallible and
+    /// inlined, so that a caller storing it straight into its place (a box) builds it
+    /// there, without a temporary of the engine's size (simulator memory only; session 16).
+    #[inline(always)]
+    pub fn new_checked(cfg: DcsimHostConfig) -> Self {
+        debug_assert!(Self::check(&cfg).is_ok());
+        DcsimHost {
             cfg,
             now: 0,
             flows: core::array::from_fn(|_| None),
@@ -160,7 +174,7 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
             outbox: Deque::new(),
             stats: HostStats::default(),
             time_overflow: false,
-        })
+        }
     }
 
     /// The configuration.
