@@ -74,6 +74,21 @@ pub struct Skip {
     /// Which rate advances a skipped flow's bytes (Eq. 7's estimate `R^`).
     #[serde(skip_serializing_if = "is_default_rate_estimate")]
     pub rate_estimate: RateEstimate,
+    /// A model-based steady test, `m` sampling intervals long (0: off): a flow whose
+    /// sender is NIC-bound (its DCTCP window above what its fair share of its host's line
+    /// rate needs over its smoothed RTT, no loss and no ECN-marked ACK over the last `m`
+    /// intervals, empty queues beyond its host port, no port of its path loaded above its
+    /// line rate by the partition's flows at their host shares) and whose measured rate
+    /// over the last `m` intervals is within `theta` of that share (the host's line rate
+    /// over its active flows, the round robin of its NIC) counts as steady without Eq. 6's
+    /// `samples` window. dcfab's extension of Wormhole 3 / 6.2 (`engine/skip/steady.rs`);
+    /// DCTCP only.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nic_bound_samples: u32,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 /// [`Skip::rate_metric`]: the sample `R(t_k)` the steady-state test (Eq. 6) runs on.
@@ -159,6 +174,7 @@ impl Default for Skip {
             held_occupancy: false,
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
+            nic_bound_samples: 0,
         }
     }
 }

@@ -88,6 +88,8 @@ pub(crate) struct Wormhole {
     metric: RateMetric,
     /// `skip.rate_estimate`: which rate advances a skipped flow.
     estimate: RateEstimate,
+    /// `skip.nic_bound_samples`: the model-based steady test's window (0: off).
+    nic_bound: usize,
     parts: Partitions,
     /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
     hdr: u64,
