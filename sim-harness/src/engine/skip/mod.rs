@@ -9,7 +9,8 @@
 //!
 //! * [`setup`]: installing Wormhole for a run; what may be skipped (soundness limits).
 //! * [`partitions`]: port-level partitions (Def. 1, Appendix E).
-//! * [`steady`]: steady-state detection, `R(t_k)` (5.1, Eq. 6/7).
+//! * [`steady`]: steady-state detection, `R(t_k)` (5.1, Eq. 6/7); the NIC-bound model
+//!   (`skip.nic_bound_samples`, beyond 3 / 6.2).
 //! * [`fast_forward`]: freeze / wake-up / resume and skip-back (5.3, 6.2, 6.3).
 //! * [`held`]: `data_ports`: held DATA lanes, phantom ACK load, held packets (beyond 6.2).
 //! * [`memoize`]: memoization of unsteady periods (4).

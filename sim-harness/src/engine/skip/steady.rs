@@ -24,6 +24,12 @@
 //!   Measured (`benches/README.md`, session 8): on paper-size GPT-13B / 128, `"cc"` with
 //!   `partition_by = "data_ports"` gives 73x fewer events at 0.93 % mean FCT error (the
 //!   default 57x at 0.42 %), short of the 100x; `"packets"` stays the default.
+//!
+//! * **A model-based steady test** (`skip.nic_bound_samples`, dcfab's extension of 3 / 6.2,
+//!   [`nic_bound_rate`]): a DCTCP flow NIC-bound at its host port's round-robin share is
+//!   steady after a few samples instead of Eq. 6's `l`, advanced at that share. Measured
+//!   (`benches/README.md`, session 16): on paper-size GPT-13B / 128 on top of W2 107x fewer
+//!   events at 1.59 % mean FCT error (W2: 82x at 0.99 %); off by default.
 
 use super::*;
 
