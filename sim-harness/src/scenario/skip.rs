@@ -80,6 +80,17 @@ pub struct Skip {
     /// its ACKs) is simulated, not estimated (5.3's next interrupt; `engine/skip/setup.rs`).
     #[serde(skip_serializing_if = "is_default_reserve_bdps")]
     pub reserve_bdps: f64,
+    /// A model-based steady test, `m` sampling intervals long (0: off): a flow whose
+    /// sender is NIC-bound (its DCTCP window above what its fair share of its host's line
+    /// rate needs over its smoothed RTT, no loss and no ECN-marked ACK over the last `m`
+    /// intervals, empty queues beyond its host port, no port of its path loaded above its
+    /// line rate by the partition's flows at their host shares) and whose measured rate
+    /// over the last `m` intervals is within `theta` of that share (the host's line rate
+    /// over its active flows, the round robin of its NIC) counts as steady without Eq. 6's
+    /// `samples` window. dcfab's extension of Wormhole 3 / 6.2 (`engine/skip/steady.rs`);
+    /// DCTCP only.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nic_bound_samples: u32,
 }
 
 /// Default [`Skip::reserve_bdps`]: one BDP of packet-level tail.
@@ -90,6 +101,10 @@ pub const MAX_RESERVE_BDPS: f64 = 1000.0;
 
 fn is_default_reserve_bdps(x: &f64) -> bool {
     *x == DEFAULT_RESERVE_BDPS
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
 }
 
 /// [`Skip::rate_metric`]: the sample `R(t_k)` the steady-state test (Eq. 6) runs on.
@@ -176,6 +191,7 @@ impl Default for Skip {
             rate_metric: RateMetric::default(),
             rate_estimate: RateEstimate::default(),
             reserve_bdps: DEFAULT_RESERVE_BDPS,
+            nic_bound_samples: 0,
         }
     }
 }

@@ -112,6 +112,29 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 .to_string(),
         ));
     }
+    if s.skip.nic_bound_samples > 0 {
+        if s.skip.nic_bound_samples > s.skip.samples {
+            return Err(Error::field(
+                "skip.nic_bound_samples",
+                format!(
+                    "is the model-based steady test's window in sampling intervals and may \
+                     not exceed skip.samples ({}), got {}",
+                    s.skip.samples, s.skip.nic_bound_samples
+                ),
+            ));
+        }
+        if s.transport.cc != crate::scenario::CcKind::Dctcp {
+            return Err(Error::field(
+                "skip.nic_bound_samples",
+                format!(
+                    "tests a DCTCP sender's window, ECN marks and losses against its host's \
+                     line rate, which transport.cc = \"{}\" does not have; use \
+                     transport.cc = \"dctcp\" or nic_bound_samples = 0",
+                    format!("{:?}", s.transport.cc).to_lowercase()
+                ),
+            ));
+        }
+    }
     if s.skip.lockstep_fixed_leader && !s.skip.memo_lockstep {
         return Err(Error::field(
             "skip.lockstep_fixed_leader",

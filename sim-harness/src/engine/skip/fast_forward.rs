@@ -117,7 +117,20 @@ impl Sim {
         let Some(plan) = self.plan_ahead(&flows) else {
             return;
         };
-        self.memo_insert(id, &flows);
+        // A partition steady by `skip.nic_bound_samples`' model alone stores no memo entry:
+        // its transient ends in a state the memo's key (the conflict graph of its DATA
+        // ports) does not describe (the host's ACK load from flows of other partitions sets
+        // its rate), so another partition with that key would take its rates.
+        let w = self.wh.as_ref().expect("wormhole on");
+        let by_model = w.nic_bound > 0
+            && flows
+                .iter()
+                .any(|f| w.active.get(&f.flow).is_some_and(|s| s.model_only(w)));
+        if by_model {
+            self.wh.as_mut().expect("wormhole on").misses.remove(&id);
+        } else {
+            self.memo_insert(id, &flows);
+        }
         let rates: Vec<(u32, u64)> = flows.iter().map(|f| (f.flow, f.rate_bps)).collect();
         self.freeze(id, plan, flows, None, None);
         // A leader turned steady: its followers go on into the same steady state (3.2 step

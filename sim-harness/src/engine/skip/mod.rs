@@ -9,7 +9,8 @@
 //!
 //! * [`setup`]: installing Wormhole for a run; what may be skipped (soundness limits).
 //! * [`partitions`]: port-level partitions (Def. 1, Appendix E).
-//! * [`steady`]: steady-state detection, `R(t_k)` (5.1, Eq. 6/7).
+//! * [`steady`]: steady-state detection, `R(t_k)` (5.1, Eq. 6/7); the NIC-bound model
+//!   (`skip.nic_bound_samples`, beyond 3 / 6.2).
 //! * [`fast_forward`]: freeze / wake-up / resume and skip-back (5.3, 6.2, 6.3).
 //! * [`held`]: `data_ports`: held DATA lanes, phantom ACK load, held packets (beyond 6.2).
 //! * [`memoize`]: memoization of unsteady periods (4).
@@ -88,6 +89,8 @@ pub(crate) struct Wormhole {
     metric: RateMetric,
     /// `skip.rate_estimate`: which rate advances a skipped flow.
     estimate: RateEstimate,
+    /// `skip.nic_bound_samples`: the model-based steady test's window (0: off).
+    nic_bound: usize,
     parts: Partitions,
     /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
     hdr: u64,

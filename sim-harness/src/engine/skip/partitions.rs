@@ -144,6 +144,7 @@ impl Sim {
                 hint: None,
                 last_rate: 0,
                 hist: Default::default(),
+                model: None,
             },
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
@@ -184,6 +185,7 @@ impl Sim {
                 s.last = None;
                 s.steady = false;
                 s.hist.clear();
+                s.model = None;
             }
         }
     }

@@ -82,6 +82,11 @@ impl Sim {
             all_ports: s.skip.partition_by == crate::scenario::PartitionBy::AllPorts,
             metric: s.skip.rate_metric,
             estimate: s.skip.rate_estimate,
+            nic_bound: if skip {
+                s.skip.nic_bound_samples as usize
+            } else {
+                0
+            },
             hdr: u64::from(s.transport.header_bytes),
             phantom: BTreeMap::new(),
             parts: Partitions::new(),
