@@ -216,6 +216,13 @@ fn each_problem_names_its_field() {
                 s.skip.held_occupancy = true;
             }),
         ),
+        (
+            "skip.foreign_ack_interrupts",
+            Box::new(|s| {
+                s.skip.enabled = true;
+                s.skip.foreign_ack_interrupts = false;
+            }),
+        ),
         ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
         (
             "skip.reserve_bdps",

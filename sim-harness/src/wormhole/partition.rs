@@ -361,6 +361,26 @@ impl Partitions {
             .collect()
     }
 
+    /// The active flows of partitions other than `flow`'s whose ACKs cross one of `flow`'s
+    /// DATA ports (each counted once): the foreign ACK load its rate depends on under
+    /// `skip.partition_by = "data_ports"` (0 when ACK ports merge partitions).
+    pub fn foreign_acks_on(&self, flow: FlowId) -> usize {
+        let (Some(path), Some(&id)) = (self.flow_ports.get(&flow), self.flow_part.get(&flow))
+        else {
+            return 0;
+        };
+        let mut seen: Vec<FlowId> = path
+            .iter()
+            .filter_map(|p| self.ack_flows.get(p))
+            .flatten()
+            .copied()
+            .filter(|f| self.flow_part[f] != id)
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        seen.len()
+    }
+
     /// The ACK ports of partition `id`'s flows that are not ports of `id` (ascending): its
     /// ACKs cross them, other partitions' packets may too.
     pub fn ack_only_ports(&self, id: PartitionId) -> Vec<PortId> {

@@ -21,6 +21,10 @@ use super::*;
 /// Rate classes of the conflict graph's flow weights ([`memo::rate_class`]).
 pub(super) const RATE_CLASSES: u32 = 16;
 
+/// `data_ports`: foreign ACK streams on a flow's DATA ports told apart by the memo key
+/// (more count as this many).
+const FOREIGN_ACK_CLASSES: usize = 8;
+
 /// Largest partition (flows) the memo looks up: a conflict graph costs O(flows^2) to build,
 /// and a partition that large (an all-to-all through the spines) rarely repeats exactly.
 pub const MEMO_MAX_FLOWS: usize = 128;
@@ -61,8 +65,17 @@ impl Sim {
             .iter()
             .map(|&f| {
                 let r = w.active.get(&f).and_then(|s| s.hint).unwrap_or(0);
+                let class = memo::rate_class(r, w.capacity_bps, RATE_CLASSES);
+                // `data_ports`: the key also says how many other partitions' flows send
+                // ACKs across the flow's DATA ports (capped), so a rate learned without
+                // that ACK load is not replayed with it ([`Sim::foreign_ack_interrupt`]).
+                let foreign = if w.all_ports || !w.foreign_acks {
+                    0
+                } else {
+                    w.parts.foreign_acks_on(f).min(FOREIGN_ACK_CLASSES) as u32
+                };
                 (
-                    memo::rate_class(r, w.capacity_bps, RATE_CLASSES),
+                    class + RATE_CLASSES * foreign,
                     w.ports[f as usize].as_slice(),
                 )
             })

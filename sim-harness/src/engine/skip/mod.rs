@@ -139,6 +139,9 @@ pub(crate) struct Wormhole {
     /// `skip.held_occupancy`: held DATA lanes keep the skipped flows' rate as occupancy
     /// ([`Sim::held_wait`]).
     held_occupancy: bool,
+    /// `skip.foreign_ack_interrupts` (`data_ports`): ACKs crossing a partition's DATA ports
+    /// interrupt it and key the memo ([`Sim::foreign_ack_interrupt`]).
+    foreign_acks: bool,
     /// Per leader port: (leader flow, follower port, follower) for each follower port that
     /// mirrors a packet of that flow starting on that port, in the order mapped (a per-port
     /// index: the lookup at every leader transmission is a short scan, not a map search).

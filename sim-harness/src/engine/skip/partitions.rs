@@ -8,6 +8,9 @@
 //!   default), every port its ACKs / NACKs use on the way back; with `"data_ports"` those
 //!   ACK ports are indexed but do not merge partitions. Flows join at their start (merge)
 //!   and leave at their completion (split).
+//! * **Foreign ACK interrupts** (`data_ports`, `skip.foreign_ack_interrupts`, beyond 5.3):
+//!   a flow starting or completing whose ACKs cross DATA ports of other partitions
+//!   interrupts them ([`Sim::foreign_ack_interrupt`]).
 
 use super::*;
 
@@ -104,6 +107,14 @@ impl Sim {
                 .filter(|(_, fr)| acks.iter().any(|p| fr.ports.binary_search(p).is_ok()))
                 .map(|(&id, _)| id),
         );
+        // `data_ports`: its ACKs load a DATA port of a skipped partition (a held one too):
+        // that partition's rates change, so it resumes ([`Sim::foreign_ack_interrupt`]).
+        touched.extend(
+            acks.iter()
+                .filter(|_| w.foreign_acks)
+                .filter_map(|&p| w.parts.partition_of_port(p))
+                .filter(|id| w.frozen.contains_key(id)),
+        );
         touched.sort_unstable();
         touched.dedup();
         for id in touched {
@@ -160,6 +171,41 @@ impl Sim {
             _ => unreachable!("start_flow creates, joins or merges"),
         };
         self.reset_partition(id);
+        self.foreign_ack_interrupt(&acks);
+    }
+
+    /// `skip.partition_by = "data_ports"` (beyond `../shared/papers/wormhole.md` 5.3): a
+    /// flow starting or completing whose ACKs cross DATA ports of other partitions is an
+    /// interrupt of those partitions too. Its ACKs take (or give back) `hdr / mtu` of such a
+    /// port's line rate, so a flow bottlenecked there changes rate (measured: ~1.5 % on a
+    /// host port) although no partition merges or splits; Eq. 6's window (theta 0.05 in W2)
+    /// does not see a step that small, and a skip planned at the old rate would run on at it.
+    /// So each such partition's detectors restart (a skipped one was resumed by the caller:
+    /// a skip-back) and its pending memo miss is dropped (its key was taken in the old ACK
+    /// context; the memo key counts foreign ACK streams, [`Sim::conflict_graph`]). Under
+    /// `all_ports` a flow has no separate ACK ports (they merge partitions): a no-op.
+    pub(super) fn foreign_ack_interrupt(&mut self, acks: &[u32]) {
+        let w = self.wh.as_ref().expect("wormhole on");
+        if acks.is_empty() || !w.foreign_acks {
+            return;
+        }
+        let mut ids: Vec<PartitionId> = acks
+            .iter()
+            .filter_map(|&p| w.parts.partition_of_port(p))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            if self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id)) {
+                self.note_refollow(id);
+                self.thaw(id);
+            } else {
+                self.reset_partition(id);
+            }
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.misses.remove(&id);
+            w.st.foreign_ack_interrupts += 1;
+        }
     }
 
     /// Flow `f`'s transport has opened: its partition begins an unsteady period, looked up
@@ -216,6 +262,11 @@ impl Sim {
                 w.misses.remove(&id);
                 w.lookups.remove(&id);
             }
+            let acks: Vec<u32> = if w.all_ports || !w.foreign_acks {
+                Vec::new()
+            } else {
+                w.parts.ack_path(f).map(<[u32]>::to_vec).unwrap_or_default()
+            };
             let change = w.parts.finish_flow(f).expect("an active flow");
             // A follower kept paused across a completion (`skip.lockstep_stay`) whose
             // partition splits resumes: its paused set is no longer one partition.
@@ -252,6 +303,7 @@ impl Sim {
                     w.lookups.insert(id);
                 }
             }
+            self.foreign_ack_interrupt(&acks);
             let w = self.wh.as_mut().expect("wormhole on");
             if let Some(d) = w.dag.as_ref() {
                 let t = d.flow_task[f as usize];

@@ -113,6 +113,7 @@ impl Sim {
             fixed_leader: skip && s.skip.memo_lockstep && s.skip.lockstep_fixed_leader,
             shadow_on: skip && s.skip.memo_lockstep && s.skip.lockstep_shadow,
             held_occupancy: skip && s.skip.held_occupancy,
+            foreign_acks: s.skip.foreign_ack_interrupts,
             shadow: vec![Vec::new(); self.ports.len()],
             shadow_lead: vec![0; self.flows.len()],
             shadow_q: BTreeMap::new(),

@@ -16,6 +16,9 @@ pub(super) struct WhStats {
     pub(super) steady_entries: u64,
     pub(super) memo_skips: u64,
     pub(super) traj_skips: u64,
+    /// `data_ports`: partitions interrupted by a flow start / completion whose ACKs cross
+    /// their DATA ports ([`Sim::foreign_ack_interrupt`]).
+    pub(super) foreign_ack_interrupts: u64,
     /// Lockstep followers paused, released into their leader's steady skip, woken before
     /// their skippable bytes ran out.
     pub(super) lock_follows: u64,
@@ -95,6 +98,15 @@ impl Sim {
             ] {
                 x.insert(k.into(), v);
             }
+        }
+        if !w.all_ports {
+            insert_counts(
+                x,
+                &[(
+                    "wormhole_foreign_ack_interrupts",
+                    w.st.foreign_ack_interrupts,
+                )],
+            );
         }
         if let Some(db) = &w.traj {
             let ts = db.stats();
