@@ -1131,6 +1131,7 @@ fn foreign_acks_on_a_data_port_interrupt_and_key_the_memo() {
     ];
     for (plan, f) in cases {
         let mut s = w2_small();
+        s.skip.foreign_ack_interrupts = true;
         s.workload.degree = plan.len() as u32;
         let edit = |sim: &mut Sim| start_plan(sim, plan);
         let (a, full) = (run(&s, true, edit), run(&s, false, edit));

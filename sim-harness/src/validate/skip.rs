@@ -112,14 +112,14 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 .to_string(),
         ));
     }
-    if !s.skip.foreign_ack_interrupts
+    if s.skip.foreign_ack_interrupts
         && s.skip.partition_by != crate::scenario::PartitionBy::DataPorts
     {
         return Err(Error::field(
             "skip.foreign_ack_interrupts",
-            "turns off the interrupts by ACKs crossing other partitions' DATA ports, which \
+            "turns on the interrupts by ACKs crossing other partitions' DATA ports, which \
              exist only with skip.partition_by = \"data_ports\" (under \"all_ports\" ACK \
-             ports merge partitions); set it or foreign_ack_interrupts = true"
+             ports merge partitions); set it or foreign_ack_interrupts = false"
                 .to_string(),
         ));
     }

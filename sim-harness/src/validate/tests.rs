@@ -220,7 +220,7 @@ fn each_problem_names_its_field() {
             "skip.foreign_ack_interrupts",
             Box::new(|s| {
                 s.skip.enabled = true;
-                s.skip.foreign_ack_interrupts = false;
+                s.skip.foreign_ack_interrupts = true;
             }),
         ),
         ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),

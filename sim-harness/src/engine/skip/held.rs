@@ -16,7 +16,7 @@
 //!   each such port serializes at its line rate less that ACK load (one header per DATA
 //!   packet at the flows' estimated rates, [`Sim::add_phantom`]) instead. A flow that
 //!   starts with its ACKs on a paused port of a skipped partition resumes it (skip-back);
-//!   with `skip.foreign_ack_interrupts` (the default) one whose ACKs cross any DATA port of
+//!   with `skip.foreign_ack_interrupts` (opt-in) one whose ACKs cross any DATA port of
 //!   another partition, skipped (a held lane too) or not, starting or completing, is an
 //!   interrupt of it ([`Sim::foreign_ack_interrupt`]).
 //!   Measured (`benches/README.md`, session 6b): 85x fewer events on paper-size GPT-13B /
