@@ -41,6 +41,14 @@ fn one_tor(hosts: u32, message: u64) -> Scenario {
     s
 }
 
+/// [`one_tor`] with an incast of `degree` senders (`workload.kind = "incast"`).
+fn one_tor_incast(hosts: u32, message: u64, degree: u32) -> Scenario {
+    let mut s = one_tor(hosts, message);
+    s.workload.kind = WorkloadKind::Incast;
+    s.workload.degree = degree;
+    s
+}
+
 fn run(s: &Scenario, skip: bool, edit: impl Fn(&mut Sim)) -> RunResult {
     let mut s = s.clone();
     s.skip.enabled = skip;
@@ -85,9 +93,7 @@ fn assert_fewer_events(a: &RunResult, b: &RunResult, factor: u64) {
 /// A 6-to-1 incast of 256 KiB flows on one ToR, sampled at 1 us over 2000 samples (the
 /// defaults): its flows are too short to fill a rate window.
 fn incast6_too_short_to_be_steady() -> Scenario {
-    let mut s = one_tor(8, 256 * 1024);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 6;
+    let mut s = one_tor_incast(8, 256 * 1024, 6);
     s.skip.samples = 2000;
     s.skip.sample_us = 1.0;
     s
@@ -115,9 +121,7 @@ fn no_steady_period_is_bit_identical() {
 /// skipping; A's flow was skipped and ends within 1 %.
 #[test]
 fn skipping_one_partition_leaves_the_others_bit_identical() {
-    let mut s = one_tor(6, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 3;
+    let s = one_tor_incast(6, 1000, 3);
     let edit = |sim: &mut Sim| {
         sim.set_flow(0, 0, 1, 20_000_000).unwrap();
         sim.set_flow(1, 2, 4, 4_000_000).unwrap();
@@ -157,9 +161,7 @@ fn skipping_one_partition_leaves_the_others_bit_identical() {
 /// downlink, on one ToR, partitions by DATA ports (see
 /// [`ack_only_port_sharing_keeps_partitions_apart`]).
 fn ack_only_sharing() -> (Scenario, fn(&mut Sim)) {
-    let mut s = one_tor(6, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 3;
+    let mut s = one_tor_incast(6, 1000, 3);
     s.skip.partition_by = PartitionBy::DataPorts;
     fn edit(sim: &mut Sim) {
         sim.set_flow(0, 0, 1, 20_000_000).unwrap();
@@ -234,9 +236,7 @@ fn small_instance_error_below_one_percent_with_fewer_events() {
 /// 1 us: each sends ~1.5 packets of 4 KB per sample, so the packet-count sample swings
 /// between 1 and 2 (+-33 % against theta = 0.1) however steady the flows are.
 fn incast2_few_packets_per_sample() -> Scenario {
-    let mut s = one_tor(8, 4_000_000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 2;
+    let mut s = one_tor_incast(8, 4_000_000, 2);
     s.skip.sample_us = 1.0;
     s
 }
@@ -445,9 +445,7 @@ fn interrupted_twice() -> impl Fn(&mut Sim) {
 /// way. (A changed start state is a miss: `state_class` and the memo's unit tests.)
 #[test]
 fn interrupted_transient_repeats_as_a_memo_hit() {
-    let mut s = one_tor(8, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 4;
+    let mut s = one_tor_incast(8, 1000, 4);
     s.skip.memo_interrupted = true;
     let edit = interrupted_twice();
     let (a, b) = (run(&s, true, &edit), run(&s, false, &edit));
@@ -654,10 +652,8 @@ fn lockstep_lanes(joiner: bool) -> impl Fn(&mut Sim) {
 /// ECN marking a step at `ecn_kmin` (`kmax = kmin`): RED's random marks would make the
 /// three lanes differ in the full run (measured: 5.6 % apart), lockstep needs them alike.
 fn lockstep_scenario(flows: u32) -> Scenario {
-    let mut s = one_tor(12, 1000);
+    let mut s = one_tor_incast(12, 1000, flows);
     s.topology.ecn_kmax = s.topology.ecn_kmin;
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = flows;
     // Never steady (theta far below the packet quantization at 5 us): only lockstep
     // following skips anything, so what is measured is the follower's replay.
     s.skip.theta = 0.001;
@@ -1012,9 +1008,7 @@ fn nic_shared(sim: &mut Sim) {
 }
 
 fn nic_bound_scenario() -> Scenario {
-    let mut s = one_tor(12, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 3;
+    let mut s = one_tor_incast(12, 1000, 3);
     s.skip.theta = 0.001;
     s
 }
@@ -1083,9 +1077,7 @@ fn nic_bound_bad_values_are_refused_naming_the_field() {
 /// W2's settings (`benches/README.md`, Wormhole) on `one_tor(12)`: DATA-port partitions,
 /// packets / timed, theta 0.05, 10 samples of 10 us.
 fn w2_small() -> Scenario {
-    let mut s = one_tor(12, 1000);
-    s.workload.kind = WorkloadKind::Incast;
-    s.workload.degree = 3;
+    let mut s = one_tor_incast(12, 1000, 3);
     s.skip.partition_by = PartitionBy::DataPorts;
     s.skip.rate_metric = RateMetric::Packets;
     s.skip.rate_estimate = RateEstimate::Timed;
