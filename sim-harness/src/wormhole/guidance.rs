@@ -190,9 +190,17 @@ impl Guidance {
     }
 
     /// Warnings for a chosen `theta` (`skip.theta`) and `l` (`skip.samples`), empty when both
-    /// fall inside the guidance and whole-packet samples can meet `theta`
-    /// ([`Self::quantization_warning`]). Each names the field.
+    /// fall inside the guidance and whole-packet samples can meet `theta`: those of
+    /// [`Self::eq_warnings`], then [`Self::quantization_warning`]'s. Each names the field.
     pub fn warnings(&self, theta: f64, samples: u64) -> Vec<String> {
+        let mut w = self.eq_warnings(theta, samples);
+        w.extend(self.quantization_warning(theta, samples));
+        w
+    }
+
+    /// The warnings of Eq. 11 and 13 alone (the ones that depend on the scenario's `N`),
+    /// empty when `theta` and `l` fall inside the guidance.
+    pub fn eq_warnings(&self, theta: f64, samples: u64) -> Vec<String> {
         let mut w = Vec::new();
         if theta < self.theta_min {
             w.push(format!(
@@ -222,7 +230,6 @@ impl Guidance {
                 self.samples_min
             ));
         }
-        w.extend(self.quantization_warning(theta, samples));
         w
     }
 }

@@ -66,8 +66,10 @@ impl Sim {
             ..w.guidance?
         };
         let g = Guidance::new(&gin).expect("checked at setup; N >= 1");
-        let warn = g
-            .warnings(w.theta, w.samples as u64)
+        // Eq. 11 / 13 depend on N, so their warnings name it; the packet quantization's
+        // does not.
+        let mut warn: Vec<String> = g
+            .eq_warnings(w.theta, w.samples as u64)
             .into_iter()
             .map(|m| {
                 format!(
@@ -76,6 +78,10 @@ impl Sim {
                 )
             })
             .collect();
+        warn.extend(
+            g.quantization_warning(w.theta, w.samples as u64)
+                .map(|m| format!("skip: {m}")),
+        );
         Some((g, warn))
     }
 
