@@ -111,9 +111,10 @@ impl Sim {
             return;
         }
         let est = |f: u32| w.active.get(&f).and_then(|s| s.estimate(w));
-        let Some(flows) = self.steady_flows(id, est) else {
+        let Some(mut flows) = self.steady_flows(id, est) else {
             return;
         };
+        self.cap_at_data_ports(&mut flows);
         let Some(plan) = self.plan_ahead(&flows) else {
             return;
         };
@@ -279,6 +280,7 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
+
         for &f in &fr.flow_ids {
             w.active.set_frozen(f, false);
         }

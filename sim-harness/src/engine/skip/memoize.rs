@@ -128,11 +128,13 @@ impl Sim {
     /// transient ones). A flow whose skippable bytes the transient would exceed cuts the
     /// transient short, pro rata, with no steady part.
     pub(super) fn memo_hit(&mut self, id: PartitionId, flows: &[u32], v: MemoValue) {
-        let Some(sf) = self.steady_flows(id, |f| {
+        let Some(mut sf) = self.steady_flows(id, |f| {
             flows.iter().position(|&x| x == f).map(|i| v.end_rates[i])
         }) else {
             return;
         };
+        // `data_ports`: end rates learned in another ACK context fit these ports' ACKs.
+        self.cap_at_data_ports(&mut sf);
         if v.convergence_ps == 0 {
             return;
         }
