@@ -329,6 +329,18 @@ impl Partitions {
         self.flow_part.get(f).copied()
     }
 
+    /// The partitions owning any of `ports` ([`Self::partition_of_port`]), ascending, each
+    /// once.
+    pub fn partitions_of_ports(&self, ports: &[PortId]) -> Vec<PartitionId> {
+        let mut ids: Vec<PartitionId> = ports
+            .iter()
+            .filter_map(|&p| self.partition_of_port(p))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     /// The flows of a partition, ascending.
     pub fn flows(&self, id: PartitionId) -> Option<&BTreeSet<FlowId>> {
         self.parts.get(&id)

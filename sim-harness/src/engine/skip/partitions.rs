@@ -122,13 +122,7 @@ impl Sim {
             self.thaw(id);
         }
         let w = self.wh.as_ref().expect("checked");
-        let mut joined: Vec<PartitionId> = ports
-            .iter()
-            .filter_map(|&p| w.parts.partition_of_port(p))
-            .collect();
-        joined.sort_unstable();
-        joined.dedup();
-        for id in joined {
+        for id in w.parts.partitions_of_ports(&ports) {
             self.traj_store(id);
         }
         let w = self.wh.as_mut().expect("checked");
@@ -189,13 +183,7 @@ impl Sim {
         if acks.is_empty() || !w.foreign_acks {
             return;
         }
-        let mut ids: Vec<PartitionId> = acks
-            .iter()
-            .filter_map(|&p| w.parts.partition_of_port(p))
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        for id in ids {
+        for id in w.parts.partitions_of_ports(acks) {
             if self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id)) {
                 self.note_refollow(id);
                 self.thaw(id);
