@@ -280,7 +280,6 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
-
         for &f in &fr.flow_ids {
             w.active.set_frozen(f, false);
         }
