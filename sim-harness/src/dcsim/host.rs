@@ -10,23 +10,22 @@
 //!  FlowState:   slot (while open), DcsimReceiver (DATA-ACKs), DATA transmissions
 //! ```
 //!
-//! **Engine sizes.** A `DcsimHost<F, C, S, N>` holds F flows of S outstanding SIMs and an
-//! N-DATA window inline. One flow at line rate needs [`DcsimParams::sims_needed`] SIMs and
-//! a [`DcsimParams::window_needed`]-DATA window (`RTT_max` and the line rate of the
-//! scenario: about 231 and 322 at 800 Gb/s with 9 KB DATAs, within `nic::dcsim::BUDGET_*`),
-//! and any flow of a host may be its last one running, so every flow gets that much: a host
-//! gets the smallest of [`Few`] (8 flows), [`Wide32`] (32), [`Wide64`] (64), [`Wide128`]
-//! (128) and [`Wide`] (320), each 256 SIMs x 512 DATAs per flow (about 17.5 KB of simulator
-//! memory per flow slot since session 14c, about 34 KB before), that holds all its flows
-//! at once. The engine sizes are the simulator's memory only: a flow's slot number, and so
-//! the scheduler's round robin and the timer order, do not depend on how many slots the engine has, as long as all the
-//! host's flows fit (session 14: `dcsim_a2av`'s 4,808 flows on 85 sending hosts took
-//! 391 MiB of flow slots with 8 / 64 / 320, 216 MiB with the two intermediate sizes). Only a scenario whose
-//! flows need no more than 64 SIMs and 128 DATAs gets the lighter [`Some64`] / [`Many`]
-//! (64 x 128 per flow) for more than 8 flows. A host with more flows than that opens them
-//! as slots free (`pending`), and more than 8 collectives at once wait the same way. Should
-//! a scenario need more than 256 / 512, the limit binds and every SIM it costs is counted
-//! (`HostStats::window_blocked`, `window_blocked` in the summary).
+//! **Engine sizes.** A `DcsimHost<F, C, S, N>` holds F flows of S outstanding SIMs and an N-DATA
+//! window inline. One flow at line rate needs [`DcsimParams::sims_needed`] SIMs and a
+//! [`DcsimParams::window_needed`]-DATA window (`RTT_max` and the line rate of the scenario: about
+//! 231 and 322 at 800 Gb/s with 9 KB DATAs, within `nic::dcsim::BUDGET_*`), and any flow of a host
+//! may be its last one running, so every flow gets that much: a host gets the smallest of [`Few`]
+//! (8 flows), [`Wide32`] (32), [`Wide64`] (64), [`Wide128`] (128) and [`Wide`] (320), each 256 SIMs
+//! x 512 DATAs per flow (about 17.5 KB of simulator memory per flow slot since session 14c, about
+//! 34 KB before), that holds all its flows at once. The engine sizes are the simulator's memory
+//! only: a flow's slot number, and so the scheduler's round robin and the timer order, do not
+//! depend on how many slots the engine has, as long as all the host's flows fit (session 14:
+//! `dcsim_a2av`'s 4,808 flows on 85 sending hosts took 391 MiB of flow slots with 8 / 64 / 320, 216
+//! MiB with the two intermediate sizes). Only a scenario whose flows need no more than 64 SIMs and
+//! 128 DATAs gets the lighter [`Some64`] / [`Many`] (64 x 128 per flow) for more than 8 flows. A
+//! host with more flows than that opens them as slots free (`pending`), and more than 8 collectives
+//! at once wait the same way. Should a scenario need more than 256 / 512, the limit binds and every
+//! SIM it costs is counted (`HostStats::window_blocked`, `window_blocked` in the summary).
 //!
 //! Units: host cycles inside the engines (see [`super::config::DcsimParams::host_period_ps`]),
 //! picoseconds outside.
