@@ -144,6 +144,22 @@ impl PortDriver {
         }
     }
 
+    /// A held DATA lane (Wormhole `data_ports`, `engine/skip/held.rs`) serves again after
+    /// `delta` ps: a switch port's phantom queue, a counter of the DATA lane's arrivals
+    /// draining in the port's cycles, is frozen over them like the lane's physical
+    /// occupancy (Wormhole 6.2: a skipped partition's queues are frozen): the port's clock
+    /// moves `delta` later, as a paused port's does ([`PortDriver::shift`]). Nothing
+    /// crossed the lane's admission meanwhile (its control lane bypasses the block), so the
+    /// queue's synced cycle stays behind the clock. A port without a phantom queue keeps
+    /// its clock (nothing of it counts time).
+    pub fn hold_phantom(&mut self, delta: u64) {
+        if let PortDriver::Switch(ctl, clock) = self {
+            if ctl.phantom().is_some() {
+                clock.shift(delta);
+            }
+        }
+    }
+
     /// The pFabric port, for a port of that kind.
     #[inline]
     pub fn pfabric(&self) -> Option<&pfabric::PfabricPortRt> {
@@ -187,4 +203,55 @@ pub fn phantom_config(
             crate::scenario::PhantomMarkOn::Both => MarkOn::Both,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::NIC_CLOCK;
+    use crate::scenario::PhantomMarkOn;
+    use switch::output_port::PortConfig;
+
+    /// A 100 Gb/s switch port with a phantom queue draining at 90 %, 40 KB of DATA in it.
+    fn port(phantom: bool) -> PortDriver {
+        let red = RedConfig::linear(10_000, 80_000);
+        let ph = phantom_config(100.0, 0.9, 1 << 20, red, PhantomMarkOn::Phantom).unwrap();
+        let ctl = OutputPortCtl::new(PortConfig {
+            phantom: phantom.then_some(ph),
+            ..PortConfig::tail_drop(1 << 20)
+        })
+        .unwrap();
+        let mut d = PortDriver::Switch(ctl, NIC_CLOCK);
+        let mut rng = Lfsr32::new(1);
+        for _ in 0..10 {
+            let mut pk = Packet::data(0, 0, 1, 0, 4000, 0);
+            assert_eq!(d.admit(1_000_000, &mut pk, &mut rng), Admitted::Data);
+        }
+        d
+    }
+
+    /// A held DATA lane (Wormhole `data_ports`) keeps its phantom level across the skip as
+    /// its physical occupancy (6.2): after `hold_phantom(delta)` the queue at `t + delta`
+    /// holds what it held at `t`, and drains on from there; without the hold it drained
+    /// over the skip. A port without a phantom queue is left as it was.
+    #[test]
+    fn a_held_lane_keeps_its_phantom_level() {
+        let (t, delta) = (2_000_000, 50_000_000);
+        let mut d = port(true);
+        let at_t = d.phantom_occupancy_bytes(t).unwrap();
+        assert!(at_t > 0);
+        assert!(
+            d.phantom_occupancy_bytes(t + delta).unwrap() < at_t,
+            "drains unheld"
+        );
+        d.hold_phantom(delta);
+        assert_eq!(d.phantom_occupancy_bytes(t + delta), Some(at_t));
+        assert!(d.phantom_occupancy_bytes(t + delta + 1_000_000).unwrap() < at_t);
+        let mut plain = port(false);
+        plain.hold_phantom(delta);
+        let PortDriver::Switch(_, clock) = plain else {
+            unreachable!()
+        };
+        assert_eq!(clock, NIC_CLOCK, "no phantom queue: the clock stays");
+    }
 }
