@@ -49,6 +49,8 @@ pub struct UnoRx {
     gap_ps: u64,
     /// Data packets delivered (received, or in decoded blocks).
     pub data_done: u32,
+    /// Data packets taken off the message by Wormhole fast-forwards ([`UnoRx::fast_forward`]).
+    pub skipped_data: u32,
     /// Counters.
     pub stats: RxStats,
 }
@@ -92,6 +94,7 @@ impl UnoRx {
             last_arrival: u64::MAX,
             gap_ps: 0,
             data_done: 0,
+            skipped_data: 0,
             stats: RxStats::default(),
         }
     }
@@ -205,6 +208,35 @@ impl UnoRx {
             })
             .collect();
         codec.decode(flow, k, &slots).is_ok()
+    }
+
+    /// Wormhole fast-forward at the receiver (Wormhole paper 6.2; Uno 4.2's blocks): the
+    /// sender took `k` never-sent units before the last one off the message
+    /// ([`super::tx::UnoTx::fast_forward`]); the receiver drops the same `k`, so the last
+    /// unit has the same (lower) number on both ends. Nothing of those units has arrived
+    /// (the sender never sent them), so no per-block state moves. At most `units - 1` go.
+    pub fn fast_forward(&mut self, k: u32) {
+        let k = k.min(self.units.saturating_sub(1));
+        let data = if self.ec { k * self.x } else { k };
+        self.units -= k;
+        self.data_pkts -= data;
+        self.skipped_data += data;
+    }
+
+    /// Data packets delivered, those a Wormhole fast-forward took off the message included.
+    pub fn delivered_with_skipped(&self) -> u32 {
+        self.data_done + self.skipped_data
+    }
+
+    /// Move every absolute time (ps) the receiver holds `delta` ps later (Wormhole 6.2, a
+    /// skipped partition resumed): its block timers and its last DATA arrival.
+    pub fn shift(&mut self, delta: u64) {
+        for (t, _) in &mut self.deadlines {
+            *t = t.saturating_add(delta);
+        }
+        if self.last_arrival != u64::MAX {
+            self.last_arrival = self.last_arrival.saturating_add(delta);
+        }
     }
 
     /// The next block timer, ps.

@@ -286,6 +286,9 @@ pub struct UnoTx {
     last_cc_timeout: Option<Cycles>,
     /// `window_pacing`: the earliest cycle of the next send.
     win_pace_at: Cycles,
+    /// Data packets taken off the message by Wormhole fast-forwards ([`UnoTx::fast_forward`]):
+    /// sent and delivered at the steady rate while the flow's partition was skipped.
+    skipped_data: u32,
     /// Counters.
     pub stats: TxStats,
 }
@@ -337,6 +340,7 @@ impl UnoTx {
             inflight: 0,
             last_cc_timeout: None,
             win_pace_at: 0,
+            skipped_data: 0,
             stats: TxStats::default(),
             p,
         })
@@ -355,6 +359,58 @@ impl UnoTx {
     /// Data packets of the units delivered.
     pub fn data_delivered(&self) -> u32 {
         self.data_done
+    }
+
+    /// Data packets delivered, those a Wormhole fast-forward took off the message included.
+    pub fn data_delivered_with_skipped(&self) -> u32 {
+        self.data_done + self.skipped_data
+    }
+
+    /// Wire packets of the units never sent, the last unit excepted: what a Wormhole
+    /// fast-forward may take ([`UnoTx::fast_forward`]).
+    pub fn skippable_wire(&self) -> u64 {
+        u64::from(self.units.saturating_sub(self.next_new).saturating_sub(1))
+            * u64::from(self.stride)
+    }
+
+    /// Wire packets of a whole unit (`x + y` with erasure coding, 1 without).
+    pub fn stride(&self) -> u32 {
+        self.stride
+    }
+
+    /// Wormhole fast-forward (Wormhole paper 5.3 / 6.2; Uno 4.2's units): `wire` wire
+    /// packets were sent and delivered at the steady rate while the flow's partition was
+    /// skipped. Whole units come off the never-sent part of the message, the last unit
+    /// (possibly a short block or packet) kept, as [`nic::transport::DctcpSender::fast_forward`]
+    /// shrinks its PSN space: with erasure coding `wire / (x + y)` whole blocks of `x` data
+    /// packets (a block's parity goes with it), without one packet per wire packet. Every
+    /// unit sent so far keeps its number, wire packets, timers and bits; the kept last unit
+    /// is renumbered `k` lower on both ends ([`super::rx::UnoRx::fast_forward`] takes the
+    /// same `k` units), so block numbering, parity (a function of the flow and the block
+    /// number) and the receiver's per-block state stay consistent. The congestion control
+    /// (window, epoch, pacer) is the steady state's and stays. Returns the units taken.
+    pub fn fast_forward(&mut self, wire: u64) -> u32 {
+        let avail = self.units.saturating_sub(self.next_new).saturating_sub(1);
+        let k = (wire / u64::from(self.stride)).min(u64::from(avail)) as u32;
+        let data = if self.p.ec { k * self.p.x } else { k };
+        self.units -= k;
+        self.data_pkts -= data;
+        self.skipped_data += data;
+        k
+    }
+
+    /// Move every absolute time (ps) the sender holds `delta` ps later (Wormhole 6.2, a
+    /// skipped partition resumed): its units' send times and the timeout FIFO. Its
+    /// congestion control and pacer count cycles of the flow's clock, shifted with it.
+    pub fn shift(&mut self, delta: u64) {
+        for t in &mut self.last_sent {
+            if *t != u64::MAX {
+                *t = t.saturating_add(delta);
+            }
+        }
+        for (t, _) in &mut self.fifo {
+            *t = t.saturating_add(delta);
+        }
     }
 
     /// Payload bytes in flight.
@@ -886,6 +942,121 @@ mod tests {
             }
             assert_eq!(n, want, "cap {cap}");
         }
+    }
+
+    /// A sender and receiver of `data` data packets (the last `short` bytes short) in units
+    /// of `(x, y)` (`ec`), with a window that never binds.
+    fn pair(data: u32, short: u32, ec: bool, x: u32, y: u32) -> (UnoTx, super::super::rx::UnoRx) {
+        let bytes = u64::from(data) * 1000 - u64::from(short);
+        let p = TxParams {
+            bytes,
+            x: if ec { x } else { 1 },
+            y: if ec { y } else { 0 },
+            ec,
+            ..params(u64::MAX, false)
+        };
+        let cc = FlowCc::Mprdma(MprdmaCc::new(1000, 1 << 30, 1 << 30).unwrap());
+        let rx = super::super::rx::UnoRx::new(bytes, 1000, ec, p.x, p.y, 1 << 40);
+        (UnoTx::new(p, cc).unwrap(), rx)
+    }
+
+    /// Send everything the sender may (at cycle `now`); the wire packets, in order.
+    fn send_all(t: &mut UnoTx, now: u64) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        while t.can_send(now) {
+            let (w, b, _) = t.send(now, now, || 0).unwrap();
+            v.push((w, b));
+        }
+        v
+    }
+
+    /// Deliver wire packets `wire` (skipping the first data packet of each block when
+    /// `lose_first`: a loss the block's parity recovers) and ACK them at the sender.
+    fn deliver(
+        t: &mut UnoTx,
+        r: &mut super::super::rx::UnoRx,
+        wire: &[(u32, u32)],
+        codec: Option<&nic::uno::ec::BlockCodec>,
+        lose_first: bool,
+    ) -> bool {
+        let mut done = false;
+        for &(w, _) in wire {
+            if lose_first && w % t.stride() == 0 {
+                continue;
+            }
+            let o = r.on_data(0, 7, w, codec);
+            done |= t
+                .on_ack(1, o.ack_psn & !DONE, o.ack_psn & DONE != 0, false, 1)
+                .flow_done;
+        }
+        done
+    }
+
+    proptest::proptest! {
+        /// UnoRC's blocks across a Wormhole fast-forward (Uno 4.2, Wormhole 6.2): a sender
+        /// that sent `sends` wire packets (half of them delivered) and then took `skip` wire
+        /// packets off its message, with its receiver taking the same units, sends from
+        /// there exactly what the sender of a message shorter by those units' data sends
+        /// (wire numbers and payloads: block numbering and the short last block unchanged),
+        /// and the pair completes with every block decoded, the ones missing a data packet
+        /// from their parity, no decode failure, sender and receiver done together, and the
+        /// skipped data counted as delivered on both ends.
+        #[test]
+        fn fast_forward_keeps_blocks_consistent(
+            data in 2u32..60, short in 0u32..999, ec in proptest::bool::ANY,
+            (x, y) in proptest::sample::select(vec![(1u32, 1u32), (4, 2), (8, 2), (3, 1)]),
+            sends in 0usize..40, skip in 0u64..200,
+        ) {
+            let codec = nic::uno::ec::BlockCodec::new(x as u8, y as u8).unwrap();
+            let codec = ec.then_some(&codec);
+            let (mut a, mut ra) = pair(data, short, ec, x, y);
+            let mut first = Vec::new();
+            while first.len() < sends && a.can_send(0) {
+                let (w, b, _) = a.send(0, 0, || 0).unwrap();
+                first.push((w, b));
+            }
+            let half = first.len() / 2;
+            let early = deliver(&mut a, &mut ra, &first[..half], codec, false);
+            let before = a.skippable_wire();
+            let k = a.fast_forward(skip);
+            ra.fast_forward(k);
+            let stride = u64::from(a.stride());
+            proptest::prop_assert_eq!(u64::from(k), (skip / stride).min(before / stride));
+            let taken = if ec { k * x } else { k };
+            proptest::prop_assert_eq!(a.data_delivered_with_skipped(), a.data_delivered() + taken);
+            // The sender of the shorter message, with the same history.
+            let (mut b, mut rb) = pair(data - taken, short, ec, x, y);
+            for _ in 0..first.len() {
+                b.send(0, 0, || 0).unwrap();
+            }
+            deliver(&mut b, &mut rb, &first[..half], codec, false);
+            let (ta, tb) = (send_all(&mut a, 2), send_all(&mut b, 2));
+            proptest::prop_assert_eq!(&ta, &tb);
+            // The rest of the first packets, then the tail with a data packet of each
+            // block lost (EC): recovered from parity.
+            let mut done = early | deliver(&mut a, &mut ra, &first[half..], codec, false);
+            done |= deliver(&mut a, &mut ra, &ta, codec, ec);
+            proptest::prop_assert!(done, "sender done");
+            proptest::prop_assert!(ra.complete(), "receiver done");
+            proptest::prop_assert_eq!(ra.stats.decode_failures, 0);
+            proptest::prop_assert_eq!(ra.delivered_with_skipped(), data);
+            proptest::prop_assert_eq!(a.data_delivered_with_skipped(), data);
+        }
+    }
+
+    /// A fast-forward shifts nothing it should not: the send times and the timeout FIFO
+    /// move by the skipped time (a unit due `rto` after its send still is, later), and a
+    /// unit never sent keeps no time.
+    #[test]
+    fn shift_moves_the_timeouts_with_the_skip() {
+        let (mut t, _) = pair(10, 0, false, 1, 0);
+        t.send(0, 500, || 0).unwrap();
+        assert_eq!(t.deadline_ps(), Some(1500));
+        t.shift(10_000);
+        assert_eq!(t.deadline_ps(), Some(11_500));
+        assert!(t.on_timer(0, 11_499).is_empty());
+        assert_eq!(t.on_timer(0, 11_500).len(), 1);
+        assert_eq!(t.last_sent[1], u64::MAX, "never sent, no time");
     }
 
     /// `transport.uno.baseline_pacing`: MPRDMA's packets leave (payload + 64 B) x base RTT
