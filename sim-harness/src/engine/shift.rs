@@ -3,11 +3,13 @@
 //! ([`crate::event::EventQueue::pause`] / `resume`), and so is every absolute time its state
 //! holds: a port's line (`busy_until`), its pending `TxDone` / `Deliver`, the packets on its
 //! link, its driver's clock (a switch port's, which its phantom queue's synced cycle counts
-//! in; a DCSIM port's); a flow's NIC clock (the origin of its sender, load balancer and
-//! detector cycle counters) and its timer; the transport's state of the hosts whose NIC
-//! port is in the set ([`crate::transport::TransportDriver::shift`]: a DCSIM host's clock,
-//! receiver deadlines and timer). Which events belong to the set is
-//! [`crate::event::Kind::owner`].
+//! in; a DCSIM port's), the times its flows' packets carry in their headers for their
+//! transport (Uno's send stamp, [`crate::transport::TransportDriver::shift_packet`]); a
+//! flow's NIC clock (the origin of its sender, load balancer and detector cycle counters)
+//! and its timer; the transport's state of the flows and of the hosts whose NIC port is in
+//! the set ([`crate::transport::TransportDriver::shift`]: a DCSIM host's clock, receiver
+//! deadlines and timer; a Uno sender's send times, a receiver's block timers). Which events
+//! belong to the set is [`crate::event::Kind::owner`].
 //!
 //! Not shifted: flows not started (their start time stays), and the run-wide stall
 //! deadline (`last_progress`, one for the whole run).
@@ -45,6 +47,14 @@ impl Sim {
                 *t = t.saturating_add(delta);
             }
         };
+        // Packets whose headers carry times their transport reads back (Uno's send stamp):
+        // those of the set's flows waiting in its ports or on their links move too.
+        let stamped = self.transport.shifts_packets();
+        let mut mine = Vec::new();
+        if stamped {
+            mine = flows.to_vec();
+            mine.sort_unstable();
+        }
         for &p in ports {
             let port = &mut self.ports[p as usize];
             port.busy_until = port.busy_until.saturating_add(delta);
@@ -54,6 +64,17 @@ impl Sim {
                 *at = at.saturating_add(delta);
             }
             port.kind.shift(delta);
+            if stamped {
+                let (link, ctrl, data) = (&mut port.link, &mut port.ctrl_q, &mut port.data_q);
+                let pks = link
+                    .iter_mut()
+                    .map(|(_, pk)| pk)
+                    .chain(ctrl.iter_mut())
+                    .chain(data.iter_mut());
+                for pk in pks.filter(|pk| mine.binary_search(&pk.flow).is_ok()) {
+                    self.transport.shift_packet(pk, delta);
+                }
+            }
         }
         for &f in flows {
             let flow = &mut self.flows[f as usize];

@@ -57,6 +57,7 @@ pub mod pfabric;
 pub mod phost;
 pub mod reps;
 pub mod side;
+pub(crate) mod skip;
 pub mod uno;
 pub mod zeropod;
 
@@ -197,20 +198,19 @@ impl TransportDriver {
     /// of a host shares its NIC port, so a host is in exactly one) `delta` ps later: every
     /// absolute time it holds. DCTCP keeps none beside the flows' own clocks and timers
     /// (shifted with the flows by [`Sim::shift_partition`]); DCSIM moves its hosts' clocks,
-    /// receiver deadlines and timers ([`DcsimState::shift`]).
+    /// receiver deadlines and timers ([`DcsimState::shift`]); Uno its senders' send times
+    /// and timeout FIFOs and its receivers' block timers ([`uno::UnoState::shift_flows`]).
     pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
         match self {
-            // Uno: its timers are the flows' (shifted with them); its senders' and
-            // receivers' stamps are not moved (partition shift is not supported with Uno).
             // pFabric: its timers are the flows' and its rate blocks count cycles of the
             // flows' clocks (shifted with them).
             // pHost: never skipped (Wormhole refuses it), so never shifted.
             // dcPIM: its epoch clock is global (partition shift is not supported with it).
             TransportDriver::Dctcp(_)
-            | TransportDriver::Uno(_)
             | TransportDriver::Pfabric(_)
             | TransportDriver::Phost(_)
             | TransportDriver::Dcpim(_) => {}
+            TransportDriver::Uno(u) => u.shift_flows(flows, delta),
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
         }
     }

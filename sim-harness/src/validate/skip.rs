@@ -62,6 +62,21 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             ),
         ));
     }
+    // "timed" times new PSNs between exact send stamps, which the DCTCP-style senders keep
+    // and Uno's (units of packets or blocks, no per-PSN stamps) does not: it would never
+    // find a flow steady.
+    if s.skip.enabled
+        && s.skip.rate_estimate == crate::scenario::RateEstimate::Timed
+        && s.transport.cc == crate::scenario::CcKind::Uno
+    {
+        return Err(Error::field(
+            "skip.rate_estimate",
+            "\"timed\" times a sender's new PSNs between their exact send stamps, which only \
+             the DCTCP-style senders (transport.cc = \"dctcp\" or \"mprdma\") keep; \
+             transport.cc = \"uno\" needs rate_estimate = \"packets\" or \"metric\""
+                .to_string(),
+        ));
+    }
     // A follower is advanced by its leader's DCTCP window and sequence numbers: only the
     // DCTCP-style sender has them (and only it is fast-forwarded).
     if s.skip.enabled && s.skip.memo_lockstep && s.transport.cc != crate::scenario::CcKind::Dctcp {

@@ -10,9 +10,10 @@
 //!   interrupt. At the wake-up (or earlier, when a flow starting at `t2` needs one of its
 //!   ports: the skip-back of 6.3, [`skip::skip_back`]) the partition resumes: each flow's
 //!   sender drops the bytes it sent meanwhile at its estimated rate from its unsent part
-//!   ([`nic::transport::DctcpSender::fast_forward`], whole packets), every absolute time
-//!   the partition holds and its held events move by the time skipped
-//!   ([`Sim::shift_state`], [`EventQueue::resume`]). Other partitions never see any of it.
+//!   ([`crate::transport::TransportDriver::fast_forward`]: whole packets, or Uno's whole
+//!   erasure-coded blocks), every absolute time the partition holds and its held events
+//!   move by the time skipped ([`Sim::shift_state`], [`EventQueue::resume`]). Other
+//!   partitions never see any of it.
 //!   Pausing until the interrupt instead of shifting at the start makes skip-back a
 //!   shorter resume: no event is ever moved back in time.
 
@@ -397,10 +398,7 @@ impl Sim {
         w.st.skipped_ps += delta;
         let mut skipped = 0;
         for (f, bytes) in advance {
-            if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
-                skipped +=
-                    u64::from(s.fast_forward(u32::try_from(bytes / mtu).unwrap_or(u32::MAX)));
-            }
+            skipped += self.transport.fast_forward(&mut self.flows, f, bytes / mtu);
         }
         for (f, (cwnd, alpha, ss)) in cc {
             if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
@@ -415,13 +413,13 @@ impl Sim {
             port.virt_bps = port.virt_bps.saturating_sub(bps);
         }
         for &p in &fr.live {
-            self.ports[p as usize].data_frozen = false;
-            self.kick(p);
+            self.release_held(p, &fr.flow_ids, delta);
         }
         self.add_phantom(&fr.phantom, false);
         let w = self.wh.as_mut().expect("wormhole on");
         w.st.skipped_packets += skipped;
-        for (t, h, pk) in fr.held {
+        for (t, h, mut pk) in fr.held {
+            self.transport.shift_packet(&mut pk, delta);
             let slot = match w.free_slots.pop() {
                 Some(s) => {
                     w.redeliver[s as usize] = Some((h, pk));

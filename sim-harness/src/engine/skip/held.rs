@@ -118,6 +118,24 @@ impl Sim {
         }
     }
 
+    /// A held DATA lane of a resumed partition (flows `flows`), `delta` ps after it was
+    /// held, serves again (6.2: its queues were frozen): its phantom queue, a DATA-lane
+    /// counter, comes back as it was held ([`crate::port::PortDriver::hold_phantom`]), and
+    /// the times its held DATA carry for their transport move by `delta`
+    /// ([`crate::transport::TransportDriver::shift_packet`]: Uno's send stamps), as a paused
+    /// port's do ([`Sim::shift_state`]). dcfab's extension of 6.2 (held lanes are).
+    pub(super) fn release_held(&mut self, p: u32, flows: &[u32], delta: Time) {
+        let port = &mut self.ports[p as usize];
+        port.data_frozen = false;
+        port.kind.hold_phantom(delta);
+        if self.transport.shifts_packets() {
+            for pk in port.data_q.iter_mut().filter(|pk| flows.contains(&pk.flow)) {
+                self.transport.shift_packet(pk, delta);
+            }
+        }
+        self.kick(p);
+    }
+
     /// Packet `pk` reaches host `h` while some partition is skipped: held if its flow's
     /// is, delivered otherwise.
     #[cold]

@@ -218,10 +218,7 @@ impl Sim {
             .flows
             .iter()
             .map(|&(f, at)| {
-                let now = self.flows[f as usize]
-                    .cc
-                    .as_ref()
-                    .map_or(at, |c| c.stats().packets_sent);
+                let now = self.packets_sent(f).unwrap_or(at);
                 now.saturating_sub(at) * mtu
             })
             .collect();

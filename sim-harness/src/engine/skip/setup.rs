@@ -1,14 +1,28 @@
 //! Installing Wormhole for a run (`skip.*` and the `llm` workload read and checked, the
 //! refusals decided): which transports and engines may be fast-forwarded at all.
 //!
-//! * **Soundness limits.** Only the DCTCP-style transport is fast-forwarded (its per-flow
-//!   block state is the sender's window, unchanged in a steady state, and its message
-//!   length; the REPS word and failure detector are left as they are: at a steady rate
-//!   REPS recycles the same cached EVs, and their cycle counters move with the flow's
-//!   clock; `tests/wormhole.rs` `reps_is_skipped_within_one_percent`: 7x fewer events,
-//!   0.28 % mean FCT error on a cross-ToR tornado). DCSIM keeps per-host engines and counters that are not per flow: a DCSIM run
-//!   with `skip.enabled` runs in full, says so on stderr and reports
-//!   `wormhole_skip_refused = 1`.
+//! * **Soundness limits.** A transport is fast-forwarded when its driver can advance its
+//!   senders and shift what they hold ([`crate::transport::TransportDriver::skip_refusal`],
+//!   `transport/skip.rs`):
+//!   - the DCTCP-style transport, `transport.cc = "dctcp"` and `"mprdma"` (the same sender
+//!     with MPRDMA's per-ACK cut): its per-flow block state is the sender's window,
+//!     unchanged in a steady state, and its message length; the REPS word and failure
+//!     detector are left as they are: at a steady rate REPS recycles the same cached EVs,
+//!     and their cycle counters move with the flow's clock (`tests/wormhole.rs`
+//!     `reps_is_skipped_within_one_percent`: 7x fewer events, 0.28 % mean FCT error on a
+//!     cross-ToR tornado; `mprdma_is_skipped_within_one_percent`);
+//!   - Uno, `transport.cc = "uno"` (UnoCC, UnoRC with or without erasure coding, UnoLB):
+//!     the message advanced by whole units (packets, or blocks with their parity), the
+//!     sender's and receiver's ps times and the paused packets' send stamps shifted, UnoCC's
+//!     epoch, Quick Adapt and pacer in cycles of the flow's clock
+//!     (`uno_is_skipped_within_one_percent`).
+//!
+//!   Refused, the run simulated in full with a warning naming `skip.enabled` and the reason
+//!   (stderr, `wormhole_skip_refused = 1`): DCSIM (per-host engines and counters that are
+//!   not per flow), pFabric, pHost, dcPIM (per-host or per-port scheduling state across
+//!   flows), Zeropod (a slotted region), and Uno's baselines `gemini` (its delay-based
+//!   decrease and per-RTT hold) and `mprdma_bbr` (BBR's bandwidth-filter rounds and gain
+//!   cycle count delivered packets a skip does not).
 
 use super::*;
 
@@ -20,22 +34,20 @@ impl Sim {
         if !s.skip.enabled && !llm {
             return Ok(());
         }
-        // Only the DCTCP sender can be advanced (`DctcpSender::fast_forward`): every other
-        // cc (MPRDMA's variant under the same driver included) runs in full, and says so.
-        let refused = s.skip.enabled
-            && !(matches!(self.transport, TransportDriver::Dctcp(_))
-                && s.transport.cc == crate::scenario::CcKind::Dctcp);
+        // A transport whose senders cannot be advanced soundly runs in full, and says so.
+        let refusal = if s.skip.enabled {
+            self.transport.skip_refusal(s)
+        } else {
+            None
+        };
+        let refused = refusal.is_some();
         let skip = s.skip.enabled && !refused;
         let sample_ps = crate::units::us_to_ps("skip.sample_us", s.skip.sample_us)?;
         let mut warnings = Vec::new();
-        if refused {
+        if let Some(why) = refusal {
             warnings.push(format!(
-                "skip.enabled: transport.cc = \"{}\" cannot be fast-forwarded soundly (only the \
-                 DCTCP sender's per-flow state is advanced; DCSIM's hosts keep state that is \
-                 not per flow, Uno's senders keep block and pacing state, MPRDMA's sender has \
-                 no fast-forward yet); this run \
-                 is simulated in full",
-                format!("{:?}", s.transport.cc).to_lowercase()
+                "skip.enabled: {why}, so it cannot be fast-forwarded soundly; this run is \
+                 simulated in full"
             ));
         }
         let mtu = u64::from(s.transport.mtu);

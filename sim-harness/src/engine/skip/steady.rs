@@ -382,10 +382,10 @@ impl Sampler {
 }
 
 impl Sim {
-    /// DATA packets flow `f` has sent (first transmissions and retransmissions).
+    /// DATA packets flow `f` has sent (first transmissions and retransmissions), as its
+    /// transport counts them ([`crate::transport::TransportDriver::skip_view`]).
     pub(super) fn packets_sent(&self, f: u32) -> Option<u64> {
-        let flow = &self.flows[f as usize];
-        flow.cc.as_ref().map(|c| c.stats().packets_sent)
+        self.transport.skip_view(&self.flows, f).map(|v| v.sent)
     }
 
     /// The rate-sampling tick: one sample per active flow not skipped, then every partition
@@ -410,20 +410,16 @@ impl Sim {
                 continue;
             };
             let flow = &self.flows[f as usize];
-            let Some(cc) = flow.cc.as_ref() else {
+            let Some(view) = self.transport.skip_view(&self.flows, f) else {
                 continue;
             };
-            let sent = cc.stats().packets_sent;
+            let sent = view.sent;
             if keep_hist {
-                let newest = match cc {
-                    Cc::Dctcp(d) => d.newest_sent(),
-                    _ => None,
-                };
                 s.hist.push_back(HistPoint {
                     sent,
-                    newest,
-                    losses: cc.stats().losses,
-                    ecn: cc.stats().ecn_acks,
+                    newest: view.newest,
+                    losses: view.losses,
+                    ecn: view.ecn,
                 });
                 if s.hist.len() > l + 1 {
                     s.hist.pop_front();
@@ -434,9 +430,11 @@ impl Sim {
                 let rate = (bits * 1_000_000_000_000 / u128::from(sample_ps)) as u64;
                 s.det.push(match metric {
                     RateMetric::Packets => rate,
-                    RateMetric::Cc | RateMetric::Inflight => {
-                        cc_rate(cc, flow.srtt8, metric).min(w.capacity_bps)
-                    }
+                    RateMetric::Cc | RateMetric::Inflight => flow
+                        .cc
+                        .as_ref()
+                        .map_or(0, |cc| cc_rate(cc, flow.srtt8, metric))
+                        .min(w.capacity_bps),
                 });
                 s.last_rate = rate;
                 if let Some(nl) = &nl {
@@ -478,7 +476,8 @@ impl Sim {
     }
 
     /// The flows of partition `id` as [`SteadyFlow`]s at their steady rates `rate(f)`, if
-    /// every one is a DCTCP sender.
+    /// every one has a sender its transport can fast-forward (its skippable bytes: the
+    /// packets [`crate::transport::TransportDriver::skip_view`] says a skip may take).
     pub(super) fn steady_flows(
         &self,
         id: PartitionId,
@@ -487,12 +486,10 @@ impl Sim {
         let w = self.wh.as_ref()?;
         let mut v = Vec::new();
         for &f in w.parts.flows(id)? {
-            let Some(Cc::Dctcp(s)) = &self.flows[f as usize].cc else {
-                return None;
-            };
+            let view = self.transport.skip_view(&self.flows, f)?;
             v.push(SteadyFlow {
                 flow: f,
-                remaining_bytes: u64::from(s.unsent()) * w.mtu,
+                remaining_bytes: view.skippable * w.mtu,
                 rate_bps: rate(f)?,
                 reserve_bytes: w.reserve_bytes,
             });

@@ -85,6 +85,12 @@ impl Sim {
         Some((g, warn))
     }
 
+    /// Wormhole's setup warnings as printed on stderr (a refusal names `skip.enabled` and
+    /// why the transport cannot be fast-forwarded); empty without Wormhole.
+    pub fn wormhole_warnings(&self) -> &[String] {
+        self.wh.as_ref().map_or(&[], |w| w.warnings.as_slice())
+    }
+
     /// The `wormhole_*` and `llm_*` summary keys and `iterations.csv`.
     pub(in crate::engine) fn wh_results(&self, r: &mut RunResult) {
         let Some(w) = self.wh.as_ref() else { return };

@@ -101,12 +101,59 @@ impl UnoState {
     }
 
     /// Payload bytes of flow `f` (of `bytes`) delivered as its sender knows it (units
-    /// acknowledged as delivered, `mtu` each, capped at the size).
+    /// acknowledged as delivered, and data a Wormhole fast-forward took off the message,
+    /// `mtu` each, capped at the size).
     pub(crate) fn acked_bytes(&self, f: u32, bytes: u64) -> u64 {
         let Some(tx) = self.tx[f as usize].as_deref() else {
             return 0;
         };
-        (u64::from(tx.data_delivered()) * u64::from(self.mtu)).min(bytes)
+        (u64::from(tx.data_delivered_with_skipped()) * u64::from(self.mtu)).min(bytes)
+    }
+
+    /// Flow `f`'s sender as Wormhole's steady detector and skip see it (`None` before it
+    /// opens or after it completed): wire packets sent (data, parity, retransmissions: the
+    /// rate's unit), losses (NACKs and timeouts), ECN-marked ACKs, and the wire packets of
+    /// the units a fast-forward may take.
+    pub(crate) fn skip_view(&self, f: u32) -> Option<crate::transport::skip::SkipView> {
+        let tx = self.tx[f as usize].as_deref()?;
+        Some(crate::transport::skip::SkipView {
+            sent: tx.stats.packets_sent,
+            losses: tx.stats.nacks + tx.stats.timeouts,
+            ecn: tx.stats.ecn_acks,
+            newest: None,
+            skippable: tx.skippable_wire(),
+        })
+    }
+
+    /// Wormhole fast-forward of flow `f` (Wormhole 5.3 / 6.2): `wire` wire packets sent at
+    /// the estimated rate while its partition was skipped come off its message as whole
+    /// units, the same units at its sender ([`UnoTx::fast_forward`]) and its receiver
+    /// ([`rx::UnoRx::fast_forward`]). Returns the wire packets taken.
+    pub(crate) fn fast_forward(&mut self, f: u32, wire: u64) -> u64 {
+        let Some(tx) = self.tx[f as usize].as_deref_mut() else {
+            return 0;
+        };
+        let k = tx.fast_forward(wire);
+        let taken = u64::from(k) * u64::from(tx.stride());
+        if let Some(rx) = self.rx[f as usize].as_deref_mut() {
+            rx.fast_forward(k);
+        }
+        taken
+    }
+
+    /// Move every absolute time (ps) of flows `flows`' senders and receivers `delta` ps
+    /// later (Wormhole 6.2, a skipped partition resumed): send times, timeout FIFO, block
+    /// timers, last arrival. Their congestion control, pacers and UnoLB count cycles of
+    /// the flows' clocks, shifted with the flows.
+    pub(crate) fn shift_flows(&mut self, flows: &[u32], delta: u64) {
+        for &f in flows {
+            if let Some(tx) = self.tx[f as usize].as_deref_mut() {
+                tx.shift(delta);
+            }
+            if let Some(rx) = self.rx[f as usize].as_deref_mut() {
+                rx.shift(delta);
+            }
+        }
     }
 
     /// Blocks decoded so far (all flows).

@@ -1,0 +1,172 @@
+//! What Wormhole's fast-forward needs of a transport (`../shared/papers/wormhole.md` 5.1,
+//! 5.3, 6.2), behind [`TransportDriver`] like every other transport call: the engine's
+//! `engine/skip/` modules know flows, ports and partitions, never a sender.
+//!
+//! ```text
+//!  setup          skip_refusal(scenario)      why this run's senders cannot be advanced
+//!  sampling tick  skip_view(flows, f)         DATA packets sent, losses, ECN ACKs, newest
+//!                                             send, packets the skip may take (5.1, Eq. 6/7)
+//!  resume         fast_forward(flows, f, n)   n packets sent and delivered at the steady
+//!                                             rate come off the message (5.3 / 6.2)
+//!                 shift(hosts, flows, delta)  every absolute time the flows hold (mod.rs)
+//!                 shift_packet(pk, delta)     times carried in the paused packets' headers
+//! ```
+//!
+//! * **DCTCP-style** (`transport.cc = "dctcp"` and `"mprdma"`, the same driver): the flow's
+//!   [`crate::flow::Cc`] sender; [`nic::transport::DctcpSender::fast_forward`] (MPRDMA's
+//!   wrapper delegates: its per-ACK rule keeps no state beside the window). Its times are
+//!   cycles of the flow's clock (shifted with the flow); its packets carry none it reads.
+//! * **Uno** (`transport.cc = "uno"`): the flow's [`uno::tx::UnoTx`] and [`uno::rx::UnoRx`];
+//!   the unit is the wire packet (data and parity: what the sender's rate is measured in),
+//!   advanced by whole units (packets, or erasure-coded blocks with their parity,
+//!   [`uno::tx::UnoTx::fast_forward`]). UnoCC (epoch `T_epoch`, Quick Adapt period, pacer)
+//!   and UnoLB count cycles of the flow's clock; the sender's send times and timeout FIFO
+//!   and the receiver's block timers are ps and move with the shift; the RTT sample rides
+//!   in the packets (a DATA's send stamp, echoed by its ACK), so the paused packets'
+//!   stamps move too ([`TransportDriver::shift_packet`]), or the first ACKs after a skip
+//!   would carry the skipped time as queueing delay into UnoCC.
+//! * **Refused** (the run says so and is simulated in full): DCSIM (per-host SIM/DATA
+//!   engines and counters that are not per flow), pFabric, pHost and dcPIM (per-host or
+//!   per-port scheduling state across flows), Zeropod (a slotted region, not a driver),
+//!   and Uno's baselines ([`uno_refusal`]).
+
+use super::TransportDriver;
+use crate::flow::{Cc, FlowRt};
+use crate::packet::{Packet, PktKind};
+use crate::scenario::{CcKind, Scenario};
+
+/// A flow's sender as the steady detector and the skip see it (Wormhole 5.1, 5.3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct SkipView {
+    /// DATA packets sent (cumulative; first transmissions and retransmissions; with
+    /// erasure coding the parity packets too): the sampled rate's unit.
+    pub(crate) sent: u64,
+    /// Packets declared lost (NACK or timeout), cumulative.
+    pub(crate) losses: u64,
+    /// ACKs echoing a CE mark, cumulative.
+    pub(crate) ecn: u64,
+    /// The newest PSN sent and its send's NIC cycle stamp (`skip.rate_estimate =
+    /// "timed"`), when the sender keeps one.
+    pub(crate) newest: Option<(u32, u32)>,
+    /// Packets (of [`SkipView::sent`]'s unit) a fast-forward may take now.
+    pub(crate) skippable: u64,
+}
+
+/// Why Uno's cc `cc` cannot be fast-forwarded (`None`: it can). UnoCC is; its two
+/// baselines (Uno 5.1) are not: their senders are the same [`uno::tx::UnoTx`], but what a
+/// steady state would have to carry across the skip is not modelled (Gemini: its
+/// delay-based decrease and per-RTT hold are keyed to RTT samples a skip does not take;
+/// BBR: its bandwidth filter's round count and ProbeBW gain cycle advance by delivered
+/// packets, which a skip takes off the message without counting), and no test holds them
+/// to the full run.
+fn uno_refusal(cc: CcKind) -> Option<String> {
+    match cc {
+        CcKind::Uno => None,
+        CcKind::Gemini => Some(
+            "transport.cc = \"gemini\" (a Uno baseline) has no fast-forward: its delay-based \
+             decrease and per-RTT hold are not carried across a skip"
+                .into(),
+        ),
+        _ => Some(
+            "transport.cc = \"mprdma_bbr\" (a Uno baseline) has no fast-forward: BBR's \
+             bandwidth-filter rounds and ProbeBW gain cycle advance by delivered packets, \
+             which a skip does not count"
+                .into(),
+        ),
+    }
+}
+
+impl TransportDriver {
+    /// Why the transport of scenario `s` cannot be fast-forwarded soundly (`None`: it can):
+    /// the reason the `skip.enabled` refusal warning gives.
+    pub(crate) fn skip_refusal(&self, s: &Scenario) -> Option<String> {
+        let cc = format!("{:?}", s.transport.cc).to_lowercase();
+        match self {
+            TransportDriver::Dctcp(_) => match s.transport.cc {
+                CcKind::Dctcp | CcKind::Mprdma => None,
+                CcKind::Zeropod => Some(
+                    "transport.cc = \"zeropod\" runs its pods on the scheduler's slotted \
+                     clock, not as flows of a transport driver"
+                        .into(),
+                ),
+                _ => Some(format!("transport.cc = \"{cc}\" has no fast-forward")),
+            },
+            TransportDriver::Uno(_) => uno_refusal(s.transport.cc),
+            TransportDriver::Dcsim(_) => Some(
+                "transport.cc = \"dcsim\": DCSIM's hosts keep SIM/DATA engines and counters \
+                 that are not per flow"
+                    .into(),
+            ),
+            TransportDriver::Pfabric(_) | TransportDriver::Phost(_) | TransportDriver::Dcpim(_) => {
+                Some(format!(
+                    "transport.cc = \"{cc}\" keeps per-host or per-port scheduling state \
+                     across flows (priorities, tokens or matchings) that a skip of some \
+                     flows cannot advance"
+                ))
+            }
+        }
+    }
+
+    /// Flow `f`'s sender as the steady detector and the skip see it; `None` before it
+    /// opens, after it completed, or for a transport never fast-forwarded.
+    pub(crate) fn skip_view(&self, flows: &[FlowRt], f: u32) -> Option<SkipView> {
+        match self {
+            TransportDriver::Dctcp(_) => {
+                let cc = flows[f as usize].cc.as_ref()?;
+                let st = cc.stats();
+                let (newest, unsent) = match cc {
+                    Cc::Dctcp(s) => (s.newest_sent(), s.unsent()),
+                    Cc::Mprdma(s) => (s.newest_sent(), s.unsent()),
+                };
+                Some(SkipView {
+                    sent: st.packets_sent,
+                    losses: st.losses,
+                    ecn: st.ecn_acks,
+                    newest,
+                    skippable: u64::from(unsent),
+                })
+            }
+            TransportDriver::Uno(st) => st.skip_view(f),
+            _ => None,
+        }
+    }
+
+    /// Wormhole fast-forward of flow `f` (5.3 / 6.2): `pkts` packets (of
+    /// [`SkipView::sent`]'s unit) were sent and delivered at the estimated rate while its
+    /// partition was skipped; they come off the unsent part of its message. Returns the
+    /// DATA packets not simulated.
+    pub(crate) fn fast_forward(&mut self, flows: &mut [FlowRt], f: u32, pkts: u64) -> u64 {
+        let n = u32::try_from(pkts).unwrap_or(u32::MAX);
+        match self {
+            TransportDriver::Dctcp(_) => match &mut flows[f as usize].cc {
+                Some(Cc::Dctcp(s)) => u64::from(s.fast_forward(n)),
+                Some(Cc::Mprdma(s)) => u64::from(s.fast_forward(n)),
+                None => 0,
+            },
+            TransportDriver::Uno(st) => st.fast_forward(f, pkts),
+            _ => 0,
+        }
+    }
+
+    /// Whether packets of this transport carry absolute times it reads back (Uno's send
+    /// stamp, echoed for the RTT): then a paused partition's packets are shifted too
+    /// ([`TransportDriver::shift_packet`]).
+    #[inline]
+    pub(crate) fn shifts_packets(&self) -> bool {
+        matches!(self, TransportDriver::Uno(_))
+    }
+
+    /// Move the absolute time packet `pk` of a paused partition carries `delta` ps later:
+    /// Uno's DATA send stamp and the ACK's echo of it (`cum_ack`, [`crate::metrics::stamp`]
+    /// units, rounded to the nearest), so its RTT sample (Uno 4.1's `T_pkt`, the delay
+    /// test) and the queueing-delay metric leave out the skipped time. Other packets: none.
+    pub(crate) fn shift_packet(&self, pk: &mut Packet, delta: u64) {
+        if let TransportDriver::Uno(_) = self {
+            if matches!(pk.kind, PktKind::Data | PktKind::Ack) {
+                let units =
+                    delta.saturating_add(crate::metrics::STAMP_PS / 2) / crate::metrics::STAMP_PS;
+                pk.cum_ack = pk.cum_ack.wrapping_add(units as u32);
+            }
+        }
+    }
+}
