@@ -130,3 +130,39 @@ fn shifted_phantom_partition_equals_offset_run() {
         "the phantom queues marked the flow"
     );
 }
+
+/// A Uno flow (UnoCC paced, UnoLB's subflows; packet units and erasure-coded blocks) through
+/// switch ports with phantom queues (Uno 4.1.3): its sender's send times and timeout FIFO,
+/// its receiver's block timers and arrival gap, and the send stamps its packets in flight
+/// carry (the RTT UnoCC reads, and the queueing delay the metrics read) move with the
+/// partition, so it ends exactly as the offset run (Wormhole 6.2), its packets' queueing
+/// delays included (without the stamps' shift the packets in flight at the pause count the
+/// shifted time as queueing delay, and their ACKs as RTT).
+#[test]
+fn shifted_uno_partition_equals_offset_run() {
+    for ec in [false, true] {
+        let mut s = one_flow(LbKind::Reps);
+        s.transport.cc = CcKind::Uno;
+        s.transport.lb = LbKind::Unolb;
+        s.transport.uno.ec_intra = ec;
+        s.topology.phantom_queue = true;
+        validate(&s).unwrap();
+        // A whole number of NIC cycles (1 ns) and of send-stamp units (16 ps).
+        let b = check(&s, 7_654_320_000, &format!("uno ec {ec}"));
+        let x = &b.summary.extra;
+        assert_eq!(x["uno_blocks_decoded"] > 0.0, ec, "{x:?}");
+        let shifted_run = shifted(&s, PAUSE_AT, 7_654_320_000);
+        for key in [
+            "uno_blocks_decoded",
+            "uno_parity_sent",
+            "uno_qa_events",
+            "uno_md_events",
+            "uno_gentle_md_events",
+            "uno_sender_timeouts",
+            "mean_queueing_delay_ps",
+            "max_queueing_delay_ps",
+        ] {
+            assert_eq!(shifted_run.summary.extra[key], x[key], "uno ec {ec}: {key}");
+        }
+    }
+}
