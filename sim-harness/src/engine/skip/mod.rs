@@ -64,6 +64,11 @@ const HELD0: u32 = 1 << 27;
 const REFOLLOW: u32 = HELD0 - 1;
 
 impl Wormhole {
+    /// The steady detector's window, ps (`skip.samples` x `skip.sample_us`).
+    fn window_ps(&self) -> u64 {
+        self.sample_ps.saturating_mul(self.samples as u64)
+    }
+
     /// Bytes one sampling tick carries at the host line rate (rounded up).
     fn line_tick_bytes(&self) -> u64 {
         (u128::from(self.capacity_bps) * u128::from(self.sample_ps)).div_ceil(8_000_000_000_000)

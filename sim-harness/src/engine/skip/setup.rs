@@ -50,6 +50,25 @@ impl Sim {
                  simulated in full"
             ));
         }
+        // A flow whose base RTT exceeds the detector's window is never steady (its window
+        // would hold no feedback, [`Sim::steady_flows`]): say so up front.
+        let window_ps = sample_ps.saturating_mul(u64::from(s.skip.samples));
+        let long: Vec<u64> = self
+            .flows
+            .iter()
+            .map(|f| f.base.rtt_ps)
+            .filter(|&r| r > window_ps)
+            .collect();
+        if skip && !long.is_empty() {
+            warnings.push(format!(
+                "skip.samples x skip.sample_us = {} us is shorter than the base RTT of {} \
+                 flows (up to {} us): a window without one round of feedback cannot tell a \
+                 steady flow, so they are never skipped (Eq. 13 wants T_C RTTs)",
+                window_ps as f64 / 1e6,
+                long.len(),
+                long.iter().max().copied().unwrap_or(0) as f64 / 1e6
+            ));
+        }
         let mtu = u64::from(s.transport.mtu);
         // The guidance needs the flows per bottleneck `N`, known once the flows have run
         // (see `wh_guidance`); the other inputs are checked here, before the run.
