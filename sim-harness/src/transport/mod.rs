@@ -372,7 +372,8 @@ impl Sim {
         let (packets, mtu) = match &self.transport {
             TransportDriver::Dctcp(_) => match &flow.cc {
                 Some(crate::flow::Cc::Dctcp(s)) => (s.regs().snd_una, self.cfg.mtu),
-                _ => (0, 0),
+                Some(crate::flow::Cc::Mprdma(s)) => (s.regs().snd_una, self.cfg.mtu),
+                None => (0, 0),
             },
             TransportDriver::Dcsim(st) => match st.send[f as usize].phase {
                 crate::dcsim::host::Phase::Open(slot) => st.hosts[flow.spec.src as usize]
