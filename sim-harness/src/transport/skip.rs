@@ -77,7 +77,9 @@ fn uno_refusal(cc: CcKind) -> Option<String> {
 
 impl TransportDriver {
     /// Why the transport of scenario `s` cannot be fast-forwarded soundly (`None`: it can):
-    /// the reason the `skip.enabled` refusal warning gives.
+    /// the reason the `skip.enabled` refusal warning gives. Goes beyond the Wormhole paper
+    /// (which skips one CCA): what a skip of 6.2 would have to carry that this transport
+    /// keeps outside its flows, or does not keep steady under a steady rate.
     pub(crate) fn skip_refusal(&self, s: &Scenario) -> Option<String> {
         let cc = format!("{:?}", s.transport.cc).to_lowercase();
         match self {
@@ -149,7 +151,7 @@ impl TransportDriver {
 
     /// Whether packets of this transport carry absolute times it reads back (Uno's send
     /// stamp, echoed for the RTT): then a paused partition's packets are shifted too
-    /// ([`TransportDriver::shift_packet`]).
+    /// ([`TransportDriver::shift_packet`]; Wormhole 6.2's shift of a skipped partition).
     #[inline]
     pub(crate) fn shifts_packets(&self) -> bool {
         matches!(self, TransportDriver::Uno(_))

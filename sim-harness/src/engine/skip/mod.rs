@@ -64,7 +64,8 @@ const HELD0: u32 = 1 << 27;
 const REFOLLOW: u32 = HELD0 - 1;
 
 impl Wormhole {
-    /// The steady detector's window, ps (`skip.samples` x `skip.sample_us`).
+    /// The steady detector's window, ps (Eq. 6's `l` samples: `skip.samples` x
+    /// `skip.sample_us`).
     fn window_ps(&self) -> u64 {
         self.sample_ps.saturating_mul(self.samples as u64)
     }

@@ -86,7 +86,9 @@ impl Sim {
     }
 
     /// Wormhole's setup warnings as printed on stderr (a refusal names `skip.enabled` and
-    /// why the transport cannot be fast-forwarded); empty without Wormhole.
+    /// why the transport cannot be fast-forwarded; a detector window shorter than some
+    /// flow's RTT names `skip.samples` / `skip.sample_us`); empty without Wormhole. The
+    /// Eq. 11 / 13 guidance warnings (5.2) come at the run's end and are not in it.
     pub fn wormhole_warnings(&self) -> &[String] {
         self.wh.as_ref().map_or(&[], |w| w.warnings.as_slice())
     }

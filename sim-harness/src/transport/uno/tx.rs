@@ -373,7 +373,7 @@ impl UnoTx {
             * u64::from(self.stride)
     }
 
-    /// Wire packets of a whole unit (`x + y` with erasure coding, 1 without).
+    /// Wire packets of a whole unit (`x + y` with erasure coding, Uno 4.2; 1 without).
     pub fn stride(&self) -> u32 {
         self.stride
     }
