@@ -252,6 +252,14 @@ fn each_problem_names_its_field() {
             }),
         ),
         (
+            "skip.memo_interrupted",
+            Box::new(|s| {
+                s.skip.enabled = true;
+                s.skip.memo_interrupted = true;
+                s.transport.cc = crate::scenario::CcKind::Mprdma;
+            }),
+        ),
+        (
             "skip.lockstep_complete",
             Box::new(|s| {
                 s.skip.enabled = true;
