@@ -730,11 +730,11 @@ fn uno_refuses_the_timed_estimate_naming_the_field() {
 
 /// Uno flows too short to fill a rate window never get steady: skipping changes nothing,
 /// flows and event count bit-identical (as `no_steady_period_is_bit_identical` for DCTCP),
-/// and so for MPRDMA.
+/// and so for MPRDMA and MPRDMA+BBR.
 #[test]
 fn no_steady_period_is_bit_identical_for_uno_and_mprdma() {
     use sim_harness::scenario::CcKind;
-    for cc in [CcKind::Uno, CcKind::Mprdma] {
+    for cc in [CcKind::Uno, CcKind::Mprdma, CcKind::MprdmaBbr] {
         let mut s = incast6_too_short_to_be_steady();
         s.transport.cc = cc;
         let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
