@@ -356,6 +356,60 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         k
     }
 
+    /// Wormhole fast-forward of the window state (dcfab's extension of the Wormhole paper's
+    /// 5.3 / 6.2, whose skipped flows keep their block state): the registers as `pkts` more
+    /// unmarked ACKs, each newly acknowledging one full-MTU packet in order, leave them in a
+    /// sender that is not window-limited (each ACK followed by one new packet, so the
+    /// packets in flight at every ACK stay what they were at the last window end). Per ACK
+    /// the additive increase (`cwnd += mtu * mtu / cwnd`, or slow start's `+ mtu`); at every
+    /// window end (`snd_una` reaching `epoch_end`, counted in the PSNs the full run would
+    /// have) alpha's update with the window's marked fraction, the cut re-armed, the epoch
+    /// restarted one window of PSNs on. Call after [`Self::fast_forward`]`(pkts)`: the PSNs
+    /// in flight stay, so the epoch end comes back `pkts` lower. Returns the window ends
+    /// passed.
+    pub fn fast_forward_acks(&mut self, pkts: u32) -> u32 {
+        if pkts == 0 {
+            return 0;
+        }
+        let mtu = self.cfg.mtu;
+        let r = &mut self.regs;
+        // PSNs in flight at each ACK (after the slide, before the next send): at the last
+        // window end `snd_nxt` was `epoch_end` and `snd_una` was `wnd_acked / mtu` below
+        // today's (the first window, from `new`, does not end this way: skipped flows are
+        // past it).
+        let una = u64::from(r.snd_una);
+        let d = match (u64::from(r.epoch_end) + u64::from(r.wnd_acked / mtu)).saturating_sub(una) {
+            0 => u64::from(r.snd_nxt.saturating_sub(r.snd_una)).max(1),
+            d => d,
+        };
+        let mut end = u64::from(r.epoch_end);
+        let mut ends = 0;
+        for i in 1..=u64::from(pkts) {
+            let una_v = una + i;
+            r.wnd_acked = r.wnd_acked.saturating_add(mtu);
+            if r.flags & SLOW_START != 0 {
+                r.cwnd =
+                    (u64::from(r.cwnd) + u64::from(mtu)).min(u64::from(self.cfg.max_cwnd)) as u32;
+            } else {
+                let inc = u64::from(mtu) * u64::from(mtu) / u64::from(r.cwnd);
+                r.cwnd = (u64::from(r.cwnd) + inc).min(u64::from(self.cfg.max_cwnd)) as u32;
+            }
+            if una_v >= end {
+                let f = (u64::from(r.wnd_marked) << 16) / u64::from(r.wnd_acked);
+                let g = self.cfg.g_shift;
+                r.alpha = r.alpha - (r.alpha >> g) + ((f as u32) >> g);
+                r.wnd_acked = 0;
+                r.wnd_marked = 0;
+                end = una_v + d;
+                r.flags |= CUT_ARMED;
+                r.rtt_max_prev = r.rtt_max;
+                ends += 1;
+            }
+        }
+        r.epoch_end = (end - u64::from(pkts)) as Psn;
+        ends
+    }
+
     /// The congestion-control state a Wormhole memo entry carries across a skipped transient
     /// (Wormhole paper 4.3, the "end state" of a stored unsteady period): (cwnd bytes, alpha
     /// Q0.16, in slow start).
@@ -779,6 +833,77 @@ pub(crate) mod tests {
         });
         assert!(s.is_done());
     }
+    /// `fast_forward` + `fast_forward_acks` of `n` packets leave the window registers (cwnd,
+    /// alpha, the epoch's bytes, end and cut flag, rtt_max_prev) exactly as `n` more rounds of
+    /// "one in-order unmarked ACK, one new packet" do in a sender that is not window-limited,
+    /// after a marked start (alpha > 0, decaying per window) and at every phase of the
+    /// epoch; the epoch end comes back `n` PSNs lower (the PSNs in flight are not moved).
+    #[test]
+    fn fast_forward_acks_equals_the_acks() {
+        let cfg = DctcpConfig {
+            mtu: MTU,
+            init_cwnd: 64 * MTU,
+            min_cwnd: MTU,
+            max_cwnd: u32::MAX / 2,
+            rto: 1_000_000,
+            g_shift: 4,
+            alpha_init: 0,
+            slow_start: false,
+        };
+        for (inflight, warm, n) in [
+            (8u32, 100u32, 1u32),
+            (8, 101, 7),
+            (8, 105, 40),
+            (5, 120, 123),
+        ] {
+            let mut s = DctcpSender::<8>::new(cfg, 10_000_000, 0).unwrap();
+            for _ in 0..inflight {
+                s.next_packet().unwrap();
+            }
+            // One round: the oldest PSN acknowledged (marked while `marked`), one new sent.
+            let round = |s: &mut DctcpSender<8>, marked: bool| {
+                let u = s.regs().snd_una;
+                s.on_ack(&ack(u, u + 1, marked));
+                assert!(s.next_packet().is_some(), "not window-limited");
+            };
+            for i in 0..warm {
+                round(&mut s, i < 80 && i % 3 == 0);
+            }
+            let mut ff = s.clone();
+            for _ in 0..n {
+                round(&mut s, false);
+            }
+            assert_eq!(ff.fast_forward(n), n);
+            ff.fast_forward_acks(n);
+            let (a, b) = (s.regs(), ff.regs());
+            assert!(
+                a.alpha > 0,
+                "a marked start decays slowly: alpha {}",
+                a.alpha
+            );
+            assert_eq!(
+                (
+                    a.cwnd,
+                    a.alpha,
+                    a.wnd_acked,
+                    a.wnd_marked,
+                    a.flags,
+                    a.rtt_max_prev
+                ),
+                (
+                    b.cwnd,
+                    b.alpha,
+                    b.wnd_acked,
+                    b.wnd_marked,
+                    b.flags,
+                    b.rtt_max_prev
+                ),
+                "inflight {inflight} warm {warm} n {n}"
+            );
+            assert_eq!(a.epoch_end - n, b.epoch_end, "inflight {inflight} n {n}");
+        }
+    }
+
     use std::vec::Vec;
 
     pub(crate) const MTU: u32 = 1000;
