@@ -178,6 +178,9 @@ pub(super) struct HistPoint {
     pub(super) losses: u64,
     /// ACKs echoing a CE mark (cumulative).
     pub(super) ecn: u64,
+    /// The flow's host port's departures (cumulative packets, bytes; DATA and control):
+    /// `skip.nic_bound_exact` measures the control packets per round from them.
+    pub(super) port_tx: (u64, u64),
 }
 
 /// The active flows' host shares, summed once per sampling tick for
@@ -189,6 +192,10 @@ pub(super) struct NicLoads {
     /// Per port: the payload rate (bit/s) of the active flows whose path crosses it, each at
     /// its own host's share.
     load: Vec<u128>,
+    /// `skip.nic_bound_exact`: per port, the wire rate (bit/s) of the ACKs of the active
+    /// flows whose ACK path (`data_ports`) crosses it, one `hdr`-byte ACK per DATA packet of
+    /// each at its host's share (empty otherwise).
+    ack: Vec<u128>,
 }
 
 impl NicLoads {
@@ -197,13 +204,38 @@ impl NicLoads {
         let mut nl = NicLoads {
             ack_in: vec![0; hosts],
             load: vec![0; n_ports],
+            ack: if w.nic_exact {
+                vec![0; n_ports]
+            } else {
+                Vec::new()
+            },
         };
         for &g in w.active.keys() {
             let spec = &flows[g as usize].spec;
             let share = w.host_share(u64::from(w.host_out[spec.src as usize]));
             nl.ack_in[spec.dst as usize] += share * u128::from(w.hdr) / u128::from(w.mtu);
-            for &p in w.ports.get(g as usize).map_or(&[][..], Vec::as_slice) {
+        }
+        for &g in w.active.keys() {
+            let spec = &flows[g as usize].spec;
+            let k = u64::from(w.host_out[spec.src as usize]);
+            let mut share = w.host_share(k);
+            let ack = share * u128::from(w.hdr) / u128::from(w.mtu);
+            if w.nic_exact {
+                // The DATA rate the model gives it: its host's line less the ACKs its port
+                // sends, shared (without this a host port sending and receiving looks like
+                // a second bottleneck downstream, its own ACKs on top of its full share).
+                share = u128::from(w.capacity_bps).saturating_sub(nl.ack_in[spec.src as usize])
+                    * u128::from(w.mtu)
+                    / (u128::from(w.mtu + w.hdr) * u128::from(k.max(1)));
+            }
+            let (data, acks) = w.data_ack_paths(g);
+            for &p in data {
                 nl.load[p as usize] += share;
+            }
+            if w.nic_exact {
+                for &p in acks {
+                    nl.ack[p as usize] += ack;
+                }
             }
         }
         nl
@@ -211,6 +243,22 @@ impl NicLoads {
 }
 
 impl Wormhole {
+    /// Active flow `g`'s DATA path and ACK path for the model's load test: its partition
+    /// path and, under `data_ports`, its ACK path; under `all_ports` (where the partition
+    /// path is both) with `skip.nic_bound_exact` the two apart, else the partition path and
+    /// nothing.
+    pub(super) fn data_ack_paths(&self, g: u32) -> (&[u32], &[u32]) {
+        if self.nic_exact && self.all_ports {
+            if let Some((d, a)) = self.split_paths.get(g as usize) {
+                return (d, a);
+            }
+        }
+        (
+            self.ports.get(g as usize).map_or(&[][..], Vec::as_slice),
+            self.parts.ack_path(g).unwrap_or_default(),
+        )
+    }
+
     /// One of `k` flows' round-robin share of a host port's payload line rate (bit/s),
     /// without ACKs (`skip.nic_bound_samples`).
     fn host_share(&self, k: u64) -> u128 {
@@ -274,7 +322,7 @@ pub(super) fn nic_bound_rate(
     if u128::from(d.cwnd()) < need {
         return None;
     }
-    let path = w.ports.get(f as usize)?;
+    let path = w.data_ack_paths(f).0;
     if path
         .iter()
         .any(|&p| p != src && !ports[p as usize].data_q.is_empty())
@@ -293,7 +341,13 @@ pub(super) fn nic_bound_rate(
     for &p in path {
         let line =
             (ports[p as usize].gbps * 1e9) as u128 * u128::from(w.mtu) / u128::from(w.mtu + w.hdr);
-        if nl.load[p as usize] * 1_000_000 > line * 1_000_001 {
+        // `skip.nic_bound_exact`: other flows' ACKs crossing a DATA port past the host port
+        // take their share of its line too (the host port's own ACKs are in its round).
+        let acks = match nl.ack.get(p as usize) {
+            Some(&a) if p != src => a * u128::from(w.mtu) / u128::from(w.mtu + w.hdr),
+            _ => 0,
+        };
+        if (nl.load[p as usize] + acks) * 1_000_000 > line * 1_000_001 {
             return None;
         }
     }
@@ -424,6 +478,10 @@ impl Sim {
                     newest,
                     losses: cc.stats().losses,
                     ecn: cc.stats().ecn_acks,
+                    port_tx: self
+                        .ports
+                        .get(flow.spec.src as usize)
+                        .map_or((0, 0), |p| (p.tx_packets, p.tx_bytes)),
                 });
                 if s.hist.len() > l + 1 {
                     s.hist.pop_front();
