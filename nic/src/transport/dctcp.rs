@@ -388,32 +388,58 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
                 }
             }
         };
-        let mut end = u64::from(r.epoch_end);
-        let mut ends = 0;
-        for i in 1..=u64::from(pkts) {
-            let una_v = una + i;
-            r.wnd_acked = r.wnd_acked.saturating_add(mtu);
+        let n = u64::from(pkts);
+        let max = u64::from(self.cfg.max_cwnd);
+        // The window: `+ mtu` per ACK in slow start, else `+ mtu * mtu / cwnd`, taken in runs
+        // of a constant increment (the next run starts where the increment drops).
+        let mut cwnd = u64::from(r.cwnd);
+        let mtu2 = u64::from(mtu) * u64::from(mtu);
+        let mut left = n;
+        while left > 0 && cwnd < max {
             if r.flags & SLOW_START != 0 {
-                r.cwnd =
-                    (u64::from(r.cwnd) + u64::from(mtu)).min(u64::from(self.cfg.max_cwnd)) as u32;
-            } else {
-                let inc = u64::from(mtu) * u64::from(mtu) / u64::from(r.cwnd);
-                r.cwnd = (u64::from(r.cwnd) + inc).min(u64::from(self.cfg.max_cwnd)) as u32;
+                cwnd = cwnd.saturating_add(left.saturating_mul(u64::from(mtu)));
+                break;
             }
-            if una_v >= end {
-                let f = (u64::from(r.wnd_marked) << 16) / u64::from(r.wnd_acked);
-                let g = self.cfg.g_shift;
-                r.alpha = r.alpha - (r.alpha >> g) + ((f as u32) >> g);
-                r.wnd_acked = 0;
-                r.wnd_marked = 0;
-                end = una_v + d;
-                r.flags |= CUT_ARMED;
-                r.rtt_max_prev = r.rtt_max;
-                ends += 1;
+            let inc = mtu2 / cwnd;
+            if inc == 0 {
+                break;
             }
+            let steps = (mtu2 / inc + 1 - cwnd).div_ceil(inc).clamp(1, left);
+            cwnd += steps * inc;
+            left -= steps;
         }
-        r.epoch_end = (end - u64::from(pkts)) as Psn;
-        ends
+        r.cwnd = cwnd.min(max) as u32;
+        // The windows: the current one ends at the ACK taking `snd_una` to `epoch_end`, the
+        // next ones every `d` ACKs (no mark in them: alpha decays by g each).
+        let end = u64::from(r.epoch_end);
+        let first = end.saturating_sub(una).max(1);
+        let mut ends = 0;
+        let mut end_v = end;
+        let mut acked = u64::from(r.wnd_acked);
+        if first <= n {
+            acked += first * u64::from(mtu);
+            let f = (u64::from(r.wnd_marked) << 16) / acked;
+            let g = self.cfg.g_shift;
+            r.alpha = r.alpha - (r.alpha >> g) + ((f as u32) >> g);
+            let more = (n - first) / d;
+            for _ in 0..more {
+                if r.alpha >> g == 0 {
+                    break;
+                }
+                r.alpha -= r.alpha >> g;
+            }
+            r.wnd_marked = 0;
+            r.flags |= CUT_ARMED;
+            r.rtt_max_prev = r.rtt_max;
+            ends = 1 + more;
+            acked = (n - first - more * d) * u64::from(mtu);
+            end_v = una + first + more * d + d;
+        } else {
+            acked += n * u64::from(mtu);
+        }
+        r.wnd_acked = acked.min(u64::from(u32::MAX)) as u32;
+        r.epoch_end = (end_v - n) as Psn;
+        ends as u32
     }
 
     /// The PSNs in flight just after the ACK of the oldest one in flight arrives, for a
@@ -890,12 +916,19 @@ pub(crate) mod tests {
             alpha_init: 0,
             slow_start: false,
         };
-        for (inflight, warm, n) in [
-            (8u32, 100u32, 1u32),
-            (8, 101, 7),
-            (8, 105, 40),
-            (5, 120, 123),
+        for (inflight, warm, n, slow) in [
+            (8u32, 100u32, 1u32, false),
+            (8, 101, 7, false),
+            (8, 105, 40, false),
+            (7, 130, 9_000, false),
+            (5, 120, 123, false),
+            (6, 110, 200, true),
         ] {
+            // Slow start (no mark, so it never ends): `+ mtu` per ACK.
+            let cfg = DctcpConfig {
+                slow_start: slow,
+                ..cfg
+            };
             let mut s = DctcpSender::<8>::new(cfg, 10_000_000, 0).unwrap();
             for _ in 0..inflight {
                 s.next_packet().unwrap();
@@ -907,7 +940,7 @@ pub(crate) mod tests {
                 assert!(s.next_packet().is_some(), "not window-limited");
             };
             for i in 0..warm {
-                round(&mut s, i < 80 && i % 3 == 0);
+                round(&mut s, !slow && i < 80 && i % 3 == 0);
             }
             let mut ff = s.clone();
             for _ in 0..n {
@@ -917,7 +950,7 @@ pub(crate) mod tests {
             ff.fast_forward_acks(n, None);
             let (a, b) = (s.regs(), ff.regs());
             assert!(
-                a.alpha > 0,
+                slow || a.alpha > 0,
                 "a marked start decays slowly: alpha {}",
                 a.alpha
             );

@@ -414,24 +414,31 @@ impl Sim {
         )
     }
 
-    /// Under `all_ports`, keep flow `f`'s DATA path and ACK path apart
-    /// ([`Wormhole::split_paths`]) for the model's load test.
-    pub(super) fn exact_split(&mut self, f: u32) {
-        let flow = &self.flows[f as usize];
-        let ev = match &flow.lb {
-            Lb::Ecmp(e) => Some(e.ev()),
-            _ => None,
+    /// Keep flow `f`'s DATA path and ACK path apart ([`Wormhole::split_paths`]) for the
+    /// model's load test: `ports` / `acks` of its partition path under `data_ports`, walked
+    /// apart under `all_ports` (where `ports` is both).
+    pub(super) fn exact_split(&mut self, f: u32, ports: &[u32], acks: &[u32]) {
+        let all = self.wh.as_ref().is_some_and(|w| w.all_ports);
+        let paths = if all {
+            let flow = &self.flows[f as usize];
+            let ev = match &flow.lb {
+                Lb::Ecmp(e) => Some(e.ev()),
+                _ => None,
+            };
+            let (src, dst) = (flow.spec.src, flow.spec.dst);
+            let (mut data, mut back) = (Default::default(), Default::default());
+            self.walk(src, dst, ev, &mut data);
+            self.walk(dst, src, ev, &mut back);
+            (data.into_iter().collect(), back.into_iter().collect())
+        } else {
+            (ports.to_vec(), acks.to_vec())
         };
-        let (src, dst) = (flow.spec.src, flow.spec.dst);
-        let (mut data, mut acks) = (Default::default(), Default::default());
-        self.walk(src, dst, ev, &mut data);
-        self.walk(dst, src, ev, &mut acks);
         let w = self.wh.as_mut().expect("wormhole on");
         let i = f as usize;
         if w.split_paths.len() <= i {
             w.split_paths.resize(i + 1, Default::default());
         }
-        w.split_paths[i] = (data.into_iter().collect(), acks.into_iter().collect());
+        w.split_paths[i] = paths;
     }
 
     /// The earliest end of a running DAG compute task that starts a flow from or to one of

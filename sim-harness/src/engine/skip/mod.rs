@@ -97,9 +97,11 @@ pub(crate) struct Wormhole {
     nic_bound: usize,
     /// `skip.nic_bound_exact`: model skips by whole round-robin rounds ([`exact`]).
     nic_exact: bool,
-    /// `skip.nic_bound_exact` under `all_ports`: each started flow's DATA path and ACK path
-    /// apart (its partition path is their union), for the model's load test.
+    /// `skip.nic_bound_exact`: each started flow's DATA path and ACK path apart (under
+    /// `all_ports` its partition path is their union), for the model's load test.
     split_paths: Vec<(Vec<u32>, Vec<u32>)>,
+    /// `skip.nic_bound_samples`: the per-tick loads, kept for their vectors.
+    nic_loads: NicLoads,
     parts: Partitions,
     /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
     hdr: u64,

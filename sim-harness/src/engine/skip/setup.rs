@@ -89,6 +89,7 @@ impl Sim {
             },
             nic_exact: skip && s.skip.nic_bound_samples > 0 && s.skip.nic_bound_exact,
             split_paths: Vec::new(),
+            nic_loads: Default::default(),
             hdr: u64::from(s.transport.header_bytes),
             phantom: BTreeMap::new(),
             parts: Partitions::new(),

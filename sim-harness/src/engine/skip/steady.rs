@@ -184,7 +184,9 @@ pub(super) struct HistPoint {
 }
 
 /// The active flows' host shares, summed once per sampling tick for
-/// [`nic_bound_rate`] (`skip.nic_bound_samples`).
+/// [`nic_bound_rate`] (`skip.nic_bound_samples`); kept across ticks
+/// ([`Wormhole::nic_loads`]), only the ports written last time cleared.
+#[derive(Debug, Default)]
 pub(super) struct NicLoads {
     /// Per host: the ACK load (bit/s) its port carries for the active flows into it, one
     /// `hdr`-byte ACK per DATA packet of each at its own host's share.
@@ -196,20 +198,29 @@ pub(super) struct NicLoads {
     /// flows whose ACK path (`data_ports`) crosses it, one `hdr`-byte ACK per DATA packet of
     /// each at its host's share (empty otherwise).
     ack: Vec<u128>,
+    /// Ports written in `load` / `ack` since the last refresh.
+    touched: Vec<u32>,
 }
 
 impl NicLoads {
-    pub(super) fn new(w: &Wormhole, flows: &[FlowRt], n_ports: usize) -> NicLoads {
-        let hosts = w.host_out.len();
-        let mut nl = NicLoads {
-            ack_in: vec![0; hosts],
-            load: vec![0; n_ports],
-            ack: if w.nic_exact {
-                vec![0; n_ports]
-            } else {
-                Vec::new()
-            },
-        };
+    /// This tick's loads (the vectors of the last tick reused).
+    pub(super) fn refresh(&mut self, w: &Wormhole, flows: &[FlowRt], n_ports: usize) {
+        let nl = self;
+        nl.ack_in.clear();
+        nl.ack_in.resize(w.host_out.len(), 0);
+        if nl.load.len() != n_ports {
+            nl.load = vec![0; n_ports];
+            nl.touched.clear();
+        }
+        if w.nic_exact && nl.ack.len() != n_ports {
+            nl.ack = vec![0; n_ports];
+        }
+        for p in nl.touched.drain(..) {
+            nl.load[p as usize] = 0;
+            if let Some(a) = nl.ack.get_mut(p as usize) {
+                *a = 0;
+            }
+        }
         for &g in w.active.keys() {
             let spec = &flows[g as usize].spec;
             let share = w.host_share(u64::from(w.host_out[spec.src as usize]));
@@ -228,35 +239,38 @@ impl NicLoads {
                     * u128::from(w.mtu)
                     / (u128::from(w.mtu + w.hdr) * u128::from(k.max(1)));
             }
-            let (data, acks) = w.data_ack_paths(g);
+            let data = w.data_path(g);
+            nl.touched.extend_from_slice(data);
             for &p in data {
                 nl.load[p as usize] += share;
             }
             if w.nic_exact {
+                let acks = w.ack_path(g);
+                nl.touched.extend_from_slice(acks);
                 for &p in acks {
                     nl.ack[p as usize] += ack;
                 }
             }
         }
-        nl
     }
 }
 
 impl Wormhole {
-    /// Active flow `g`'s DATA path and ACK path for the model's load test: its partition
-    /// path and, under `data_ports`, its ACK path; under `all_ports` (where the partition
-    /// path is both) with `skip.nic_bound_exact` the two apart, else the partition path and
-    /// nothing.
-    pub(super) fn data_ack_paths(&self, g: u32) -> (&[u32], &[u32]) {
-        if self.nic_exact && self.all_ports {
-            if let Some((d, a)) = self.split_paths.get(g as usize) {
-                return (d, a);
-            }
+    /// Active flow `g`'s DATA path for the model's tests: its partition path, but under
+    /// `all_ports` (where that is both directions) with `skip.nic_bound_exact` the DATA
+    /// direction alone ([`Self::split_paths`]).
+    pub(super) fn data_path(&self, g: u32) -> &[u32] {
+        match self.split_paths.get(g as usize) {
+            Some((d, _)) if self.nic_exact => d,
+            _ => self.ports.get(g as usize).map_or(&[][..], Vec::as_slice),
         }
-        (
-            self.ports.get(g as usize).map_or(&[][..], Vec::as_slice),
-            self.parts.ack_path(g).unwrap_or_default(),
-        )
+    }
+
+    /// Active flow `g`'s ACK path with `skip.nic_bound_exact` ([`Self::split_paths`]).
+    pub(super) fn ack_path(&self, g: u32) -> &[u32] {
+        self.split_paths
+            .get(g as usize)
+            .map_or(&[][..], |(_, a)| a.as_slice())
     }
 
     /// One of `k` flows' round-robin share of a host port's payload line rate (bit/s),
@@ -322,7 +336,7 @@ pub(super) fn nic_bound_rate(
     if u128::from(d.cwnd()) < need {
         return None;
     }
-    let path = w.data_ack_paths(f).0;
+    let path = w.data_path(f);
     if path
         .iter()
         .any(|&p| p != src && !ports[p as usize].data_q.is_empty())
@@ -456,7 +470,11 @@ impl Sim {
             metric != RateMetric::Packets || w.estimate == RateEstimate::Timed || w.nic_bound > 0;
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
-        let nl = (w.nic_bound > 0).then(|| NicLoads::new(w, &self.flows, self.ports.len()));
+        let nl = (w.nic_bound > 0).then(|| {
+            let mut nl = std::mem::take(&mut w.nic_loads);
+            nl.refresh(w, &self.flows, self.ports.len());
+            nl
+        });
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
         let mut active = std::mem::take(&mut w.active);
         for &f in &active.live {
@@ -516,6 +534,9 @@ impl Sim {
             }
         }
         w.active = active;
+        if let Some(nl) = nl {
+            w.nic_loads = nl;
+        }
         ready.sort_unstable();
         ready.dedup();
         // After the samples: an interrupted-transient lookup sees each flow's latest.
