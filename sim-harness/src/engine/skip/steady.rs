@@ -202,9 +202,27 @@ pub(super) struct NicLoads {
     touched: Vec<u32>,
 }
 
+/// [`NicLoads`] summed at a tick's first [`nic_bound_rate`] that needs them (most ticks
+/// none does), over the active flows `ids`.
+pub(super) struct LazyLoads<'a> {
+    pub(super) nl: NicLoads,
+    pub(super) fresh: bool,
+    pub(super) ids: &'a [u32],
+}
+
+impl LazyLoads<'_> {
+    fn get(&mut self, w: &Wormhole, flows: &[FlowRt], n_ports: usize) -> &NicLoads {
+        if !self.fresh {
+            self.nl.refresh(w, self.ids, flows, n_ports);
+            self.fresh = true;
+        }
+        &self.nl
+    }
+}
+
 impl NicLoads {
-    /// This tick's loads (the vectors of the last tick reused).
-    pub(super) fn refresh(&mut self, w: &Wormhole, flows: &[FlowRt], n_ports: usize) {
+    /// This tick's loads over the active flows `ids` (the vectors of the last tick reused).
+    fn refresh(&mut self, w: &Wormhole, ids: &[u32], flows: &[FlowRt], n_ports: usize) {
         let nl = self;
         nl.ack_in.clear();
         nl.ack_in.resize(w.host_out.len(), 0);
@@ -221,12 +239,12 @@ impl NicLoads {
                 *a = 0;
             }
         }
-        for &g in w.active.keys() {
+        for &g in ids {
             let spec = &flows[g as usize].spec;
             let share = w.host_share(u64::from(w.host_out[spec.src as usize]));
             nl.ack_in[spec.dst as usize] += share * u128::from(w.hdr) / u128::from(w.mtu);
         }
-        for &g in w.active.keys() {
+        for &g in ids {
             let spec = &flows[g as usize].spec;
             let k = u64::from(w.host_out[spec.src as usize]);
             let mut share = w.host_share(k);
@@ -308,7 +326,7 @@ pub(super) fn nic_bound_rate(
     f: u32,
     flows: &[FlowRt],
     ports: &[PortRt],
-    nl: &NicLoads,
+    lazy: &mut LazyLoads,
 ) -> Option<u64> {
     let m = w.nic_bound;
     let n = s.hist.len();
@@ -328,6 +346,7 @@ pub(super) fn nic_bound_rate(
     if k == 0 || flow.srtt8 == 0 {
         return None;
     }
+    let nl = lazy.get(w, flows, ports.len());
     let ack_bps = nl.ack_in[src as usize];
     let model = (u128::from(w.capacity_bps).saturating_sub(ack_bps) * u128::from(w.mtu)
         / (u128::from(w.mtu + w.hdr) * u128::from(k))) as u64;
@@ -470,13 +489,13 @@ impl Sim {
             metric != RateMetric::Packets || w.estimate == RateEstimate::Timed || w.nic_bound > 0;
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
-        let nl = (w.nic_bound > 0).then(|| {
-            let mut nl = std::mem::take(&mut w.nic_loads);
-            nl.refresh(w, &self.flows, self.ports.len());
-            nl
-        });
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
         let mut active = std::mem::take(&mut w.active);
+        let mut lazy = (w.nic_bound > 0).then(|| LazyLoads {
+            nl: std::mem::take(&mut w.nic_loads),
+            fresh: false,
+            ids: &active.ids,
+        });
         for &f in &active.live {
             let Some(s) = active.slots[f as usize].as_deref_mut() else {
                 continue;
@@ -515,8 +534,8 @@ impl Sim {
                     }
                 });
                 s.last_rate = rate;
-                if let Some(nl) = &nl {
-                    s.model = nic_bound_rate(w, s, f, &self.flows, &self.ports, nl);
+                if let Some(lazy) = &mut lazy {
+                    s.model = nic_bound_rate(w, s, f, &self.flows, &self.ports, lazy);
                 }
                 let est = s.estimate(w);
                 let steady = est.is_some();
@@ -533,10 +552,10 @@ impl Sim {
                 ready.extend(w.parts.partition_of_flow(f));
             }
         }
-        w.active = active;
-        if let Some(nl) = nl {
-            w.nic_loads = nl;
+        if let Some(lazy) = lazy {
+            w.nic_loads = lazy.nl;
         }
+        w.active = active;
         ready.sort_unstable();
         ready.dedup();
         // After the samples: an interrupted-transient lookup sees each flow's latest.
