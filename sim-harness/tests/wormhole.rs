@@ -1125,6 +1125,39 @@ fn nic_bound_exact_counts_the_acks_on_the_host_port() {
     assert_fewer_events(&exact, &full, 3);
 }
 
+/// W2's settings (`data_ports`) with the model on two hosts sending each other a 16 MB
+/// flow: two partitions, each host port carrying the other partition's ACKs. Skipped at the
+/// same tick, each partition's ACKs stand in on the other's host port as a lower line rate
+/// (`held.rs`' phantom load); the exact round counts them as ACKs at the line's own rate,
+/// once: both flows end within 50 ns of the full run (measured: counting both the ACKs
+/// measured before the skip and the phantom's over the same window, or the round at the
+/// lowered line rate, made the second flow ~20 us, 1.5 %, late).
+#[test]
+fn nic_bound_exact_counts_a_skipped_partitions_acks_once() {
+    let mut s = w2_small();
+    s.workload.degree = 2;
+    s.skip.nic_bound_samples = 2;
+    s.skip.nic_bound_exact = true;
+    let plan = |sim: &mut Sim| {
+        start_plan(
+            sim,
+            &[(0, 0, 1, 2_500, 16_000_000), (1, 1, 0, 2_500, 16_000_000)],
+        );
+    };
+    let full = run(&s, false, plan);
+    let exact = run(&s, true, plan);
+    let off = fct_offsets(&exact, &full);
+    eprintln!(
+        "events full {} exact {}; exact skips {}; FCT offsets (ps) {off:?}",
+        full.summary.events,
+        exact.summary.events,
+        key(&exact, "wormhole_exact_skips"),
+    );
+    assert!(key(&exact, "wormhole_exact_skips") >= 2.0);
+    assert!(off.iter().all(|&o| o.abs() < 50_000), "{off:?}");
+    assert_fewer_events(&exact, &full, 5);
+}
+
 /// Two host ports under `all_ports` (one partition: a host port carries its DATA and the
 /// ACKs of the flows into its host): their rounds end together only at the joint period
 /// of the linear system the exact skip solves. Hosts 0 and 1 sending each other one 4 MB

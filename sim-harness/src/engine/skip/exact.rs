@@ -21,7 +21,10 @@
 //!   flows' DATA packets are its control packets. Those of the partition's own flows into
 //!   the host are counted from their senders' rounds (one ACK per packet); those of other
 //!   partitions' flows (`data_ports`) at the measured rate, rounded to whole packets (not
-//!   exact: those flows are not periodic with this partition).
+//!   exact: those flows are not periodic with this partition), with those of partitions
+//!   skipped meanwhile at their phantom rate (`held.rs`) for the part of the window they
+//!   were skipped, all at the line's own rate (the phantom lowers the port's; counting both
+//!   made the W2 ring flows of `wormhole_gpt_64` 1.5 % slow).
 //! * **Several host ports**: their rounds must end together. Host `h` takes `r_h k_h
 //!   t_data + (sum of its senders' r_j) t_ctrl`; equal lengths are a linear system solved
 //!   over the rationals ([`joint_period`]): a joint period and each host's rounds in it
@@ -327,23 +330,42 @@ impl Sim {
                 return ExactPlan::NotApplicable;
             }
             let port = &self.ports[h as usize];
+            // The line's own rate: a skipped partition's ACKs stand in on it as a lower rate
+            // (`held.rs`' phantom load), counted below as the ACKs they are.
+            let q32 = ser_q32(port.gbps);
             let all_ctrl = pkts.saturating_sub(data);
             let own = inc.get(&h).map_or(0, |x| x.1);
+            let t_ctrl = match bytes.saturating_sub(data * wire).checked_div(all_ctrl) {
+                Some(b) if b > 0 => ser_ps(u32::try_from(b).unwrap_or(u32::MAX), q32),
+                _ => ser_ps(u32::try_from(w.hdr).unwrap_or(u32::MAX), q32),
+            };
             // Under `all_ports` every flow into the host is in the partition (its ACK port
-            // is this one); under `data_ports` the rest are other partitions'.
+            // is this one); under `data_ports` the rest are other partitions': measured,
+            // plus those of partitions skipped in the window, at their phantom rate over the
+            // part of the window they were skipped (their ACKs before it were measured).
             let ctrl = if w.all_ports {
                 0
             } else {
-                all_ctrl.saturating_sub(own)
-            };
-            let t_ctrl = match bytes.saturating_sub(data * wire).checked_div(all_ctrl) {
-                Some(b) if b > 0 => ser_ps(u32::try_from(b).unwrap_or(u32::MAX), port.ser_q32),
-                _ => ser_ps(u32::try_from(w.hdr).unwrap_or(u32::MAX), port.ser_q32),
+                let start = self.now.saturating_sub(w.sample_ps * m as u64);
+                let bits = u128::from(w.hdr) * 8 * 1_000_000_000_000;
+                let phantom: u64 =
+                    w.frozen
+                        .values()
+                        .flat_map(|fr| {
+                            let skipped = self.now - fr.plan.from_ps.clamp(start, self.now);
+                            fr.phantom.iter().filter(move |&&(p, _)| p == h).map(
+                                move |&(_, bps)| {
+                                    (u128::from(bps) * u128::from(skipped) / bits) as u64
+                                },
+                            )
+                        })
+                        .sum();
+                all_ctrl.saturating_sub(own) + phantom
             };
             hosts.push(Rounds {
                 port: h,
                 k,
-                t_data: ser_ps(u32::try_from(wire).unwrap_or(u32::MAX), port.ser_q32),
+                t_data: ser_ps(u32::try_from(wire).unwrap_or(u32::MAX), q32),
                 t_ctrl,
                 ctrl,
                 data,

@@ -312,7 +312,11 @@ impl Wormhole {
 /// * has a window above what its share needs (`cwnd >= C / k x srtt + MTU`): NIC-bound;
 /// * has empty DATA queues on every port of its path but its host port, and no port of its
 ///   path is loaded above its line rate by the flows of its partition crossing it at their
-///   own hosts' shares (the host port is the only bottleneck);
+///   own hosts' shares (the host port is the only bottleneck); with `skip.nic_bound_exact`
+///   the DATA direction alone (under `all_ports` too), each flow at its host's share less
+///   the ACKs its host port sends, plus the wire rate of the ACKs crossing the port
+///   ([`NicLoads`]: a port past the host port carrying line-rate DATA and other flows' ACKs
+///   is a second bottleneck, measured: flows ~0.8 us early at paper size otherwise);
 /// * measured (`Sampler::window_timed` over the `m` intervals) a rate within `theta` of
 ///   `C / k`.
 ///
