@@ -356,6 +356,126 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         k
     }
 
+    /// Wormhole fast-forward of the window state (dcfab's extension of the Wormhole paper's
+    /// 5.3 / 6.2, whose skipped flows keep their block state): the registers as `pkts` more
+    /// unmarked ACKs, each newly acknowledging one full-MTU packet in order, leave them in a
+    /// sender that is not window-limited (each ACK followed by one new packet, so the
+    /// packets in flight at every ACK stay what they were at the last window end). Per ACK
+    /// the additive increase (`cwnd += mtu * mtu / cwnd`, or slow start's `+ mtu`); at every
+    /// window end (`snd_una` reaching `epoch_end`, counted in the PSNs the full run would
+    /// have) alpha's update with the window's marked fraction, the cut re-armed, the epoch
+    /// restarted one window of PSNs on. Call after [`Self::fast_forward`]`(pkts)`: the PSNs
+    /// in flight stay, so the epoch end comes back `pkts` lower. Returns the window ends
+    /// passed.
+    ///
+    /// `at_ack`: the PSNs in flight just after each ACK ([`Self::inflight_at_next_ack`]);
+    /// `None`: as at the last window end (`snd_nxt` was `epoch_end` and `snd_una` was
+    /// `wnd_acked / mtu` below today's), which holds once a window has ended in the steady
+    /// state.
+    pub fn fast_forward_acks(&mut self, pkts: u32, at_ack: Option<u32>) -> u32 {
+        if pkts == 0 {
+            return 0;
+        }
+        let mtu = self.cfg.mtu;
+        let r = &mut self.regs;
+        let una = u64::from(r.snd_una);
+        let d = match at_ack {
+            Some(d) => u64::from(d).max(1),
+            None => {
+                match (u64::from(r.epoch_end) + u64::from(r.wnd_acked / mtu)).saturating_sub(una) {
+                    0 => u64::from(r.snd_nxt.saturating_sub(r.snd_una)).max(1),
+                    d => d,
+                }
+            }
+        };
+        let n = u64::from(pkts);
+        let max = u64::from(self.cfg.max_cwnd);
+        // The window: `+ mtu` per ACK in slow start, else `+ mtu * mtu / cwnd`, taken in runs
+        // of a constant increment (the next run starts where the increment drops).
+        let mut cwnd = u64::from(r.cwnd);
+        let mtu2 = u64::from(mtu) * u64::from(mtu);
+        let mut left = n;
+        while left > 0 && cwnd < max {
+            if r.flags & SLOW_START != 0 {
+                cwnd = cwnd.saturating_add(left.saturating_mul(u64::from(mtu)));
+                break;
+            }
+            let inc = mtu2 / cwnd;
+            if inc == 0 {
+                break;
+            }
+            let steps = (mtu2 / inc + 1 - cwnd).div_ceil(inc).clamp(1, left);
+            cwnd += steps * inc;
+            left -= steps;
+        }
+        r.cwnd = cwnd.min(max) as u32;
+        // The windows: the current one ends at the ACK taking `snd_una` to `epoch_end`, the
+        // next ones every `d` ACKs (no mark in them: alpha decays by g each).
+        let end = u64::from(r.epoch_end);
+        let first = end.saturating_sub(una).max(1);
+        let mut ends = 0;
+        let mut end_v = end;
+        let mut acked = u64::from(r.wnd_acked);
+        if first <= n {
+            acked += first * u64::from(mtu);
+            let f = (u64::from(r.wnd_marked) << 16) / acked;
+            let g = self.cfg.g_shift;
+            r.alpha = r.alpha - (r.alpha >> g) + ((f as u32) >> g);
+            let more = (n - first) / d;
+            for _ in 0..more {
+                if r.alpha >> g == 0 {
+                    break;
+                }
+                r.alpha -= r.alpha >> g;
+            }
+            r.wnd_marked = 0;
+            r.flags |= CUT_ARMED;
+            r.rtt_max_prev = r.rtt_max;
+            ends = 1 + more;
+            acked = (n - first - more * d) * u64::from(mtu);
+            end_v = una + first + more * d + d;
+        } else {
+            acked += n * u64::from(mtu);
+        }
+        r.wnd_acked = acked.min(u64::from(u32::MAX)) as u32;
+        r.epoch_end = (end_v - n) as Psn;
+        ends as u32
+    }
+
+    /// The PSNs in flight just after the ACK of the oldest one in flight arrives, for a
+    /// sender that sends one new packet every `period_ps` (its host port's round, window not
+    /// binding) and gets each ACK one RTT after the send (the RTT samples of this window,
+    /// else of the last: `rtt_max`): the packets in flight now but that one, plus the sends
+    /// due after the newest one up to that ACK. `None` without a packet in flight or an RTT
+    /// sample. For [`Self::fast_forward_acks`]: a flow whose last window ended before its
+    /// steady state (its first ones) has the steady count here, not at its epoch.
+    pub fn inflight_at_next_ack(&self, period_ps: u64) -> Option<u32> {
+        let r = &self.regs;
+        if r.snd_nxt <= r.snd_una || period_ps == 0 {
+            return None;
+        }
+        let rtt = if r.rtt_max > 0 {
+            r.rtt_max
+        } else {
+            r.rtt_max_prev
+        };
+        if rtt == 0 {
+            return None;
+        }
+        let stamp = |p: Psn| {
+            let (w, b) = slot(p, WORDS);
+            self.sent_at[w][b as usize]
+        };
+        let (first, last) = (stamp(r.snd_una), stamp(r.snd_nxt - 1));
+        // Cycles (ns) from the newest send to the oldest one's ACK (32-bit stamps).
+        let ahead = first.wrapping_add(rtt).wrapping_sub(last);
+        if ahead >= 1 << 31 {
+            return None;
+        }
+        let later = u64::from(ahead) * 1000 / period_ps;
+        u32::try_from(u64::from(r.snd_nxt - 1 - r.snd_una) + later).ok()
+    }
+
     /// The congestion-control state a Wormhole memo entry carries across a skipped transient
     /// (Wormhole paper 4.3, the "end state" of a stored unsteady period): (cwnd bytes, alpha
     /// Q0.16, in slow start).
@@ -779,6 +899,153 @@ pub(crate) mod tests {
         });
         assert!(s.is_done());
     }
+    /// `fast_forward` + `fast_forward_acks` of `n` packets leave the window registers (cwnd,
+    /// alpha, the epoch's bytes, end and cut flag, rtt_max_prev) exactly as `n` more rounds of
+    /// "one in-order unmarked ACK, one new packet" do in a sender that is not window-limited,
+    /// after a marked start (alpha > 0, decaying per window) and at every phase of the
+    /// epoch; the epoch end comes back `n` PSNs lower (the PSNs in flight are not moved).
+    #[test]
+    fn fast_forward_acks_equals_the_acks() {
+        let cfg = DctcpConfig {
+            mtu: MTU,
+            init_cwnd: 64 * MTU,
+            min_cwnd: MTU,
+            max_cwnd: u32::MAX / 2,
+            rto: 1_000_000,
+            g_shift: 4,
+            alpha_init: 0,
+            slow_start: false,
+        };
+        for (inflight, warm, n, slow) in [
+            (8u32, 100u32, 1u32, false),
+            (8, 101, 7, false),
+            (8, 105, 40, false),
+            (7, 130, 9_000, false),
+            (5, 120, 123, false),
+            (6, 110, 200, true),
+        ] {
+            // Slow start (no mark, so it never ends): `+ mtu` per ACK.
+            let cfg = DctcpConfig {
+                slow_start: slow,
+                ..cfg
+            };
+            let mut s = DctcpSender::<8>::new(cfg, 10_000_000, 0).unwrap();
+            for _ in 0..inflight {
+                s.next_packet().unwrap();
+            }
+            // One round: the oldest PSN acknowledged (marked while `marked`), one new sent.
+            let round = |s: &mut DctcpSender<8>, marked: bool| {
+                let u = s.regs().snd_una;
+                s.on_ack(&ack(u, u + 1, marked));
+                assert!(s.next_packet().is_some(), "not window-limited");
+            };
+            for i in 0..warm {
+                round(&mut s, !slow && i < 80 && i % 3 == 0);
+            }
+            let mut ff = s.clone();
+            for _ in 0..n {
+                round(&mut s, false);
+            }
+            assert_eq!(ff.fast_forward(n), n);
+            ff.fast_forward_acks(n, None);
+            let (a, b) = (s.regs(), ff.regs());
+            assert!(
+                slow || a.alpha > 0,
+                "a marked start decays slowly: alpha {}",
+                a.alpha
+            );
+            assert_eq!(
+                (
+                    a.cwnd,
+                    a.alpha,
+                    a.wnd_acked,
+                    a.wnd_marked,
+                    a.flags,
+                    a.rtt_max_prev
+                ),
+                (
+                    b.cwnd,
+                    b.alpha,
+                    b.wnd_acked,
+                    b.wnd_marked,
+                    b.flags,
+                    b.rtt_max_prev
+                ),
+                "inflight {inflight} warm {warm} n {n}"
+            );
+            assert_eq!(a.epoch_end - n, b.epoch_end, "inflight {inflight} n {n}");
+        }
+    }
+
+    /// A young sender (its first windows, from the initial one, not steady) sending one new
+    /// packet every `P` cycles with ACKs one RTT later: `inflight_at_next_ack` is the count
+    /// the next ACK leaves, and with it `fast_forward_acks` matches `n` more rounds where the
+    /// epoch-based count does not.
+    #[test]
+    fn inflight_at_next_ack_is_what_the_next_ack_leaves() {
+        const P: u64 = 3;
+        const RTT: u64 = 20;
+        let cfg = DctcpConfig {
+            mtu: MTU,
+            init_cwnd: 64 * MTU,
+            min_cwnd: MTU,
+            max_cwnd: u32::MAX / 2,
+            rto: 1_000_000,
+            g_shift: 4,
+            alpha_init: 0,
+            slow_start: false,
+        };
+        // Cycle by cycle: the ACK of the packet sent RTT ago (marked early on), then a send
+        // every P cycles. Returns the in-flight count after each ACK.
+        let step = |s: &mut DctcpSender<8>, t: u64, sends: &mut Vec<(u64, Psn)>| {
+            s.advance(t - s.now);
+            let mut after = None;
+            if let Some(&(at, psn)) = sends.first() {
+                if at + RTT == t {
+                    sends.remove(0);
+                    s.on_ack(&ack(psn, psn + 1, t < 60 && psn % 4 == 0));
+                    after = Some(s.regs().snd_nxt - s.regs().snd_una);
+                }
+            }
+            if t.is_multiple_of(P) {
+                let p = s.next_packet().expect("not window-limited");
+                sends.push((t, p.psn));
+            }
+            after
+        };
+        let mut checked = 0;
+        for pause in [61u64, 62, 70, 75, 90, 131] {
+            let mut s = DctcpSender::<8>::new(cfg, 10_000_000, 0).unwrap();
+            let mut sends = Vec::new();
+            for t in 1..=pause {
+                step(&mut s, t, &mut sends);
+            }
+            let d = s.inflight_at_next_ack(P * 1000).expect("an RTT sample");
+            let mut ff = s.clone();
+            // 50 more periods: 50 sends and 50 ACKs, the same phase as at the pause.
+            let (mut acks, mut first) = (0u32, None);
+            for t in pause + 1..=pause + 50 * P {
+                if let Some(x) = step(&mut s, t, &mut sends) {
+                    first.get_or_insert(x);
+                    acks += 1;
+                }
+            }
+            assert_eq!(first, Some(d), "pause {pause}");
+            let sent = s.regs().snd_nxt - ff.regs().snd_nxt;
+            assert_eq!((sent, acks), (50, 50), "pause {pause}");
+            assert_eq!(ff.fast_forward(50), 50);
+            ff.fast_forward_acks(50, Some(d));
+            let (a, b) = (s.regs(), ff.regs());
+            assert_eq!(
+                (a.cwnd, a.alpha, a.wnd_acked, a.flags, a.epoch_end - 50),
+                (b.cwnd, b.alpha, b.wnd_acked, b.flags, b.epoch_end),
+                "pause {pause}"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 6);
+    }
+
     use std::vec::Vec;
 
     pub(crate) const MTU: u32 = 1000;

@@ -102,6 +102,16 @@ pub struct Skip {
     /// DCTCP only.
     #[serde(skip_serializing_if = "is_zero")]
     pub nic_bound_samples: u32,
+    /// With `nic_bound_samples` > 0: a partition steady by that model is skipped by whole
+    /// round-robin rounds of its host ports (one packet per flow plus the control packets a
+    /// port sends per round; host ports carrying each other's ACKs at their joint period),
+    /// each flow advanced by exactly that many packets and its DCTCP window state by that
+    /// many ACKs, so it resumes where the full run would be instead of up to a packet off
+    /// per flow; one not exactly periodic is not skipped by the model; a skip-back resumes
+    /// at the nearest whole period. dcfab's extension of Wormhole 5.3 / 6.2
+    /// (`engine/skip/exact.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nic_bound_exact: bool,
 }
 
 /// Default [`Skip::reserve_bdps`]: one BDP of packet-level tail.
@@ -204,6 +214,7 @@ impl Default for Skip {
             rate_estimate: RateEstimate::default(),
             reserve_bdps: DEFAULT_RESERVE_BDPS,
             nic_bound_samples: 0,
+            nic_bound_exact: false,
         }
     }
 }

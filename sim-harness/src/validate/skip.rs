@@ -188,6 +188,15 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             ));
         }
     }
+    if s.skip.nic_bound_exact && s.skip.nic_bound_samples == 0 {
+        return Err(Error::field(
+            "skip.nic_bound_exact",
+            "makes skip.nic_bound_samples' model skips exact (whole round-robin rounds of \
+             the host port), so it needs that model on; set skip.nic_bound_samples > 0 or \
+             nic_bound_exact = false"
+                .to_string(),
+        ));
+    }
     if s.skip.lockstep_fixed_leader && !s.skip.memo_lockstep {
         return Err(Error::field(
             "skip.lockstep_fixed_leader",

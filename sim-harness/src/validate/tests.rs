@@ -223,6 +223,13 @@ fn each_problem_names_its_field() {
                 s.skip.foreign_ack_interrupts = true;
             }),
         ),
+        (
+            "skip.nic_bound_exact",
+            Box::new(|s| {
+                s.skip.enabled = true;
+                s.skip.nic_bound_exact = true;
+            }),
+        ),
         ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
         (
             "skip.reserve_bdps",

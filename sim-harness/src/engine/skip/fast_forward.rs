@@ -52,6 +52,8 @@ pub(super) struct Frozen {
     /// `skip.lockstep_shadow`: the follower's mirror entries (leader port, leader flow,
     /// follower port) in [`Wormhole::shadow`], taken out when it resumes.
     pub(super) shadow: Vec<(u32, u32, u32)>,
+    /// `skip.nic_bound_exact`: a model skip by whole rounds of its host port ([`exact`]).
+    pub(super) exact: Option<Exact>,
 }
 
 impl Sim {
@@ -116,7 +118,7 @@ impl Sim {
             return;
         };
         self.cap_at_data_ports(&mut flows);
-        let Some(plan) = self.plan_ahead(&flows) else {
+        let Some(mut plan) = self.plan_ahead(&flows) else {
             return;
         };
         // A partition steady by `skip.nic_bound_samples`' model alone stores no memo entry:
@@ -128,6 +130,29 @@ impl Sim {
             && flows
                 .iter()
                 .any(|f| w.active.get(&f.flow).is_some_and(|s| s.model_only(w)));
+        // `skip.nic_bound_exact`: by whole rounds of the host port ([`exact`]).
+        let mut exact = None;
+        if by_model && w.nic_exact {
+            match self.exact_plan(id, &flows, &plan) {
+                ExactPlan::Rounds(p, r) => {
+                    plan = p;
+                    exact = Some(r);
+                }
+                // No whole round before the interrupt: no skip (Eq. 6 may still find the
+                // partition steady at a later tick).
+                ExactPlan::NoSkip => {
+                    self.wh.as_mut().expect("wormhole on").st.exact_no_round += 1;
+                    return;
+                }
+                // Not exactly periodic: not skipped by the model either (measured: taking
+                // such partitions at the model's rate, as without the field, adds 0.1-0.7
+                // points of mean FCT error; `benches/README.md`, session 17b).
+                ExactPlan::NotApplicable => {
+                    self.wh.as_mut().expect("wormhole on").st.exact_refused += 1;
+                    return;
+                }
+            }
+        }
         if by_model {
             self.wh.as_mut().expect("wormhole on").misses.remove(&id);
         } else {
@@ -135,6 +160,13 @@ impl Sim {
         }
         let rates: Vec<(u32, u64)> = flows.iter().map(|f| (f.flow, f.rate_bps)).collect();
         self.freeze(id, plan, flows, None, None);
+        if let Some(r) = exact {
+            let w = self.wh.as_mut().expect("wormhole on");
+            if let Some(fr) = w.frozen.get_mut(&id) {
+                fr.exact = Some(r);
+                w.st.exact_skips += 1;
+            }
+        }
         // A leader turned steady: its followers go on into the same steady state (3.2 step
         // 3, as a memo hit does).
         let w = self.wh.as_ref().expect("wormhole on");
@@ -253,6 +285,7 @@ impl Sim {
                 traj,
                 follow: None,
                 shadow: Vec::new(),
+                exact: None,
             },
         );
     }
@@ -358,6 +391,15 @@ impl Sim {
                 .collect()
         } else if now >= fr.plan.until_ps {
             fr.plan.advance.clone()
+        } else if let Some(x) = &fr.exact {
+            // A skip-back of an exact skip: the whole rounds nearest to the time skipped.
+            w.st.skip_backs += 1;
+            w.st.exact_skip_backs += 1;
+            let mtu = w.mtu;
+            exact_back(x, &self.flows, &fr.flow_ids, now - fr.plan.from_ps)
+                .into_iter()
+                .map(|(f, n)| (f, n * mtu))
+                .collect()
         } else if let Some((conv_until, bytes)) = &fr.transient {
             w.st.skip_backs += 1;
             let from = fr.plan.from_ps;
@@ -398,7 +440,17 @@ impl Sim {
         w.st.skipped_ps += delta;
         let mut skipped = 0;
         for (f, bytes) in advance {
-            skipped += self.transport.fast_forward(&mut self.flows, f, bytes / mtu);
+            let n = self.transport.fast_forward(&mut self.flows, f, bytes / mtu);
+            skipped += n;
+            if let Some(x) = &fr.exact {
+                let flow = &mut self.flows[f as usize];
+                let src = flow.spec.src;
+                if let Some(Cc::Dctcp(s)) = &mut flow.cc {
+                    // The window state as the full run's `n` ACKs leave it.
+                    let at_ack = s.inflight_at_next_ack(x.period(src));
+                    s.fast_forward_acks(u32::try_from(n).unwrap_or(u32::MAX), at_ack);
+                }
+            }
         }
         for (f, (cwnd, alpha, ss)) in cc {
             if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
@@ -411,6 +463,9 @@ impl Sim {
         for &(p, bps) in &fr.virt {
             let port = &mut self.ports[p as usize];
             port.virt_bps = port.virt_bps.saturating_sub(bps);
+        }
+        if let Some(x) = &fr.exact {
+            self.exact_release(x, delta);
         }
         for &p in &fr.live {
             self.release_held(p, &fr.flow_ids, delta);

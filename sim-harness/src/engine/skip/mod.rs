@@ -12,6 +12,8 @@
 //! * [`steady`]: steady-state detection, `R(t_k)` (5.1, Eq. 6/7); the NIC-bound model
 //!   (`skip.nic_bound_samples`, beyond 3 / 6.2).
 //! * [`fast_forward`]: freeze / wake-up / resume and skip-back (5.3, 6.2, 6.3).
+//! * [`exact`]: the NIC-bound model's skips by whole round-robin rounds
+//!   (`skip.nic_bound_exact`, beyond 5.3 / 6.2).
 //! * [`held`]: `data_ports`: held DATA lanes, phantom ACK load, held packets (beyond 6.2).
 //! * [`memoize`]: memoization of unsteady periods (4).
 //! * [`trajectory`]: interrupted transients (beyond 4.3-4.4).
@@ -30,6 +32,7 @@ use crate::wormhole::skip::{self, KnownEvent, SkipBack, SkipPlan, SteadyFlow};
 use crate::wormhole::steady::SteadyDetector;
 
 mod dag;
+mod exact;
 mod fast_forward;
 mod held;
 mod lockstep;
@@ -42,6 +45,7 @@ mod summary;
 mod trajectory;
 
 use dag::*;
+use exact::*;
 use fast_forward::*;
 use lockstep::*;
 use memoize::*;
@@ -97,6 +101,13 @@ pub(crate) struct Wormhole {
     estimate: RateEstimate,
     /// `skip.nic_bound_samples`: the model-based steady test's window (0: off).
     nic_bound: usize,
+    /// `skip.nic_bound_exact`: model skips by whole round-robin rounds ([`exact`]).
+    nic_exact: bool,
+    /// `skip.nic_bound_exact`: each started flow's DATA path and ACK path apart (under
+    /// `all_ports` its partition path is their union), for the model's load test.
+    split_paths: Vec<(Vec<u32>, Vec<u32>)>,
+    /// `skip.nic_bound_samples`: the per-tick loads, kept for their vectors.
+    nic_loads: NicLoads,
     parts: Partitions,
     /// ACK header bytes per DATA packet of `mtu` payload bytes (the ACK load of a flow).
     hdr: u64,

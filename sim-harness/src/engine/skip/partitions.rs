@@ -80,6 +80,9 @@ impl Sim {
     /// period up in the memo.
     pub(in crate::engine) fn wh_flow_start(&mut self, f: u32) {
         let (ports, acks) = self.flow_ports(f);
+        if self.wh.as_ref().is_some_and(|w| w.nic_exact) {
+            self.exact_split(f, &ports, &acks);
+        }
         let Some(w) = self.wh.as_mut() else { return };
         let mut touched: Vec<PartitionId> = ports
             .iter()

@@ -124,6 +124,9 @@ impl Sim {
             } else {
                 0
             },
+            nic_exact: skip && s.skip.nic_bound_samples > 0 && s.skip.nic_bound_exact,
+            split_paths: Vec::new(),
+            nic_loads: Default::default(),
             hdr: u64::from(s.transport.header_bytes),
             phantom: BTreeMap::new(),
             parts: Partitions::new(),

@@ -178,10 +178,15 @@ pub(super) struct HistPoint {
     pub(super) losses: u64,
     /// ACKs echoing a CE mark (cumulative).
     pub(super) ecn: u64,
+    /// The flow's host port's departures (cumulative packets, bytes; DATA and control):
+    /// `skip.nic_bound_exact` measures the control packets per round from them.
+    pub(super) port_tx: (u64, u64),
 }
 
 /// The active flows' host shares, summed once per sampling tick for
-/// [`nic_bound_rate`] (`skip.nic_bound_samples`).
+/// [`nic_bound_rate`] (`skip.nic_bound_samples`); kept across ticks
+/// ([`Wormhole::nic_loads`]), only the ports written last time cleared.
+#[derive(Debug, Default)]
 pub(super) struct NicLoads {
     /// Per host: the ACK load (bit/s) its port carries for the active flows into it, one
     /// `hdr`-byte ACK per DATA packet of each at its own host's share.
@@ -189,28 +194,103 @@ pub(super) struct NicLoads {
     /// Per port: the payload rate (bit/s) of the active flows whose path crosses it, each at
     /// its own host's share.
     load: Vec<u128>,
+    /// `skip.nic_bound_exact`: per port, the wire rate (bit/s) of the ACKs of the active
+    /// flows whose ACK path (`data_ports`) crosses it, one `hdr`-byte ACK per DATA packet of
+    /// each at its host's share (empty otherwise).
+    ack: Vec<u128>,
+    /// Ports written in `load` / `ack` since the last refresh.
+    touched: Vec<u32>,
+}
+
+/// [`NicLoads`] summed at a tick's first [`nic_bound_rate`] that needs them (most ticks
+/// none does), over the active flows `ids`.
+pub(super) struct LazyLoads<'a> {
+    pub(super) nl: NicLoads,
+    pub(super) fresh: bool,
+    pub(super) ids: &'a [u32],
+}
+
+impl LazyLoads<'_> {
+    fn get(&mut self, w: &Wormhole, flows: &[FlowRt], n_ports: usize) -> &NicLoads {
+        if !self.fresh {
+            self.nl.refresh(w, self.ids, flows, n_ports);
+            self.fresh = true;
+        }
+        &self.nl
+    }
 }
 
 impl NicLoads {
-    pub(super) fn new(w: &Wormhole, flows: &[FlowRt], n_ports: usize) -> NicLoads {
-        let hosts = w.host_out.len();
-        let mut nl = NicLoads {
-            ack_in: vec![0; hosts],
-            load: vec![0; n_ports],
-        };
-        for &g in w.active.keys() {
+    /// This tick's loads over the active flows `ids` (the vectors of the last tick reused).
+    fn refresh(&mut self, w: &Wormhole, ids: &[u32], flows: &[FlowRt], n_ports: usize) {
+        let nl = self;
+        nl.ack_in.clear();
+        nl.ack_in.resize(w.host_out.len(), 0);
+        if nl.load.len() != n_ports {
+            nl.load = vec![0; n_ports];
+            nl.touched.clear();
+        }
+        if w.nic_exact && nl.ack.len() != n_ports {
+            nl.ack = vec![0; n_ports];
+        }
+        for p in nl.touched.drain(..) {
+            nl.load[p as usize] = 0;
+            if let Some(a) = nl.ack.get_mut(p as usize) {
+                *a = 0;
+            }
+        }
+        for &g in ids {
             let spec = &flows[g as usize].spec;
             let share = w.host_share(u64::from(w.host_out[spec.src as usize]));
             nl.ack_in[spec.dst as usize] += share * u128::from(w.hdr) / u128::from(w.mtu);
-            for &p in w.ports.get(g as usize).map_or(&[][..], Vec::as_slice) {
+        }
+        for &g in ids {
+            let spec = &flows[g as usize].spec;
+            let k = u64::from(w.host_out[spec.src as usize]);
+            let mut share = w.host_share(k);
+            let ack = share * u128::from(w.hdr) / u128::from(w.mtu);
+            if w.nic_exact {
+                // The DATA rate the model gives it: its host's line less the ACKs its port
+                // sends, shared (without this a host port sending and receiving looks like
+                // a second bottleneck downstream, its own ACKs on top of its full share).
+                share = u128::from(w.capacity_bps).saturating_sub(nl.ack_in[spec.src as usize])
+                    * u128::from(w.mtu)
+                    / (u128::from(w.mtu + w.hdr) * u128::from(k.max(1)));
+            }
+            let data = w.data_path(g);
+            nl.touched.extend_from_slice(data);
+            for &p in data {
                 nl.load[p as usize] += share;
             }
+            if w.nic_exact {
+                let acks = w.ack_path(g);
+                nl.touched.extend_from_slice(acks);
+                for &p in acks {
+                    nl.ack[p as usize] += ack;
+                }
+            }
         }
-        nl
     }
 }
 
 impl Wormhole {
+    /// Active flow `g`'s DATA path for the model's tests: its partition path, but under
+    /// `all_ports` (where that is both directions) with `skip.nic_bound_exact` the DATA
+    /// direction alone ([`Self::split_paths`]).
+    pub(super) fn data_path(&self, g: u32) -> &[u32] {
+        match self.split_paths.get(g as usize) {
+            Some((d, _)) if self.nic_exact => d,
+            _ => self.ports.get(g as usize).map_or(&[][..], Vec::as_slice),
+        }
+    }
+
+    /// Active flow `g`'s ACK path with `skip.nic_bound_exact` ([`Self::split_paths`]).
+    pub(super) fn ack_path(&self, g: u32) -> &[u32] {
+        self.split_paths
+            .get(g as usize)
+            .map_or(&[][..], |(_, a)| a.as_slice())
+    }
+
     /// One of `k` flows' round-robin share of a host port's payload line rate (bit/s),
     /// without ACKs (`skip.nic_bound_samples`).
     fn host_share(&self, k: u64) -> u128 {
@@ -232,7 +312,11 @@ impl Wormhole {
 /// * has a window above what its share needs (`cwnd >= C / k x srtt + MTU`): NIC-bound;
 /// * has empty DATA queues on every port of its path but its host port, and no port of its
 ///   path is loaded above its line rate by the flows of its partition crossing it at their
-///   own hosts' shares (the host port is the only bottleneck);
+///   own hosts' shares (the host port is the only bottleneck); with `skip.nic_bound_exact`
+///   the DATA direction alone (under `all_ports` too), each flow at its host's share less
+///   the ACKs its host port sends, plus the wire rate of the ACKs crossing the port
+///   ([`NicLoads`]: a port past the host port carrying line-rate DATA and other flows' ACKs
+///   is a second bottleneck, measured: flows ~0.8 us early at paper size otherwise);
 /// * measured (`Sampler::window_timed` over the `m` intervals) a rate within `theta` of
 ///   `C / k`.
 ///
@@ -246,7 +330,7 @@ pub(super) fn nic_bound_rate(
     f: u32,
     flows: &[FlowRt],
     ports: &[PortRt],
-    nl: &NicLoads,
+    lazy: &mut LazyLoads,
 ) -> Option<u64> {
     let m = w.nic_bound;
     let n = s.hist.len();
@@ -266,6 +350,7 @@ pub(super) fn nic_bound_rate(
     if k == 0 || flow.srtt8 == 0 {
         return None;
     }
+    let nl = lazy.get(w, flows, ports.len());
     let ack_bps = nl.ack_in[src as usize];
     let model = (u128::from(w.capacity_bps).saturating_sub(ack_bps) * u128::from(w.mtu)
         / (u128::from(w.mtu + w.hdr) * u128::from(k))) as u64;
@@ -274,7 +359,7 @@ pub(super) fn nic_bound_rate(
     if u128::from(d.cwnd()) < need {
         return None;
     }
-    let path = w.ports.get(f as usize)?;
+    let path = w.data_path(f);
     if path
         .iter()
         .any(|&p| p != src && !ports[p as usize].data_q.is_empty())
@@ -293,7 +378,13 @@ pub(super) fn nic_bound_rate(
     for &p in path {
         let line =
             (ports[p as usize].gbps * 1e9) as u128 * u128::from(w.mtu) / u128::from(w.mtu + w.hdr);
-        if nl.load[p as usize] * 1_000_000 > line * 1_000_001 {
+        // `skip.nic_bound_exact`: other flows' ACKs crossing a DATA port past the host port
+        // take their share of its line too (the host port's own ACKs are in its round).
+        let acks = match nl.ack.get(p as usize) {
+            Some(&a) if p != src => a * u128::from(w.mtu) / u128::from(w.mtu + w.hdr),
+            _ => 0,
+        };
+        if (nl.load[p as usize] + acks) * 1_000_000 > line * 1_000_001 {
             return None;
         }
     }
@@ -402,9 +493,13 @@ impl Sim {
             metric != RateMetric::Packets || w.estimate == RateEstimate::Timed || w.nic_bound > 0;
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
-        let nl = (w.nic_bound > 0).then(|| NicLoads::new(w, &self.flows, self.ports.len()));
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
         let mut active = std::mem::take(&mut w.active);
+        let mut lazy = (w.nic_bound > 0).then(|| LazyLoads {
+            nl: std::mem::take(&mut w.nic_loads),
+            fresh: false,
+            ids: &active.ids,
+        });
         for &f in &active.live {
             let Some(s) = active.slots[f as usize].as_deref_mut() else {
                 continue;
@@ -420,6 +515,10 @@ impl Sim {
                     newest: view.newest,
                     losses: view.losses,
                     ecn: view.ecn,
+                    port_tx: self
+                        .ports
+                        .get(flow.spec.src as usize)
+                        .map_or((0, 0), |p| (p.tx_packets, p.tx_bytes)),
                 });
                 if s.hist.len() > l + 1 {
                     s.hist.pop_front();
@@ -437,8 +536,8 @@ impl Sim {
                         .min(w.capacity_bps),
                 });
                 s.last_rate = rate;
-                if let Some(nl) = &nl {
-                    s.model = nic_bound_rate(w, s, f, &self.flows, &self.ports, nl);
+                if let Some(lazy) = &mut lazy {
+                    s.model = nic_bound_rate(w, s, f, &self.flows, &self.ports, lazy);
                 }
                 let est = s.estimate(w);
                 let steady = est.is_some();
@@ -454,6 +553,9 @@ impl Sim {
             if s.steady {
                 ready.extend(w.parts.partition_of_flow(f));
             }
+        }
+        if let Some(lazy) = lazy {
+            w.nic_loads = lazy.nl;
         }
         w.active = active;
         ready.sort_unstable();

@@ -19,6 +19,13 @@ pub(super) struct WhStats {
     /// `data_ports`: partitions interrupted by a flow start / completion whose ACKs cross
     /// their DATA ports ([`Sim::foreign_ack_interrupt`]).
     pub(super) foreign_ack_interrupts: u64,
+    /// `skip.nic_bound_exact`: model skips planned by whole rounds, those of them ended by
+    /// a skip-back, partitions steady by the model but not exactly periodic (not skipped),
+    /// and those with no whole round before their next interrupt (not skipped).
+    pub(super) exact_skips: u64,
+    pub(super) exact_skip_backs: u64,
+    pub(super) exact_refused: u64,
+    pub(super) exact_no_round: u64,
     /// Lockstep followers paused, released into their leader's steady skip, woken before
     /// their skippable bytes ran out.
     pub(super) lock_follows: u64,
@@ -120,6 +127,17 @@ impl Sim {
                     "wormhole_foreign_ack_interrupts",
                     w.st.foreign_ack_interrupts,
                 )],
+            );
+        }
+        if w.nic_exact {
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_exact_skips", w.st.exact_skips),
+                    ("wormhole_exact_skip_backs", w.st.exact_skip_backs),
+                    ("wormhole_exact_refused", w.st.exact_refused),
+                    ("wormhole_exact_no_round", w.st.exact_no_round),
+                ],
             );
         }
         if let Some(db) = &w.traj {
