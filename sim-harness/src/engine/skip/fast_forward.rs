@@ -398,7 +398,7 @@ impl Sim {
         w.st.skipped_ps += delta;
         let mut skipped = 0;
         for (f, bytes) in advance {
-            skipped += self.transport.fast_forward(&mut self.flows, f, bytes / mtu);
+            skipped += self.fast_forward_flow(f, bytes / mtu, fr.plan.from_ps);
         }
         for (f, (cwnd, alpha, ss)) in cc {
             if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
