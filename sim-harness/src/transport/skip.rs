@@ -160,6 +160,22 @@ impl TransportDriver {
         wire
     }
 
+    /// The data packets [`TransportDriver::fast_forward`]`(flows, f, pkts)` would take off
+    /// flow `f`'s message now, without taking them (what an output reads as sent while the
+    /// flow's partition is still skipped, [`crate::engine::Sim::wh_in_skip_bytes`]).
+    pub(crate) fn fast_forward_data(&self, flows: &[FlowRt], f: u32, pkts: u64) -> u32 {
+        let n = u32::try_from(pkts).unwrap_or(u32::MAX);
+        match self {
+            TransportDriver::Dctcp(_) => match &flows[f as usize].cc {
+                Some(Cc::Dctcp(s)) => n.min(s.unsent().saturating_sub(1)),
+                Some(Cc::Mprdma(s)) => n.min(s.unsent().saturating_sub(1)),
+                None => 0,
+            },
+            TransportDriver::Uno(st) => st.fast_forward_data(f, pkts),
+            _ => 0,
+        }
+    }
+
     /// Whether packets of this transport carry absolute times read back (Uno's send stamp,
     /// echoed for the RTT; every fast-forwarded transport's DATA send stamp, which the
     /// queueing-delay metric reads at the receiver, [`crate::metrics`]): then a paused

@@ -286,16 +286,12 @@ impl Sim {
     /// output-only samplers (`rates.csv`, the progress report), so a skipped flow's rate
     /// series reads as the full run's instead of 0 followed by the whole skip in one
     /// interval. A lockstep follower's and an interrupted transient's advances are not
-    /// known before they resume, and Uno's advance counts parity its acknowledged bytes do
-    /// not: none. Empty unless some partition is skipped.
+    /// known before they resume: none. Empty unless some partition is skipped.
     pub(crate) fn wh_in_skip_bytes(&self) -> BTreeMap<u32, u64> {
         let mut out = BTreeMap::new();
         let Some(w) = self.wh.as_ref() else {
             return out;
         };
-        if !matches!(self.transport, TransportDriver::Dctcp(_)) {
-            return out;
-        }
         for fr in w.frozen.values() {
             if fr.follow.is_some() || fr.traj.is_some() {
                 continue;
@@ -307,12 +303,11 @@ impl Sim {
             );
             for &(f, adv) in &fr.plan.advance {
                 let bytes = (u128::from(adv) * u128::from(done) / u128::from(all.max(1))) as u64;
-                let most = self
+                // Data packets (Uno: whole blocks' data, parity aside), as the resume takes.
+                let data = self
                     .transport
-                    .skip_view(&self.flows, f)
-                    .map_or(0, |v| v.skippable.saturating_sub(1));
-                let pkts = (bytes / w.mtu).min(most);
-                out.insert(f, pkts * w.mtu);
+                    .fast_forward_data(&self.flows, f, bytes / w.mtu);
+                out.insert(f, u64::from(data) * w.mtu);
             }
         }
         out

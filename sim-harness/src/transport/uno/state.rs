@@ -143,6 +143,14 @@ impl UnoState {
         (taken, data)
     }
 
+    /// The data packets [`UnoState::fast_forward`]`(f, wire)` would take now, without
+    /// taking them ([`UnoTx::fast_forward_data`]).
+    pub(crate) fn fast_forward_data(&self, f: u32, wire: u64) -> u32 {
+        self.tx[f as usize]
+            .as_deref()
+            .map_or(0, |tx| tx.fast_forward_data(wire))
+    }
+
     /// Move every absolute time (ps) of flows `flows`' senders and receivers `delta` ps
     /// later (Wormhole 6.2, a skipped partition resumed): send times, timeout FIFO, block
     /// timers, last arrival. Their congestion control, pacers and UnoLB count cycles of
