@@ -514,6 +514,12 @@ pub struct FlowRt {
     /// the `cwnd / srtt` rate Wormhole's `skip.rate_metric = "cc"` samples. Read by nothing
     /// else.
     pub srtt8: u32,
+    /// Data packets Wormhole fast-forwards took off the message (`mtu` payload each; sent
+    /// and delivered at the steady rate while the flow's partition was skipped, Wormhole 5.3
+    /// / 6.2): they count as delivered wherever a full run counts them (acknowledged bytes,
+    /// the receiver's completion, the loss rate's DATAs sent), not in the counts of DATAs
+    /// simulated (`flows.csv` `packets_sent`, `data_sent`).
+    pub skipped: u32,
 }
 
 /// RFC 6298 2.2-2.3 in fixed point (`srtt8` = 8 x SRTT): the first sample sets SRTT, each

@@ -271,6 +271,7 @@ impl Sim {
                     conn: flow::NO_CONN,
                     conn_lb: flow::NO_CONN,
                     srtt8: 0,
+                    skipped: 0,
                 })
             })
             .collect::<Result<Vec<_>>>()?;

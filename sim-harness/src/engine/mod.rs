@@ -352,8 +352,9 @@ impl Sim {
 
     /// The progress report now (bytes: O(flows), a few times per wall-clock second).
     pub fn progress(&self) -> Progress {
+        let skipping = self.wh_in_skip_bytes();
         let bytes_done = (0..self.next_arrival as u32)
-            .map(|f| self.transport_acked_bytes(f))
+            .map(|f| self.acked_or_skipping(f, &skipping))
             .sum();
         Progress {
             sim_time_ps: self.now,

@@ -32,6 +32,8 @@ impl Sim {
                 start_ps: f.spec.start_ps,
                 end_ps: f.end_ps,
                 fct_ps: fct,
+                // The DATAs simulated (a skip run's per-flow measure of what Wormhole saved;
+                // the fast-forwarded ones are in `wormhole_skipped_packets`).
                 packets_sent: st.packets_sent,
                 retransmits: st.retransmits,
                 ecn_acks: st.ecn_acks,

@@ -95,8 +95,9 @@ impl Sim {
             .extend((r.seen..self.next_arrival).map(|f| (f as u32, 0)));
         r.seen = self.next_arrival;
         let RateSampler { running, rows, .. } = &mut *r;
+        let skipping = self.wh_in_skip_bytes();
         running.retain_mut(|(f, last)| {
-            let acked = self.transport_acked_bytes(*f);
+            let acked = self.acked_or_skipping(*f, &skipping);
             rows.push((*f, now, acked.saturating_sub(*last)));
             *last = acked;
             self.flows[*f as usize].end_ps == 0
@@ -105,6 +106,17 @@ impl Sim {
         self.q
             .push(now + r.interval_ps, Comp::new(Kind::Sample, RATE_SAMPLE));
         self.rates = Some(r);
+    }
+
+    /// Flow `f`'s acknowledged bytes ([`Sim::transport_acked_bytes`]) and, while its
+    /// partition is skipped, those it has sent since at the skip's pace (`skipping`, from
+    /// [`Sim::wh_in_skip_bytes`]), capped at its size: its rate series as the full run's.
+    pub(crate) fn acked_or_skipping(&self, f: u32, skipping: &BTreeMap<u32, u64>) -> u64 {
+        let acked = self.transport_acked_bytes(f);
+        match skipping.get(&f) {
+            Some(&b) => (acked + b).min(self.flows[f as usize].spec.bytes),
+            None => acked,
+        }
     }
 
     /// `rates.csv` up to now: the samples, then the interval since the last one (the run's
@@ -121,13 +133,14 @@ impl Sim {
         };
         let mut out: Vec<RateSample> = r.rows.iter().map(|&row| sample(row)).collect();
         if self.now > r.last_ps {
+            let skipping = self.wh_in_skip_bytes();
             let tail = r
                 .running
                 .iter()
                 .copied()
                 .chain((r.seen..self.next_arrival).map(|f| (f as u32, 0)))
                 .map(|(f, last)| {
-                    let acked = self.transport_acked_bytes(f);
+                    let acked = self.acked_or_skipping(f, &skipping);
                     sample((f, self.now, acked.saturating_sub(last)))
                 });
             out.extend(tail);

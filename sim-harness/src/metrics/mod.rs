@@ -75,6 +75,12 @@ struct FlowM {
     /// Propagation of the flow's path beyond `links` links of the uniform delay (`two_dc`:
     /// the inter-DC link's), ps.
     extra_prop_ps: u64,
+    /// DATAs a Wormhole fast-forward took off the flow's message ([`CollMetrics::on_skipped`]):
+    /// delivered, though its receiver's cumulative point never counts them.
+    skipped: u32,
+    /// The flow's queueing delay, ps x 16: an EWMA (gain 1/16) over its DATA arrivals, what
+    /// a DATA it sent while its partition was skipped is counted with.
+    qdelay16: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -154,6 +160,8 @@ impl CollMetrics {
                 switches: path[i].1,
                 reorder: 0,
                 extra_prop_ps: 0,
+                skipped: 0,
+                qdelay16: 0,
             });
         }
         CollMetrics {
@@ -221,6 +229,11 @@ impl CollMetrics {
         self.arrivals += 1;
         self.last_arrival_ps = self.last_arrival_ps.max(now);
         let m = &mut self.flows[f as usize];
+        m.qdelay16 = if m.max_seen == 0 {
+            q << 4
+        } else {
+            m.qdelay16 - (m.qdelay16 >> 4) + q
+        };
         let reordered = psn.saturating_add(1) < m.max_seen;
         m.max_seen = m.max_seen.max(psn.saturating_add(1));
         if reordered {
@@ -243,6 +256,67 @@ impl CollMetrics {
         if new {
             iv.bytes += u64::from(payload);
         }
+    }
+
+    /// Wormhole (`../shared/papers/wormhole.md` 5.3 / 6.2): flow `f` sent `wire` DATAs
+    /// (`data` of its message, the rest erasure-code parity) of `payload` bytes each at its
+    /// steady rate from `from_ps` to `to_ps` while its partition was skipped, and they were
+    /// delivered: counted as the full run counts them, "skipped data counts as delivered".
+    /// Its received DATAs and its completion point ([`CollMetrics::skipped`]), the payload
+    /// received (`data_payload_received`, `utilization`, the window's), spread evenly over
+    /// the skip's intervals (`intervals.csv`), and as arrivals with the flow's recent
+    /// queueing delay (its EWMA: 6.2 freezes the queues, so they wait in the same queue) in
+    /// `mean_queueing_delay_ps`. Not reordered, and no new maximum delay.
+    pub fn on_skipped(
+        &mut self,
+        f: u32,
+        data: u32,
+        wire: u64,
+        payload: u64,
+        from_ps: u64,
+        to_ps: u64,
+    ) {
+        if wire == 0 {
+            return;
+        }
+        let m = &mut self.flows[f as usize];
+        m.skipped += data;
+        m.received += data;
+        self.qdelay_sum += u128::from(m.qdelay16 >> 4) * u128::from(wire);
+        self.arrivals += wire;
+        let bytes = wire * payload;
+        self.payload += bytes;
+        self.last_arrival_ps = self.last_arrival_ps.max(to_ps);
+        let from = from_ps.min(to_ps);
+        let span = to_ps - from;
+        if span == 0 {
+            if self.window.is_some_and(|(a, b)| to_ps >= a && to_ps <= b) {
+                self.window_payload += bytes;
+            }
+            self.interval(to_ps).bytes += bytes;
+            return;
+        }
+        // Bytes delivered by time `t` of the skip, at its even pace.
+        let by = |t: u64| -> u64 {
+            let d = t.clamp(from, to_ps) - from;
+            (u128::from(bytes) * u128::from(d) / u128::from(span)) as u64
+        };
+        if let Some((a, b)) = self.window {
+            self.window_payload += by(b.saturating_add(1)) - by(a);
+        }
+        let iv = self.interval_ps;
+        let (first, last) = (from / iv, (to_ps - 1) / iv);
+        for i in first..=last {
+            let b = by((i + 1) * iv) - by(i * iv);
+            self.interval(i * iv).bytes += b;
+        }
+    }
+
+    /// DATAs of flow `f` a Wormhole fast-forward took off its message
+    /// ([`CollMetrics::on_skipped`]): its receiver's cumulative point plus these reaching
+    /// [`CollMetrics::datas`] is its completion.
+    pub fn skipped(&self, f: u32) -> u32 {
+        self.flows[f as usize].skipped
     }
 
     /// Every DATA of flow `f` has reached its destination (at `now`).
@@ -455,6 +529,56 @@ mod tests {
             tables["intervals"].rows.len() as u64,
             (t0 + zl + 3200) / 1000 + 1
         );
+    }
+
+    /// Wormhole's skipped DATAs (5.3 / 6.2): delivered evenly over the skip's intervals, the
+    /// window's share in the window, counted towards the completion point, and as arrivals
+    /// at the flow's recent queueing delay (no new maximum).
+    #[test]
+    fn skipped_data_count_as_delivered_over_the_skip() {
+        let specs = [spec(0, 1, 0)];
+        let mut m = CollMetrics::new(&specs, &[10], &[(2, 1)], 8.0, 100, 50, 1000);
+        m.set_window(1500, 2499);
+        let zl = m.zero_load_ps(0, 1000);
+        let a = |psn, q| {
+            (
+                Arrival {
+                    flow: 0,
+                    psn,
+                    wire_bytes: 1000,
+                    payload: 1000,
+                    new: true,
+                    stamp: stamp(0),
+                },
+                zl + q,
+            )
+        };
+        let (x, t) = a(0, 3200);
+        m.on_data(x, t);
+        // 8 DATAs of 1000 bytes from 500 to 2500 ps (8000 B over 2000 ps): 2000 B in
+        // [500, 1000), 4000 B in [1000, 2000), 2000 B in [2000, 2500); the window
+        // [1500, 2499] gets the half of it.
+        m.on_skipped(0, 8, 8, 1000, 500, 2500);
+        assert_eq!(m.skipped(0), 8);
+        assert_eq!(m.received(0), 9);
+        let (mut extra, mut tables) = (BTreeMap::new(), BTreeMap::new());
+        m.results(2, 8.0, &mut extra, &mut tables);
+        let iv: Vec<u64> = tables["intervals"]
+            .rows
+            .iter()
+            .map(|r| r[1].parse().unwrap())
+            .collect();
+        // (The simulated DATA arrives 2 us later, in its own interval.)
+        assert_eq!(iv[..3], [2000, 4000, 2000]);
+        assert_eq!(iv.iter().sum::<u64>(), 9000);
+        assert_eq!(extra["data_payload_received"], 9000.0);
+        assert_eq!(extra["window_payload_received"], 4000.0);
+        // Nine arrivals at 3200 ps of queueing (the first one's, its EWMA).
+        assert!((extra["mean_queueing_delay_ps"] - 3200.0).abs() <= STAMP_PS as f64);
+        assert!((extra["max_queueing_delay_ps"] - 3200.0).abs() <= STAMP_PS as f64);
+        // The receiver's cumulative point (in the shrunk message, 2 DATAs) plus the 8
+        // skipped reach the flow's 10: what `Sim::metrics_data` completes it on.
+        assert!(2 + m.skipped(0) >= m.datas(0));
     }
 
     #[test]

@@ -363,7 +363,9 @@ impl Sim {
     /// Payload bytes of flow `f` cumulatively acknowledged at its sender so far (every
     /// byte once it completed; 0 before it starts): what `rates.csv` samples
     /// ([`crate::engine`] rate sampling). A transport reads it from its sender's
-    /// cumulative point (packets below it, `mtu` payload bytes each, capped at the size).
+    /// cumulative point (packets below it, `mtu` payload bytes each, capped at the size),
+    /// the packets Wormhole fast-forwards took off its message included ([`crate::flow::FlowRt::skipped`]:
+    /// sent and acknowledged at the steady rate while its partition was skipped).
     pub(crate) fn transport_acked_bytes(&self, f: u32) -> u64 {
         let flow = &self.flows[f as usize];
         if flow.end_ps > 0 {
@@ -371,8 +373,8 @@ impl Sim {
         }
         let (packets, mtu) = match &self.transport {
             TransportDriver::Dctcp(_) => match &flow.cc {
-                Some(crate::flow::Cc::Dctcp(s)) => (s.regs().snd_una, self.cfg.mtu),
-                Some(crate::flow::Cc::Mprdma(s)) => (s.regs().snd_una, self.cfg.mtu),
+                Some(crate::flow::Cc::Dctcp(s)) => (s.regs().snd_una + flow.skipped, self.cfg.mtu),
+                Some(crate::flow::Cc::Mprdma(s)) => (s.regs().snd_una + flow.skipped, self.cfg.mtu),
                 None => (0, 0),
             },
             TransportDriver::Dcsim(st) => match st.send[f as usize].phase {

@@ -15,7 +15,10 @@
 //! * **DCTCP-style** (`transport.cc = "dctcp"` and `"mprdma"`, the same driver): the flow's
 //!   [`crate::flow::Cc`] sender; [`nic::transport::DctcpSender::fast_forward`] (MPRDMA's
 //!   wrapper delegates: its per-ACK rule keeps no state beside the window). Its times are
-//!   cycles of the flow's clock (shifted with the flow); its packets carry none it reads.
+//!   cycles of the flow's clock (shifted with the flow), so its send-stamp ring, RTT
+//!   samples and `srtt8` leave out the skipped time by themselves; its packets carry no time
+//!   it reads, but its DATAs carry the send stamp of the queueing-delay metric
+//!   ([`crate::metrics`]), shifted with the paused packets ([`TransportDriver::shift_packet`]).
 //! * **Uno** (`transport.cc = "uno"`, and its baseline `"mprdma_bbr"`): the flow's
 //!   [`super::uno::tx::UnoTx`] and [`super::uno::rx::UnoRx`]; the unit is the wire packet
 //!   (data and parity: what the sender's rate is measured in), advanced by whole units
@@ -134,39 +137,132 @@ impl TransportDriver {
 
     /// Wormhole fast-forward of flow `f` (5.3 / 6.2): `pkts` packets (of
     /// [`SkipView::sent`]'s unit) were sent and delivered at the estimated rate while its
-    /// partition was skipped; they come off the unsent part of its message. Returns the
-    /// DATA packets not simulated.
+    /// partition was skipped; they come off the unsent part of its message, and the data
+    /// packets among them are added to the flow's [`FlowRt::skipped`] (what the outputs
+    /// count as delivered: "skipped data counts as delivered"). Returns the packets not
+    /// simulated (of [`SkipView::sent`]'s unit: Uno's wire packets, parity included).
     pub(crate) fn fast_forward(&mut self, flows: &mut [FlowRt], f: u32, pkts: u64) -> u64 {
         let n = u32::try_from(pkts).unwrap_or(u32::MAX);
+        let flow = &mut flows[f as usize];
+        let (wire, data) = match self {
+            TransportDriver::Dctcp(_) => {
+                let k = match &mut flow.cc {
+                    Some(Cc::Dctcp(s)) => s.fast_forward(n),
+                    Some(Cc::Mprdma(s)) => s.fast_forward(n),
+                    None => 0,
+                };
+                (u64::from(k), k)
+            }
+            TransportDriver::Uno(st) => st.fast_forward(f, pkts),
+            _ => (0, 0),
+        };
+        flow.skipped += data;
+        wire
+    }
+
+    /// The data packets [`TransportDriver::fast_forward`]`(flows, f, pkts)` would take off
+    /// flow `f`'s message now, without taking them (what an output reads as sent while the
+    /// flow's partition is still skipped, [`crate::engine::Sim::wh_in_skip_bytes`]).
+    pub(crate) fn fast_forward_data(&self, flows: &[FlowRt], f: u32, pkts: u64) -> u32 {
+        let n = u32::try_from(pkts).unwrap_or(u32::MAX);
         match self {
-            TransportDriver::Dctcp(_) => match &mut flows[f as usize].cc {
-                Some(Cc::Dctcp(s)) => u64::from(s.fast_forward(n)),
-                Some(Cc::Mprdma(s)) => u64::from(s.fast_forward(n)),
+            TransportDriver::Dctcp(_) => match &flows[f as usize].cc {
+                Some(Cc::Dctcp(s)) => n.min(s.unsent().saturating_sub(1)),
+                Some(Cc::Mprdma(s)) => n.min(s.unsent().saturating_sub(1)),
                 None => 0,
             },
-            TransportDriver::Uno(st) => st.fast_forward(f, pkts),
+            TransportDriver::Uno(st) => st.fast_forward_data(f, pkts),
             _ => 0,
         }
     }
 
-    /// Whether packets of this transport carry absolute times it reads back (Uno's send
-    /// stamp, echoed for the RTT): then a paused partition's packets are shifted too
-    /// ([`TransportDriver::shift_packet`]; Wormhole 6.2's shift of a skipped partition).
+    /// Whether packets of this transport carry absolute times read back (Uno's send stamp,
+    /// echoed for the RTT; every fast-forwarded transport's DATA send stamp, which the
+    /// queueing-delay metric reads at the receiver, [`crate::metrics`]): then a paused
+    /// partition's packets are shifted too ([`TransportDriver::shift_packet`]; Wormhole
+    /// 6.2's shift of a skipped partition).
     #[inline]
     pub(crate) fn shifts_packets(&self) -> bool {
-        matches!(self, TransportDriver::Uno(_))
+        matches!(self, TransportDriver::Dctcp(_) | TransportDriver::Uno(_))
     }
 
-    /// Move the absolute time packet `pk` of a paused partition carries `delta` ps later:
-    /// Uno's DATA send stamp and the ACK's echo of it (`cum_ack`, [`crate::metrics::stamp`]
-    /// units, rounded to the nearest), so its RTT sample (Uno 4.1's `T_pkt`, the delay
-    /// test) and the queueing-delay metric leave out the skipped time. Other packets: none.
+    /// Move the absolute time packet `pk` of a paused partition carries `delta` ps later
+    /// (Wormhole 6.2: a resumed partition behaves as if started `delta` later), in
+    /// [`crate::metrics::stamp`] units, rounded to the nearest: a DATA's send stamp, so the
+    /// queueing-delay metric (`mean_queueing_delay_ps`, `max_queueing_delay_ps`) and Uno's
+    /// RTT sample (Uno 4.1's `T_pkt`, the delay test) leave out the skipped time; Uno's ACK
+    /// echoes that stamp (its `cum_ack`) and moves too. A DCTCP-style ACK's `cum_ack` is the
+    /// receiver's cumulative PSN, not a time: it stays. Other packets: none.
     pub(crate) fn shift_packet(&self, pk: &mut Packet, delta: u64) {
-        if let TransportDriver::Uno(_) = self {
-            if matches!(pk.kind, PktKind::Data | PktKind::Ack) {
-                let units =
-                    delta.saturating_add(crate::metrics::STAMP_PS / 2) / crate::metrics::STAMP_PS;
-                pk.cum_ack = pk.cum_ack.wrapping_add(units as u32);
+        let stamped = match self {
+            TransportDriver::Uno(_) => matches!(pk.kind, PktKind::Data | PktKind::Ack),
+            TransportDriver::Dctcp(_) => pk.kind == PktKind::Data,
+            _ => false,
+        };
+        if stamped {
+            let units =
+                delta.saturating_add(crate::metrics::STAMP_PS / 2) / crate::metrics::STAMP_PS;
+            pk.cum_ack = pk.cum_ack.wrapping_add(units as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::Sim;
+    use crate::run::RunControl;
+    use crate::scenario::{CcKind, LbKind, Scenario, Size, WorkloadKind};
+
+    /// A 4-host tornado of 20 MB flows on one ToR under `cc` (two steady pairs skipped for
+    /// about 1.5 ms each), run with skipping `skip`: each flow's smoothed RTT at the end.
+    fn srtts(cc: CcKind, skip: bool) -> Vec<u32> {
+        let mut s = Scenario::default();
+        s.topology.tiers = 2;
+        s.topology.radix = 12;
+        s.topology.hosts = 4;
+        s.topology.link_gbps = 100.0;
+        s.transport.lb = LbKind::Ecmp;
+        s.transport.cc = cc;
+        s.workload.kind = WorkloadKind::Tornado;
+        s.workload.message = Size::Bytes(20_000_000);
+        s.output.queue_sample_us = 0.0;
+        s.output.selection_bucket_us = 0.0;
+        s.skip.enabled = skip;
+        s.skip.theta = 0.1;
+        s.skip.samples = 20;
+        s.skip.sample_us = 5.0;
+        crate::validate::validate(&s).unwrap();
+        let mut sim = Sim::build(&s).unwrap();
+        sim.run(&RunControl::default());
+        assert_eq!(sim.flows_done, 4);
+        let r = sim.results(&s);
+        let skipped = r
+            .summary
+            .extra
+            .get("wormhole_skipped_ps")
+            .copied()
+            .unwrap_or(0.0);
+        assert!(!skip || skipped > 1e9, "{skipped} ps skipped");
+        sim.flows.iter().map(|f| f.srtt8).collect()
+    }
+
+    /// The DCTCP-style sender's send stamps (its PSN ring's `sent_at`) are cycles of the
+    /// flow's clock, whose origin moves with the skipped partition (Wormhole 6.2): the RTT
+    /// samples of the ACKs after a skip, and so `srtt8` (the `cc` rate metric's
+    /// denominator) and the REPS failure detector's RTTs, leave out the skipped time. One
+    /// skipped millisecond in a sample would leave the 1/8-gain EWMA hundreds of times the
+    /// fabric's RTT after the tail reserve's few dozen ACKs.
+    #[test]
+    fn rtt_samples_leave_out_the_skipped_time() {
+        for cc in [CcKind::Dctcp, CcKind::Mprdma] {
+            let (a, b) = (srtts(cc, true), srtts(cc, false));
+            for (x, y) in a.iter().zip(&b) {
+                assert!(*y > 0);
+                let (x, y) = (f64::from(*x), f64::from(*y));
+                assert!(
+                    (x - y).abs() <= 0.1 * y,
+                    "{cc:?}: srtt x 8 {x} against {y} cycles"
+                );
             }
         }
     }

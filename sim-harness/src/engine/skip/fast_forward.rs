@@ -440,7 +440,7 @@ impl Sim {
         w.st.skipped_ps += delta;
         let mut skipped = 0;
         for (f, bytes) in advance {
-            let n = self.transport.fast_forward(&mut self.flows, f, bytes / mtu);
+            let n = self.fast_forward_flow(f, bytes / mtu, fr.plan.from_ps);
             skipped += n;
             if let Some(x) = &fr.exact {
                 let flow = &mut self.flows[f as usize];

@@ -38,6 +38,31 @@ impl Sim {
         (data.into_iter().collect(), acks.into_iter().collect())
     }
 
+    /// `wire` DATAs of `payload` bytes of flow `f`, and their ACKs, crossed its ports while
+    /// its partition was skipped (Wormhole 6.2's fast-forward): counted in `links.csv`
+    /// (`tx_bytes`, `tx_packets`, and so `utilization`) on each port of its ECMP path both
+    /// ways, as the full run counts them. A flow sprayed per packet has no single path
+    /// (which up ports its skipped packets would have taken is not known): not counted.
+    pub(crate) fn credit_skipped_links(&mut self, f: u32, wire: u64, payload: u64) {
+        let flow = &self.flows[f as usize];
+        let Lb::Ecmp(e) = &flow.lb else { return };
+        if wire == 0 {
+            return;
+        }
+        let (src, dst, ev) = (flow.spec.src, flow.spec.dst, Some(e.ev()));
+        let (mut data, mut acks) = (Default::default(), Default::default());
+        self.walk(src, dst, ev, &mut data);
+        self.walk(dst, src, ev, &mut acks);
+        let hdr = u64::from(self.hdr_bytes);
+        for (ports, bytes) in [(data, payload + hdr), (acks, hdr)] {
+            for p in ports {
+                let port = &mut self.ports[p as usize];
+                port.tx_bytes += wire * bytes;
+                port.tx_packets += wire;
+            }
+        }
+    }
+
     pub(super) fn walk(
         &self,
         src: u32,

@@ -295,3 +295,39 @@ impl Sim {
         );
     }
 }
+
+impl Sim {
+    /// Payload bytes each flow of a skipped partition has sent since the partition was
+    /// paused, at the pace of its skip (the plan's advance over `[from, until]`, Wormhole
+    /// 5.3 / 6.3), whole packets, at most what a fast-forward may take now; credited for
+    /// good only when the partition resumes ([`Sim::fast_forward_flow`]). Read by the
+    /// output-only samplers (`rates.csv`, the progress report), so a skipped flow's rate
+    /// series reads as the full run's instead of 0 followed by the whole skip in one
+    /// interval. A lockstep follower's and an interrupted transient's advances are not
+    /// known before they resume: none. Empty unless some partition is skipped.
+    pub(crate) fn wh_in_skip_bytes(&self) -> BTreeMap<u32, u64> {
+        let mut out = BTreeMap::new();
+        let Some(w) = self.wh.as_ref() else {
+            return out;
+        };
+        for fr in w.frozen.values() {
+            if fr.follow.is_some() || fr.traj.is_some() {
+                continue;
+            }
+            let (from, until) = (fr.plan.from_ps, fr.plan.until_ps);
+            let (done, all) = (
+                self.now.saturating_sub(from).min(until - from),
+                until - from,
+            );
+            for &(f, adv) in &fr.plan.advance {
+                let bytes = (u128::from(adv) * u128::from(done) / u128::from(all.max(1))) as u64;
+                // Data packets (Uno: whole blocks' data, parity aside), as the resume takes.
+                let data = self
+                    .transport
+                    .fast_forward_data(&self.flows, f, bytes / w.mtu);
+                out.insert(f, u64::from(data) * w.mtu);
+            }
+        }
+        out
+    }
+}

@@ -128,17 +128,27 @@ impl UnoState {
     /// Wormhole fast-forward of flow `f` (Wormhole 5.3 / 6.2): `wire` wire packets sent at
     /// the estimated rate while its partition was skipped come off its message as whole
     /// units, the same units at its sender ([`UnoTx::fast_forward`]) and its receiver
-    /// ([`rx::UnoRx::fast_forward`]). Returns the wire packets taken.
-    pub(crate) fn fast_forward(&mut self, f: u32, wire: u64) -> u64 {
+    /// ([`rx::UnoRx::fast_forward`]). Returns the wire packets and the data packets taken.
+    pub(crate) fn fast_forward(&mut self, f: u32, wire: u64) -> (u64, u32) {
         let Some(tx) = self.tx[f as usize].as_deref_mut() else {
-            return 0;
+            return (0, 0);
         };
+        let before = tx.data_delivered_with_skipped();
         let k = tx.fast_forward(wire);
         let taken = u64::from(k) * u64::from(tx.stride());
+        let data = tx.data_delivered_with_skipped() - before;
         if let Some(rx) = self.rx[f as usize].as_deref_mut() {
             rx.fast_forward(k);
         }
-        taken
+        (taken, data)
+    }
+
+    /// The data packets [`UnoState::fast_forward`]`(f, wire)` would take now, without
+    /// taking them ([`UnoTx::fast_forward_data`]).
+    pub(crate) fn fast_forward_data(&self, f: u32, wire: u64) -> u32 {
+        self.tx[f as usize]
+            .as_deref()
+            .map_or(0, |tx| tx.fast_forward_data(wire))
     }
 
     /// Move every absolute time (ps) of flows `flows`' senders and receivers `delta` ps

@@ -399,6 +399,18 @@ impl UnoTx {
         k
     }
 
+    /// The data packets [`UnoTx::fast_forward`]`(wire)` would take now (whole units, the
+    /// last one kept), without taking them.
+    pub fn fast_forward_data(&self, wire: u64) -> u32 {
+        let avail = self.units.saturating_sub(self.next_new).saturating_sub(1);
+        let k = (wire / u64::from(self.stride)).min(u64::from(avail)) as u32;
+        if self.p.ec {
+            k * self.p.x
+        } else {
+            k
+        }
+    }
+
     /// Move every absolute time (ps) the sender holds `delta` ps later (Wormhole 6.2, a
     /// skipped partition resumed): its units' send times and the timeout FIFO. Its
     /// congestion control and pacer count cycles of the flow's clock, shifted with it.
