@@ -72,14 +72,15 @@ impl Sim {
                 }
             }
             let base = self.fabric.ports[p].gbps;
+            let (tx_packets, tx_bytes) = self.link_tx(p);
             links.push(LinkRecord {
                 link: self.fabric.ports[p].name.clone(),
-                tx_bytes: port.tx_bytes,
-                tx_packets: port.tx_packets,
+                tx_bytes,
+                tx_packets,
                 drops: port.drops,
                 ecn_marks: m,
                 utilization: if end_s > 0.0 {
-                    port.tx_bytes as f64 * 8.0 / (base * 1e9 * end_s)
+                    tx_bytes as f64 * 8.0 / (base * 1e9 * end_s)
                 } else {
                     0.0
                 },

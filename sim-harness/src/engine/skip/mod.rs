@@ -128,6 +128,11 @@ pub(crate) struct Wormhole {
     traj: Option<MemoDb<Trajectory>>,
     /// Ticks between a steady-memo miss and its interrupted-transient lookup (at least 1).
     traj_delay: u32,
+    /// Per port, the wire packets and bytes skipped flows would have sent across it
+    /// (`(tx_packets, tx_bytes)`, [`Sim::credit_skipped_links`]): added to `links.csv` at
+    /// the end, kept apart from the port's own counters, which count what was simulated
+    /// (the exact NIC-bound skip measures its host ports' rounds from them).
+    link_credit: Vec<(u64, u64)>,
     /// `skip.memo_lockstep`: partitions starting the same transient at the same tick follow
     /// one leader.
     lockstep: bool,

@@ -40,7 +40,8 @@ impl Sim {
 
     /// `wire` DATAs of `payload` bytes of flow `f`, and their ACKs, crossed its ports while
     /// its partition was skipped (Wormhole 6.2's fast-forward): counted in `links.csv`
-    /// (`tx_bytes`, `tx_packets`, and so `utilization`) on each port of its ECMP path both
+    /// (`tx_bytes`, `tx_packets`, and so `utilization`; kept in `link_credit`, apart from the
+    /// port's counters) on each port of its ECMP path both
     /// ways, as the full run counts them. A flow sprayed per packet has no single path
     /// (which up ports its skipped packets would have taken is not known): not counted.
     pub(crate) fn credit_skipped_links(&mut self, f: u32, wire: u64, payload: u64) {
@@ -54,13 +55,30 @@ impl Sim {
         self.walk(src, dst, ev, &mut data);
         self.walk(dst, src, ev, &mut acks);
         let hdr = u64::from(self.hdr_bytes);
+        let n_ports = self.ports.len();
+        let Some(w) = self.wh.as_mut() else { return };
+        if w.link_credit.is_empty() {
+            w.link_credit = vec![(0, 0); n_ports];
+        }
         for (ports, bytes) in [(data, payload + hdr), (acks, hdr)] {
             for p in ports {
-                let port = &mut self.ports[p as usize];
-                port.tx_bytes += wire * bytes;
-                port.tx_packets += wire;
+                let c = &mut w.link_credit[p as usize];
+                c.0 += wire;
+                c.1 += wire * bytes;
             }
         }
+    }
+
+    /// Port `p`'s `(tx_packets, tx_bytes)` for `links.csv`: what it sent, plus what skipped
+    /// flows would have sent across it ([`Sim::credit_skipped_links`]).
+    pub(crate) fn link_tx(&self, p: usize) -> (u64, u64) {
+        let port = &self.ports[p];
+        let (n, b) = self
+            .wh
+            .as_ref()
+            .and_then(|w| w.link_credit.get(p).copied())
+            .unwrap_or((0, 0));
+        (port.tx_packets + n, port.tx_bytes + b)
     }
 
     pub(super) fn walk(

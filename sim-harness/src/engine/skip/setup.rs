@@ -140,6 +140,7 @@ impl Sim {
             memo: MemoDb::new(),
             traj: (skip && s.skip.memo_interrupted).then(MemoDb::new),
             traj_delay: TRAJ_DELAY_TICKS,
+            link_credit: Vec::new(),
             lockstep: skip && s.skip.memo_lockstep,
             lockstep_complete: skip && s.skip.memo_lockstep && s.skip.lockstep_complete,
             purged: vec![false; self.flows.len()],
