@@ -37,12 +37,20 @@ impl Sim {
         };
         let Some(pk) = pkt else { return };
         self.transmit(p, pk);
+        // A port whose DATA lane is held has more to send only on its control lane (or a
+        // lockstep follower's placeholders): a control packet arriving later schedules its
+        // own `TxDone` at the same time ([`Sim::kick`]).
+        let held = self.ports[p as usize].data_frozen;
+        let shadow = held && self.wh_shadowing && self.wh_shadow_pending(p);
         let port = &mut self.ports[p as usize];
-        // (A port whose DATA lane is held may schedule one `TxDone` that finds nothing.)
         let more = !port.ctrl_q.is_empty()
-            || match port.kind {
-                PortDriver::Host(h) => self.transport.has_ready(h),
-                _ => !port.data_q.is_empty(),
+            || if held {
+                shadow
+            } else {
+                match port.kind {
+                    PortDriver::Host(h) => self.transport.has_ready(h),
+                    _ => !port.data_q.is_empty(),
+                }
             };
         if more {
             port.txdone_at = port.busy_until;
