@@ -1286,6 +1286,31 @@ fn nic_bound_skips_flows_sharing_their_host_port_within_one_percent() {
 }
 
 /// Each flow's FCT in `r` less the full run's `full` (ps).
+/// Scenario `s` (with `skip.nic_bound_samples` set) in full, with the plain model skip and
+/// with `skip.nic_bound_exact`: (full, exact, each flow's FCT offset from the full run
+/// under the model, under the exact skip), printed.
+fn model_and_exact(
+    s: &Scenario,
+    plan: impl Fn(&mut Sim) + Copy,
+) -> (RunResult, RunResult, Vec<i64>, Vec<i64>) {
+    let mut s = s.clone();
+    let full = run(&s, false, plan);
+    let model = run(&s, true, plan);
+    s.skip.nic_bound_exact = true;
+    let exact = run(&s, true, plan);
+    let (off_model, off_exact) = (fct_offsets(&model, &full), fct_offsets(&exact, &full));
+    eprintln!(
+        "events full {} model {} exact {}; exact skips {}; FCT offsets (ps) model {off_model:?} \
+         exact {off_exact:?}",
+        full.summary.events,
+        model.summary.events,
+        exact.summary.events,
+        key(&exact, "wormhole_exact_skips"),
+    );
+    assert_fewer_events(&exact, &model, 1);
+    (full, exact, off_model, off_exact)
+}
+
 fn fct_offsets(r: &RunResult, full: &RunResult) -> Vec<i64> {
     r.flows
         .iter()
@@ -1303,20 +1328,8 @@ fn fct_offsets(r: &RunResult, full: &RunResult) -> Vec<i64> {
 #[test]
 fn nic_bound_exact_resumes_where_the_full_run_is() {
     let mut s = nic_bound_scenario();
-    let full = run(&s, false, nic_shared);
     s.skip.nic_bound_samples = 2;
-    let model = run(&s, true, nic_shared);
-    s.skip.nic_bound_exact = true;
-    let exact = run(&s, true, nic_shared);
-    let (off_model, off_exact) = (fct_offsets(&model, &full), fct_offsets(&exact, &full));
-    eprintln!(
-        "events full {} model {} exact {}; exact skips {}; FCT offsets (ps) model {off_model:?} \
-         exact {off_exact:?}",
-        full.summary.events,
-        model.summary.events,
-        exact.summary.events,
-        key(&exact, "wormhole_exact_skips"),
-    );
+    let (full, exact, off_model, off_exact) = model_and_exact(&s, nic_shared);
     assert!(key(&exact, "wormhole_exact_skips") >= 2.0);
     assert!(
         off_model.iter().all(|&o| o.abs() > 100_000),
@@ -1326,7 +1339,6 @@ fn nic_bound_exact_resumes_where_the_full_run_is() {
     for (x, y) in exact.flows.iter().zip(&full.flows) {
         assert_eq!((x.start_ps, x.end_ps), (y.start_ps, y.end_ps));
     }
-    assert_fewer_events(&exact, &model, 1);
     assert_fewer_events(&exact, &full, 10);
 }
 
@@ -1352,19 +1364,7 @@ fn nic_bound_exact_counts_the_acks_on_the_host_port() {
             ],
         );
     };
-    let full = run(&s, false, plan);
-    let model = run(&s, true, plan);
-    s.skip.nic_bound_exact = true;
-    let exact = run(&s, true, plan);
-    let (off_model, off_exact) = (fct_offsets(&model, &full), fct_offsets(&exact, &full));
-    eprintln!(
-        "events full {} model {} exact {}; exact skips {}; FCT offsets (ps) model {off_model:?} \
-         exact {off_exact:?}",
-        full.summary.events,
-        model.summary.events,
-        exact.summary.events,
-        key(&exact, "wormhole_exact_skips"),
-    );
+    let (full, exact, off_model, off_exact) = model_and_exact(&s, plan);
     assert!(key(&exact, "wormhole_exact_skips") >= 1.0);
     for f in 0..2 {
         assert!(

@@ -899,14 +899,10 @@ pub(crate) mod tests {
         });
         assert!(s.is_done());
     }
-    /// `fast_forward` + `fast_forward_acks` of `n` packets leave the window registers (cwnd,
-    /// alpha, the epoch's bytes, end and cut flag, rtt_max_prev) exactly as `n` more rounds of
-    /// "one in-order unmarked ACK, one new packet" do in a sender that is not window-limited,
-    /// after a marked start (alpha > 0, decaying per window) and at every phase of the
-    /// epoch; the epoch end comes back `n` PSNs lower (the PSNs in flight are not moved).
-    #[test]
-    fn fast_forward_acks_equals_the_acks() {
-        let cfg = DctcpConfig {
+    /// A 64-packet initial window that never caps (`max_cwnd` half the range), no slow
+    /// start: the sender of the `fast_forward_acks` tests.
+    fn unlimited_cfg() -> DctcpConfig {
+        DctcpConfig {
             mtu: MTU,
             init_cwnd: 64 * MTU,
             min_cwnd: MTU,
@@ -915,7 +911,17 @@ pub(crate) mod tests {
             g_shift: 4,
             alpha_init: 0,
             slow_start: false,
-        };
+        }
+    }
+
+    /// `fast_forward` + `fast_forward_acks` of `n` packets leave the window registers (cwnd,
+    /// alpha, the epoch's bytes, end and cut flag, rtt_max_prev) exactly as `n` more rounds of
+    /// "one in-order unmarked ACK, one new packet" do in a sender that is not window-limited,
+    /// after a marked start (alpha > 0, decaying per window) and at every phase of the
+    /// epoch; the epoch end comes back `n` PSNs lower (the PSNs in flight are not moved).
+    #[test]
+    fn fast_forward_acks_equals_the_acks() {
+        let cfg = unlimited_cfg();
         for (inflight, warm, n, slow) in [
             (8u32, 100u32, 1u32, false),
             (8, 101, 7, false),
@@ -985,16 +991,7 @@ pub(crate) mod tests {
     fn inflight_at_next_ack_is_what_the_next_ack_leaves() {
         const P: u64 = 3;
         const RTT: u64 = 20;
-        let cfg = DctcpConfig {
-            mtu: MTU,
-            init_cwnd: 64 * MTU,
-            min_cwnd: MTU,
-            max_cwnd: u32::MAX / 2,
-            rto: 1_000_000,
-            g_shift: 4,
-            alpha_init: 0,
-            slow_start: false,
-        };
+        let cfg = unlimited_cfg();
         // Cycle by cycle: the ACK of the packet sent RTT ago (marked early on), then a send
         // every P cycles. Returns the in-flight count after each ACK.
         let step = |s: &mut DctcpSender<8>, t: u64, sends: &mut Vec<(u64, Psn)>| {
