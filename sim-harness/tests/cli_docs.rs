@@ -204,6 +204,13 @@ fn every_output_column_is_documented() {
     check("### queues.csv", header_of::<QueueSample>());
     check("### links.csv", header_of::<LinkRecord>());
     check(
+        "#### skip_flows.csv",
+        sim_harness::engine::SKIP_FLOWS_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+    );
+    check(
         "#### uplink_selection.csv",
         sim_harness::lb_stats::SELECTION_COLUMNS
             .iter()

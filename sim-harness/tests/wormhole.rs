@@ -237,6 +237,58 @@ fn small_instance_error_below_one_percent_with_fewer_events() {
     assert_eq!(a.summary.events, c.summary.events);
 }
 
+/// `output.skip_flows`: `skip_flows.csv` accounts for every DATA packet of every flow
+/// (simulated + skipped = the packets the full run simulates, one table row per flow,
+/// summed as the summary's keys), a paused flow has its first pause and what it simulated
+/// before it, and the table is write-only: the run is the same with it off. Under
+/// `--no-skip` every flow has zero pauses and skips.
+#[test]
+fn skip_flows_table_accounts_for_every_packet_and_changes_nothing() {
+    let mut s = one_tor(4, 20_000_000);
+    s.output.skip_flows = true;
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    let mut off = s.clone();
+    off.output.skip_flows = false;
+    let c = run(&off, true, |_| {});
+    assert_eq!(a.flows, c.flows);
+    assert_eq!(a.summary.events, c.summary.events);
+    assert_eq!(a.links, c.links);
+    assert!(!c.tables.contains_key("skip_flows"));
+    let col = |r: &RunResult, row: usize, name: &str| -> String {
+        let t = &r.tables["skip_flows"];
+        let i = t.header.iter().position(|h| h == name).expect(name);
+        t.rows[row][i].clone()
+    };
+    let n = |x: String| x.parse::<u64>().unwrap();
+    assert_eq!(a.tables["skip_flows"].rows.len(), a.flows.len());
+    let (mut skipped, mut paused) = (0, 0);
+    for (i, (fa, fb)) in a.flows.iter().zip(&b.flows).enumerate() {
+        assert_eq!(n(col(&a, i, "id")), u64::from(fa.id));
+        let (sim, skip) = (
+            n(col(&a, i, "packets_simulated")),
+            n(col(&a, i, "packets_skipped")),
+        );
+        assert_eq!(sim, fa.packets_sent);
+        // No loss in either run: every packet is sent once.
+        assert_eq!(fa.retransmits + fb.retransmits, 0);
+        assert_eq!(sim + skip, fb.packets_sent, "flow {i}");
+        skipped += skip;
+        let pauses = n(col(&a, i, "pauses"));
+        if pauses > 0 {
+            paused += 1;
+            assert!(n(col(&a, i, "first_pause_ps")) > fa.start_ps);
+            assert!(n(col(&a, i, "simulated_before_first_pause")) <= sim);
+        } else {
+            assert_eq!(skip, 0);
+            assert_eq!(col(&a, i, "first_pause_ps"), "");
+        }
+        assert_eq!(col(&b, i, "pauses"), "0");
+        assert_eq!(col(&b, i, "packets_skipped"), "0");
+    }
+    assert!(paused > 0);
+    assert_eq!(skipped as f64, key(&a, "wormhole_skipped_packets"));
+}
+
 /// Two 4 MB flows sharing host 0's downlink (an incast of 2 on one ToR), sampled every
 /// 1 us: each sends ~1.5 packets of 4 KB per sample, so the packet-count sample swings
 /// between 1 and 2 (+-33 % against theta = 0.1) however steady the flows are.

@@ -81,6 +81,8 @@ mod shift;
 mod skip;
 mod two_dc;
 
+pub use skip::SKIP_FLOWS_COLUMNS;
+
 /// Picoseconds per cycle of the NIC and switch clocks (1 GHz): [`crate::clock::NIC_CLOCK`].
 pub const CYCLE_PS: u64 = crate::clock::NIC_PERIOD_PS;
 

@@ -159,6 +159,10 @@ impl Sim {
         self.transport_results(&mut r);
         self.wh_results(&mut r);
         self.two_dc_results(&mut r, s.output.fct_slowdown);
+        if s.output.skip_flows {
+            r.tables
+                .insert("skip_flows".into(), self.skip_flows_table());
+        }
         self.loss_results(&mut r);
         self.failure_results(s, &mut r);
         self.phantom_results(&mut r);

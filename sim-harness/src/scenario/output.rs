@@ -1,5 +1,6 @@
 //! `[output]`: what a run records besides `flows.csv` and the summary (queue samples,
-//! traces, uplink selection, per-flow rates and fairness, Uno Fig. 11 slowdowns).
+//! traces, uplink selection, per-flow rates and fairness, Uno Fig. 11 slowdowns, what
+//! Wormhole fast-forwarded of each flow).
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +33,11 @@ pub struct Output {
     /// off, so that runs without it are unchanged.
     #[serde(skip_serializing_if = "is_false")]
     pub fct_slowdown: bool,
+    /// Write `skip_flows.csv`: per flow, the DATA packets simulated and fast-forwarded, how
+    /// often its partition was paused, and when it first was (Wormhole runs; zeros
+    /// otherwise). Output only. Left out of the resolved `scenario.toml` when off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub skip_flows: bool,
 }
 impl Default for Output {
     fn default() -> Self {
@@ -42,6 +48,7 @@ impl Default for Output {
             rate_sample_us: 0.0,
             fair_window_us: 0.0,
             fct_slowdown: false,
+            skip_flows: false,
         }
     }
 }

@@ -185,6 +185,7 @@ impl Sim {
         transient: Option<(Time, Vec<u64>)>,
         traj: Option<Trajectory>,
     ) {
+        self.note_pauses(id);
         let w = self.wh.as_ref().expect("wormhole on");
         // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
         // pause. A port whose driver serves its own queues cannot hold its DATA lane alone.

@@ -34,6 +34,7 @@ use crate::wormhole::steady::SteadyDetector;
 mod dag;
 mod exact;
 mod fast_forward;
+mod flow_log;
 mod held;
 mod lockstep;
 mod memoize;
@@ -47,6 +48,8 @@ mod trajectory;
 use dag::*;
 use exact::*;
 use fast_forward::*;
+pub(in crate::engine) use flow_log::FlowPauses;
+pub use flow_log::SKIP_FLOWS_COLUMNS;
 use lockstep::*;
 use memoize::*;
 use steady::*;
@@ -118,6 +121,9 @@ pub(crate) struct Wormhole {
     free_slots: Vec<u32>,
     /// Ports of each started flow (empty until it starts).
     ports: Vec<Vec<u32>>,
+    /// Per flow: how often its partition was paused, and when it first was with the DATA
+    /// packets it had sent then (`skip_flows.csv`, [`Sim::skip_flows_table`]).
+    pauses: Vec<FlowPauses>,
     active: Samplers,
     frozen: BTreeMap<PartitionId, Frozen>,
     misses: BTreeMap<PartitionId, Miss>,

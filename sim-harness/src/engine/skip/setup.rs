@@ -133,6 +133,7 @@ impl Sim {
             redeliver: Vec::new(),
             free_slots: Vec::new(),
             ports: vec![Vec::new(); self.flows.len()],
+            pauses: vec![FlowPauses::default(); self.flows.len()],
             active: Samplers::default(),
             frozen: BTreeMap::new(),
             misses: BTreeMap::new(),
