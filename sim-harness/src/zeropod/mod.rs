@@ -84,6 +84,9 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
     if s.output.rate_sample_us > 0.0 {
         return no("output.rate_sample_us", "the per-flow rate series");
     }
+    if s.output.skip_flows {
+        return no("output.skip_flows", "Wormhole's per-flow table");
+    }
     if !s.loss.is_empty() {
         return no("loss", "random loss");
     }
