@@ -555,6 +555,15 @@ pub struct FlowBase {
 }
 
 impl FlowRt {
+    /// The sender's counters: the live sender's while it is active, else the ones kept at
+    /// its release ([`FlowRt::stats`]).
+    pub fn sender_stats(&self) -> SenderStats {
+        match &self.cc {
+            Some(cc) => cc.stats(),
+            None => self.stats,
+        }
+    }
+
     /// Bring the flow's pending timer event forward to `t` if `t` is earlier
     /// ([`FlowRt::timer_at`]): `Some(t)`, the event the caller arms, or `None` (the pending
     /// one comes first).

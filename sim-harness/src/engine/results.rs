@@ -9,10 +9,7 @@ impl Sim {
         let mut fcts = Vec::new();
         let (mut retx, mut ooo, mut stalls) = (0u64, 0u64, 0u64);
         for (id, f) in self.flows.iter().enumerate() {
-            let st = match &f.cc {
-                Some(cc) => cc.stats(),
-                None => f.stats,
-            };
+            let st = f.sender_stats();
             retx += st.retransmits;
             stalls += st.window_stalls;
             ooo += f.rx.out_of_order();

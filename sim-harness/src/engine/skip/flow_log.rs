@@ -30,11 +30,7 @@ pub const SKIP_FLOWS_COLUMNS: [&str; 6] = [
 impl Sim {
     /// DATA packets flow `f` has simulated (`flows.csv` `packets_sent`).
     fn simulated_packets(&self, f: usize) -> u64 {
-        let flow = &self.flows[f];
-        match &flow.cc {
-            Some(cc) => cc.stats().packets_sent,
-            None => flow.stats.packets_sent,
-        }
+        self.flows[f].sender_stats().packets_sent
     }
 
     /// Partition `id` is being paused now: count it for each of its flows.
