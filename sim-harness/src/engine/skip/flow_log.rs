@@ -36,14 +36,16 @@ impl Sim {
     /// Partition `id` is being paused now: count it for each of its flows.
     pub(super) fn note_pauses(&mut self, id: PartitionId) {
         let Some(w) = self.wh.as_ref() else { return };
-        let flows: Vec<u32> = w.parts.flows(id).into_iter().flatten().copied().collect();
-        let sent: Vec<u64> = flows
-            .iter()
-            .map(|&f| self.simulated_packets(f as usize))
+        let sent: Vec<(u32, u64)> = w
+            .parts
+            .flows(id)
+            .into_iter()
+            .flatten()
+            .map(|&f| (f, self.simulated_packets(f as usize)))
             .collect();
         let now = self.now;
         let w = self.wh.as_mut().expect("checked");
-        for (f, sent) in flows.into_iter().zip(sent) {
+        for (f, sent) in sent {
             if let Some(p) = w.pauses.get_mut(f as usize) {
                 p.count += 1;
                 p.first.get_or_insert((now, sent));
