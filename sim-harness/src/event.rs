@@ -610,6 +610,38 @@ impl PartitionSet {
         }
     }
 
+    /// Make `self`, the union of `gone` and the sets `rest`, the union of `rest` alone:
+    /// only the words where `gone` has a bit are recomputed (elsewhere the union is
+    /// unchanged), so a resume costs the resumed partition's words times the paused
+    /// partitions, not every paused set's whole width (at 1024 GPUs, thousands of paused
+    /// partitions: rebuilding the union on each resume was a quarter of a skip run).
+    fn remove_set<'a>(
+        &mut self,
+        gone: &PartitionSet,
+        rest: impl Iterator<Item = &'a PartitionSet> + Clone,
+    ) {
+        for (mine, theirs, pick) in [
+            (
+                &mut self.ports,
+                &gone.ports,
+                (|q: &PartitionSet| &q.ports) as fn(&PartitionSet) -> &Vec<u64>,
+            ),
+            (&mut self.flows, &gone.flows, |q: &PartitionSet| &q.flows),
+        ] {
+            for (w, &g) in theirs.iter().enumerate() {
+                if g == 0 {
+                    continue;
+                }
+                let word = rest
+                    .clone()
+                    .fold(0, |acc, q| acc | pick(q).get(w).copied().unwrap_or(0));
+                if let Some(x) = mine.get_mut(w) {
+                    *x = word;
+                }
+            }
+        }
+    }
+
     /// Whether the component's events belong to this set (by [`Kind::owner`]).
     #[inline]
     pub fn contains(&self, c: Comp) -> bool {
@@ -739,10 +771,8 @@ impl EventQueue {
     pub fn resume(&mut self, id: u32, delta: Time) -> Option<usize> {
         let i = self.paused.iter().position(|p| p.id == id)?;
         let p = self.paused.swap_remove(i);
-        self.paused_any = PartitionSet::new();
-        for q in &self.paused {
-            self.paused_any.union_with(&q.set);
-        }
+        self.paused_any
+            .remove_set(&p.set, self.paused.iter().map(|q| &q.set));
         let n = p.stash.len();
         for e in p.stash {
             let t = entry_time(e).saturating_add(delta);
@@ -1011,6 +1041,48 @@ mod tests {
                 prop_assert_eq!(q.pop().map(|(t, c)| (t, c.index())), Some((t, i)));
             }
             prop_assert_eq!(q.pop(), None);
+        }
+    }
+
+    proptest! {
+        /// Across any sequence of pauses and resumes of overlapping sets, the union a push
+        /// tests ([`EventQueue::paused_any`], kept incrementally by
+        /// [`PartitionSet::remove_set`]) holds exactly the members of the partitions still
+        /// paused, and a push lands in the heap or a stash accordingly.
+        #[test]
+        fn paused_union_is_the_union_of_the_paused_sets(
+            sets in prop::collection::vec(
+                (prop::collection::vec(0u32..300, 0..6), prop::collection::vec(0u32..300, 0..6)),
+                1..8,
+            ),
+            ops in prop::collection::vec((any::<bool>(), 0usize..8), 1..40),
+        ) {
+            let set_of = |(ports, flows): &(Vec<u32>, Vec<u32>)| {
+                let mut s = PartitionSet::new();
+                ports.iter().for_each(|&p| s.add_port(p));
+                flows.iter().for_each(|&f| s.add_flow(f));
+                s
+            };
+            let mut q = EventQueue::new();
+            let mut paused: Vec<usize> = Vec::new();
+            for (pause, k) in ops {
+                let k = k % sets.len();
+                if pause {
+                    prop_assert_eq!(q.pause(k as u32, set_of(&sets[k])), !paused.contains(&k));
+                    if !paused.contains(&k) {
+                        paused.push(k);
+                    }
+                } else {
+                    prop_assert_eq!(q.resume(k as u32, 0).is_some(), paused.contains(&k));
+                    paused.retain(|&j| j != k);
+                }
+                for x in 0u32..300 {
+                    let port = paused.iter().any(|&j| sets[j].0.contains(&x));
+                    let flow = paused.iter().any(|&j| sets[j].1.contains(&x));
+                    prop_assert_eq!(q.paused_any.contains(Comp::new(Kind::TxDone, x)), port);
+                    prop_assert_eq!(q.paused_any.contains(Comp::new(Kind::FlowTimer, x)), flow);
+                }
+            }
         }
     }
 
