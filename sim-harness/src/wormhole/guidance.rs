@@ -205,8 +205,8 @@ impl Guidance {
         if theta < self.theta_min {
             w.push(format!(
                 "skip.theta = {theta} is below Eq. 11's {:.4} (sqrt(7N / (16 C RTT)), C RTT = \
-                 {:.1} packets): the steady-state oscillation may never fall under it, so \
-                 nothing is skipped",
+                 {:.1} packets): the steady-state oscillation of flows sharing a port N ways \
+                 may never fall under it, and those flows are then never skipped",
                 self.theta_min, self.bdp_packets
             ));
         } else if theta > THETA_HIGH_FACTOR * self.theta_min {
