@@ -620,26 +620,25 @@ impl PartitionSet {
         gone: &PartitionSet,
         rest: impl Iterator<Item = &'a PartitionSet> + Clone,
     ) {
-        for (mine, theirs, pick) in [
-            (
-                &mut self.ports,
-                &gone.ports,
-                (|q: &PartitionSet| &q.ports) as fn(&PartitionSet) -> &Vec<u64>,
-            ),
-            (&mut self.flows, &gone.flows, |q: &PartitionSet| &q.flows),
-        ] {
-            for (w, &g) in theirs.iter().enumerate() {
-                if g == 0 {
-                    continue;
-                }
-                let word = rest
-                    .clone()
-                    .fold(0, |acc, q| acc | pick(q).get(w).copied().unwrap_or(0));
-                if let Some(x) = mine.get_mut(w) {
-                    *x = word;
+        fn words<'a>(
+            mine: &mut [u64],
+            gone: &[u64],
+            rest: impl Iterator<Item = &'a [u64]> + Clone,
+        ) {
+            for (w, (x, &g)) in mine.iter_mut().zip(gone).enumerate() {
+                if g != 0 {
+                    *x = rest
+                        .clone()
+                        .fold(0, |acc, q| acc | q.get(w).copied().unwrap_or(0));
                 }
             }
         }
+        words(
+            &mut self.ports,
+            &gone.ports,
+            rest.clone().map(|q| &q.ports[..]),
+        );
+        words(&mut self.flows, &gone.flows, rest.map(|q| &q.flows[..]));
     }
 
     /// Whether the component's events belong to this set (by [`Kind::owner`]).

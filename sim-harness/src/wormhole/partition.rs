@@ -350,7 +350,7 @@ impl Partitions {
         }
         // network_partitioner over the remaining flows of this partition only.
         self.stats.rebuilds += 1;
-        if self.still_connected(&ports, left) {
+        if self.still_connected(&ports) {
             self.stats.relabels += left as u64;
             return Ok(Change::Shrunk(id));
         }
@@ -379,13 +379,13 @@ impl Partitions {
         }
     }
 
-    /// Whether the partition a flow on `ports` just left (`left` flows remain) is still one
+    /// Whether the partition a flow on `ports` just left is still one
     /// component: the flow only joined the groups of flows on each of its ports, each
     /// connected through its port, so the partition is whole iff one group reaches every
     /// other without it. A BFS from the first group that stops once it has met all of them
     /// (usually a few flows away), instead of labelling the whole partition; when it
     /// cannot, [`Partitions::components_of`] labels the pieces.
-    fn still_connected(&self, ports: &[PortId], left: usize) -> bool {
+    fn still_connected(&self, ports: &[PortId]) -> bool {
         let mut anchors: Vec<FlowId> = ports
             .iter()
             .filter_map(|p| self.port_flows.get(p).and_then(|s| s.first()).copied())
@@ -399,7 +399,7 @@ impl Partitions {
         let mut seen_ports: Vec<u64> = Vec::new();
         let mut queue = VecDeque::from([anchors[0]]);
         bit_insert(&mut seen_flows, anchors[0]);
-        let (mut missing, mut seen) = (anchors.len() - 1, 1);
+        let mut missing = anchors.len() - 1;
         while let Some(f) = queue.pop_front() {
             for p in &self.flow_ports[&f] {
                 if !bit_insert(&mut seen_ports, *p) {
@@ -407,7 +407,6 @@ impl Partitions {
                 }
                 for g in self.port_flows[p].iter() {
                     if bit_insert(&mut seen_flows, *g) {
-                        seen += 1;
                         if anchors[1..].binary_search(g).is_ok() {
                             missing -= 1;
                             if missing == 0 {
@@ -417,9 +416,6 @@ impl Partitions {
                         queue.push_back(*g);
                     }
                 }
-            }
-            if seen == left {
-                break;
             }
         }
         false
