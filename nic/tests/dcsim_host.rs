@@ -38,6 +38,7 @@ enum Op {
     TransmitData,
     DeliverData(u8, bool),
     StaleAck(u8),
+    FastForward(u8, u32),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -53,6 +54,7 @@ fn op() -> impl Strategy<Value = Op> {
         4 => Just(Op::TransmitData),
         4 => (any::<u8>(), prop::bool::weighted(0.1)).prop_map(|(i, l)| Op::DeliverData(i, l)),
         1 => any::<u8>().prop_map(Op::StaleAck),
+        1 => (0u8..4, 0u32..40).prop_map(|(f, k)| Op::FastForward(f, k)),
     ]
 }
 
@@ -232,6 +234,24 @@ impl World {
                 if !self.old_acks.is_empty() {
                     let (f, a) = self.old_acks[i as usize % self.old_acks.len()];
                     self.host.on_data_ack(f, a);
+                }
+            }
+            Op::FastForward(f, k) => {
+                // A Wormhole skip takes never-sent DATAs off the end of the message, at most
+                // `skippable`; the invariants checked after every op must still hold.
+                let f = f as FlowSlot;
+                let before = self.host.flow(f).map(|fl| (fl.total(), fl.next_new()));
+                let can = self.host.skippable(f);
+                let n = self.host.fast_forward(f, k);
+                prop_assert_eq!(n, k.min(can));
+                if let Some((total, next_new)) = before {
+                    let fl = self.host.flow(f).expect("still open");
+                    prop_assert_eq!(fl.total(), total - n);
+                    prop_assert_eq!(fl.next_new(), next_new);
+                    prop_assert!(fl.total() >= fl.base() + 16 || n == 0);
+                    prop_assert!(fl.total() >= fl.next_new() + fl.n_sim());
+                } else {
+                    prop_assert_eq!(n, 0);
                 }
             }
         }

@@ -529,6 +529,29 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
         k
     }
 
+    /// Never-sent DATAs a fast-forward may take off the end of the message (Wormhole 5.3 /
+    /// 6.2, `../shared/papers/wormhole.md`; the DES's skip of a steady partition): those past
+    /// both the window (`base + N`) and the DATAs the outstanding SIMs will take
+    /// (`next_new + n_SIM`). Taking them keeps Eq. 3 (`n_SIM <= n_DATA`) and leaves what a
+    /// SIM may still ask for ([`DcsimFlow::can_send_sim`]'s credit) as it was.
+    pub const fn skippable(&self) -> u32 {
+        let window = self.base as u64 + N as u64;
+        let sims = self.next_new as u64 + self.n_sim as u64;
+        let keep = if window > sims { window } else { sims };
+        (self.total as u64).saturating_sub(keep) as u32
+    }
+
+    /// Take up to `k` never-sent DATAs off the end of the message (they were sent and
+    /// delivered at the flow's steady rate while the DES skipped its partition); returns how
+    /// many were taken, at most [`DcsimFlow::skippable`]. The inverse of
+    /// [`DcsimFlow::push_data`] on the never-sent part: sequence numbers, the window, the
+    /// SIM table and the timers are untouched.
+    pub fn fast_forward(&mut self, k: u32) -> u32 {
+        let k = k.min(self.skippable());
+        self.total -= k;
+        k
+    }
+
     /// Create a SIM (section 2.4 (1)) with a fresh random EV distinct from the EVs of the
     /// outstanding SIMs: one draw, then a linear probe (`ev + 1`) past collisions, at most
     /// `S` steps. `None` if [`DcsimFlow::can_send_sim`] is false.

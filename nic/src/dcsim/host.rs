@@ -307,6 +307,23 @@ impl<const F: usize, const C: usize, const S: usize, const N: usize> DcsimHost<F
         n
     }
 
+    /// Never-sent DATAs a fast-forward may take off flow `f` ([`DcsimFlow::skippable`]; 0
+    /// for a closed slot).
+    pub fn skippable(&self, f: FlowSlot) -> u32 {
+        self.flow(f).map_or(0, DcsimFlow::skippable)
+    }
+
+    /// Take up to `k` never-sent DATAs off flow `f` (a fast-forward of its partition,
+    /// [`DcsimFlow::fast_forward`]); returns how many were taken.
+    pub fn fast_forward(&mut self, f: FlowSlot, k: u32) -> u32 {
+        let n = match self.flows.get_mut(f as usize) {
+            Some(Some(fl)) => fl.fast_forward(k),
+            _ => return 0,
+        };
+        self.touch(f as usize);
+        n
+    }
+
     /// Create the next SIM (section 2.4 (1)): the scheduler picks a flow with
     /// `n_SIM < n_DATA`; the SIM gets a fresh EV. Call while the NIC's SIM queue has room.
     pub fn next_sim<R: RandomSource>(&mut self, rng: &mut R) -> Option<(FlowSlot, Ev)> {

@@ -260,6 +260,14 @@ impl HostEngine {
     pub fn cum_acked(&self, f: FlowSlot) -> Option<u32> {
         each!(self, e => e.flow(f).map(|x| x.base()))
     }
+    /// See [`DcsimHost::skippable`].
+    pub fn skippable(&self, f: FlowSlot) -> u32 {
+        each!(self, e => e.skippable(f))
+    }
+    /// See [`DcsimHost::fast_forward`].
+    pub fn fast_forward(&mut self, f: FlowSlot, k: u32) -> u32 {
+        each!(self, e => e.fast_forward(f, k))
+    }
 }
 
 /// No flow in this slot.

@@ -381,7 +381,7 @@ impl Sim {
                 crate::dcsim::host::Phase::Open(slot) => st.hosts[flow.spec.src as usize]
                     .eng
                     .cum_acked(slot)
-                    .map_or((0, 0), |c| (c, st.p.mtu)),
+                    .map_or((0, 0), |c| (c + flow.skipped, st.p.mtu)),
                 _ => (0, 0),
             },
             TransportDriver::Uno(st) => return st.acked_bytes(f, flow.spec.bytes),

@@ -69,14 +69,19 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
     // find a flow steady.
     if s.skip.enabled
         && s.skip.rate_estimate == crate::scenario::RateEstimate::Timed
-        && s.transport.cc == crate::scenario::CcKind::Uno
+        && matches!(
+            s.transport.cc,
+            crate::scenario::CcKind::Uno | crate::scenario::CcKind::Dcsim
+        )
     {
         return Err(Error::field(
             "skip.rate_estimate",
-            "\"timed\" times a sender's new PSNs between their exact send stamps, which only \
-             the DCTCP-style senders (transport.cc = \"dctcp\" or \"mprdma\") keep; \
-             transport.cc = \"uno\" needs rate_estimate = \"packets\" or \"metric\""
-                .to_string(),
+            format!(
+                "\"timed\" times a sender's new PSNs between their exact send stamps, which \
+                 only the DCTCP-style senders (transport.cc = \"dctcp\" or \"mprdma\") keep; \
+                 transport.cc = \"{}\" needs rate_estimate = \"packets\" or \"metric\"",
+                format!("{:?}", s.transport.cc).to_lowercase()
+            ),
         ));
     }
     // An interrupted transient is keyed and replayed by DCTCP's window, alpha and slow-start
@@ -92,6 +97,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             crate::scenario::CcKind::Mprdma
                 | crate::scenario::CcKind::Uno
                 | crate::scenario::CcKind::MprdmaBbr
+                | crate::scenario::CcKind::Dcsim
         )
     {
         return Err(Error::field(

@@ -16,15 +16,13 @@ use super::*;
 
 impl Sim {
     /// The output ports flow `f`'s packets can use (the flow's ECMP entropy both ways, or
-    /// every up port under per-packet spraying): (its partition path, its other ACK ports).
+    /// every up port under per-packet spraying and under DCSIM, whose SIMs draw fresh EVs):
+    /// (its partition path, its other ACK ports).
     /// With `partition_by = "data_ports"` the DATA path and the ACK path; with `"all_ports"`
     /// both in the path.
     pub(crate) fn flow_ports(&self, f: u32) -> (Vec<u32>, Vec<u32>) {
         let flow = &self.flows[f as usize];
-        let ev = match &flow.lb {
-            Lb::Ecmp(e) => Some(e.ev()),
-            _ => None,
-        };
+        let ev = self.single_path_ev(f);
         let all = self.wh.as_ref().is_some_and(|w| w.all_ports);
         let mut data = std::collections::BTreeSet::new();
         let mut acks = std::collections::BTreeSet::new();
@@ -38,6 +36,19 @@ impl Sim {
         (data.into_iter().collect(), acks.into_iter().collect())
     }
 
+    /// Flow `f`'s ECMP entropy when all its packets take one path both ways; `None` when
+    /// they are sprayed (a per-packet load balancer, or DCSIM, which draws a fresh EV for
+    /// each SIM, its DATA following, and for each DATA-ACK, whatever `transport.lb` says).
+    fn single_path_ev(&self, f: u32) -> Option<u16> {
+        if matches!(self.transport, crate::transport::TransportDriver::Dcsim(_)) {
+            return None;
+        }
+        match &self.flows[f as usize].lb {
+            Lb::Ecmp(e) => Some(e.ev()),
+            _ => None,
+        }
+    }
+
     /// `wire` DATAs of `payload` bytes of flow `f`, and their ACKs, crossed its ports while
     /// its partition was skipped (Wormhole 6.2's fast-forward): counted in `links.csv`
     /// (`tx_bytes`, `tx_packets`, and so `utilization`; kept in `link_credit`, apart from the
@@ -45,12 +56,14 @@ impl Sim {
     /// ways, as the full run counts them. A flow sprayed per packet has no single path
     /// (which up ports its skipped packets would have taken is not known): not counted.
     pub(crate) fn credit_skipped_links(&mut self, f: u32, wire: u64, payload: u64) {
-        let flow = &self.flows[f as usize];
-        let Lb::Ecmp(e) = &flow.lb else { return };
+        let Some(ev) = self.single_path_ev(f) else {
+            return;
+        };
         if wire == 0 {
             return;
         }
-        let (src, dst, ev) = (flow.spec.src, flow.spec.dst, Some(e.ev()));
+        let flow = &self.flows[f as usize];
+        let (src, dst, ev) = (flow.spec.src, flow.spec.dst, Some(ev));
         let (mut data, mut acks) = (Default::default(), Default::default());
         self.walk(src, dst, ev, &mut data);
         self.walk(dst, src, ev, &mut acks);

@@ -18,11 +18,16 @@
 //!     BBR's state machine) in cycles of the flow's clock
 //!     (`uno_is_skipped_within_one_percent`, `uno_inter_dc_erasure_coded_flow_...`,
 //!     `mprdma_bbr_is_skipped_within_one_percent`).
+//!   - DCSIM under `partition_by = "all_ports"`: never-sent DATAs taken off the end of the
+//!     message in the host engine (past the window and the DATAs the outstanding SIMs will
+//!     take: Eq. 3 holds), the host's engine clock, receivers and timer shifted with its
+//!     partition (`dcsim_is_skipped_within_one_percent`).
 //!
 //!   Refused, the run simulated in full with a warning naming `skip.enabled` and the reason
-//!   (stderr, `wormhole_skip_refused = 1`): DCSIM (per-host engines and counters that are
-//!   not per flow), pFabric, pHost, dcPIM (per-host or per-port scheduling state across
-//!   flows), Zeropod (a slotted region), and Uno's baseline `gemini` (its ECN estimate and
+//!   (stderr, `wormhole_skip_refused = 1`): DCSIM under `data_ports` (a host's engine and
+//!   receivers serve flows of several partitions), pFabric, pHost, dcPIM (per-host or
+//!   per-port scheduling state across flows), Zeropod (a slotted region), and Uno's
+//!   baseline `gemini` (its ECN estimate and
 //!   delay reaction move while its rate looks steady: no steady test on its CC state;
 //!   measured 9.9 % FCT error on an inter-DC flow).
 //!
