@@ -240,11 +240,11 @@ fn clap_rejects_unknown_flags_with_usage() {
 
 #[test]
 fn features_not_built_yet_are_refused_not_ignored() {
-    // A scenario asking for an LLM iteration under DCSIM, or UnoLB under a transport
+    // A scenario asking for DCSIM across two datacenters, or UnoLB under a transport
     // without it, must not run as something else.
     let line = expect_error(
-        &run_set(&["workload.kind=\"llm\"", "transport.cc=\"dcsim\""]),
-        "workload.kind",
+        &run_set(&["topology.kind=\"two_dc\"", "transport.cc=\"dcsim\""]),
+        "transport.cc",
     );
     assert!(line.contains("not supported yet"), "{line}");
     expect_error(&run_set(&["transport.lb=\"unolb\""]), "transport.lb");

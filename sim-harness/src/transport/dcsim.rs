@@ -402,7 +402,7 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
             let now = p.now;
             p.c.data_delivered += 1;
             let hdr = p.hdr_bytes;
-            let (Some(st), Some(cm)) = (p.transport.dcsim_mut(), p.cm) else {
+            let Some(st) = p.transport.dcsim_mut() else {
                 return;
             };
             // The receiver runs on its host's clock.
@@ -414,9 +414,13 @@ pub(crate) fn arrive(cx: &mut Cx, h: u32, pk: Packet) {
                 st.k.rx_overflow += 1;
             }
             let new = arrival == DataArrival::New;
-            cm.on_data(arrival_of(&pk, hdr, new), now);
-            if new && fs.rx.stats().delivered == u64::from(fs.datas) {
-                cm.on_flow_received(f, now);
+            // The collective metrics are off in some runs (an LLM iteration reports its
+            // own); the receiver and its DATA-ACKs never depend on them.
+            if let Some(cm) = p.cm {
+                cm.on_data(arrival_of(&pk, hdr, new), now);
+                if new && fs.rx.stats().delivered == u64::from(fs.datas) {
+                    cm.on_flow_received(f, now);
+                }
             }
             let ack = fs.rx.take_ack();
             if let Some(a) = ack {

@@ -89,13 +89,6 @@ pub(super) fn check_supported(s: &Scenario) -> Result<()> {
             "use dctcp, or dcsim on a fat_tree",
         );
     }
-    if s.workload.kind == WorkloadKind::Llm && s.transport.cc == CcKind::Dcsim {
-        return not_yet(
-            "workload.kind",
-            "llm under dcsim",
-            "use transport.cc = \"dctcp\"",
-        );
-    }
     if s.workload.collectives > 0
         && !matches!(
             s.workload.kind,

@@ -474,7 +474,7 @@ fn unsupported_and_built_checks_are_validation() {
             "workload.kind",
             Box::new(|s| {
                 s.workload.kind = WorkloadKind::Llm;
-                s.transport.cc = CcKind::Dcsim;
+                s.transport.cc = CcKind::Pfabric;
             }),
         ),
         ("output.trace", Box::new(|s| s.output.trace = true)),
