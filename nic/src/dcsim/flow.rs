@@ -545,7 +545,8 @@ impl<const S: usize, const N: usize> DcsimFlow<S, N> {
     /// delivered at the flow's steady rate while the DES skipped its partition); returns how
     /// many were taken, at most [`DcsimFlow::skippable`]. The inverse of
     /// [`DcsimFlow::push_data`] on the never-sent part: sequence numbers, the window, the
-    /// SIM table and the timers are untouched.
+    /// SIM table and the timers are untouched. A simulator's operation, not a hardware
+    /// input: it changes only `total`, a register software writes in any case.
     pub fn fast_forward(&mut self, k: u32) -> u32 {
         let k = k.min(self.skippable());
         self.total -= k;
