@@ -225,6 +225,41 @@ impl PfabricState {
         self.tx[f as usize].as_deref().map_or(0, PfTx::acked_bytes)
     }
 
+    /// Flow `f`'s sender as Wormhole's steady detector and skip see it
+    /// ([`crate::transport::skip`]): packets sent (DATAs and probes), timeouts as losses,
+    /// the packets a fast-forward may take; `None` before it starts or once done.
+    pub(crate) fn skip_view(&self, f: u32) -> Option<crate::transport::skip::SkipView> {
+        let tx = self.tx[f as usize].as_deref()?;
+        Some(crate::transport::skip::SkipView {
+            sent: tx.stats.sent,
+            losses: tx.stats.timeouts,
+            ecn: 0,
+            newest: None,
+            skippable: u64::from(tx.skippable()),
+        })
+    }
+
+    /// The packets a fast-forward of flow `f` asked for `n` takes ([`PfTx::skippable`]).
+    pub(crate) fn fast_forward_data(&self, f: u32, n: u32) -> u32 {
+        self.tx[f as usize]
+            .as_deref()
+            .map_or(0, |tx| n.min(tx.skippable()))
+    }
+
+    /// Wormhole fast-forward of flow `f`: up to `n` never-sent packets off the end of its
+    /// message at both ends ([`PfTx::fast_forward`], [`PfRx::fast_forward`]); returns how
+    /// many.
+    pub(crate) fn fast_forward(&mut self, f: u32, n: u32) -> u32 {
+        let Some(tx) = self.tx[f as usize].as_deref_mut() else {
+            return 0;
+        };
+        let k = tx.fast_forward(n);
+        if let Some(rx) = self.rx[f as usize].as_deref_mut() {
+            rx.fast_forward(k);
+        }
+        k
+    }
+
     /// DATA and probes in flight (side-table slots in use).
     pub fn in_flight(&self) -> usize {
         self.side.live()

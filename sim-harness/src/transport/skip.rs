@@ -41,10 +41,19 @@
 //!   deadlines, the host timer; the DCSIM ports' arbiter clocks and token buckets). DCSIM
 //!   draws a fresh EV per SIM whatever `transport.lb` says, so its flows' partitions hold
 //!   every up port of their routes ([`crate::engine::Sim::flow_ports`]).
+//! * **pFabric** (`transport.cc = "pfabric"`, `all_ports` only): the unit is the DATA; a
+//!   skip takes never-sent packets off the end of the message at both ends
+//!   ([`super::pfabric::flow::PfTx::fast_forward`]: the last packet keeps its partial
+//!   payload, and the bytes not yet acknowledged, pFabric's priority, are the full run's
+//!   once those packets are acknowledged). A host's SRPT queue, its flows' receivers and
+//!   every port's priority buffer belong to one `all_ports` partition; the rate control's
+//!   window and RTO count cycles of the flow's clock (shifted with it).
 //! * **Refused** (the run says so and is simulated in full): DCSIM under `data_ports` (a
-//!   host's receivers may belong to another partition than its senders), pFabric, pHost
-//!   and dcPIM (per-host or per-port scheduling state across flows), Zeropod (a slotted
-//!   region, not a driver), and Uno's baseline `"gemini"` ([`uno_refusal`]).
+//!   host's receivers may belong to another partition than its senders), pFabric under
+//!   `data_ports` (a port's priority buffer holds other partitions' ACKs), pHost and dcPIM
+//!   (per-host scheduling state across flows: a receiver's tokens, dcPIM's global epochs),
+//!   Zeropod (a slotted region, not a driver), and Uno's baseline `"gemini"`
+//!   ([`uno_refusal`]).
 
 use super::TransportDriver;
 use crate::dcsim::host::Phase;
@@ -124,13 +133,25 @@ impl TransportDriver {
                 )
             }
             TransportDriver::Dcsim(_) => None,
-            TransportDriver::Pfabric(_) | TransportDriver::Phost(_) | TransportDriver::Dcpim(_) => {
-                Some(format!(
-                    "transport.cc = \"{cc}\" keeps per-host or per-port scheduling state \
+            // pFabric under `all_ports`: a host's SRPT queue and its flows' receivers, and
+            // every switch port's priority buffer, belong to one partition, shifted whole;
+            // its rate control counts cycles of the flows' clocks.
+            TransportDriver::Pfabric(_)
+                if s.skip.partition_by == crate::scenario::PartitionBy::AllPorts =>
+            {
+                None
+            }
+            TransportDriver::Pfabric(_) => Some(
+                "transport.cc = \"pfabric\" with skip.partition_by = \"data_ports\": a \
+                 switch port's priority buffer holds the ACK-lane packets of other \
+                 partitions, which a skip would freeze; use partition_by = \"all_ports\""
+                    .into(),
+            ),
+            TransportDriver::Phost(_) | TransportDriver::Dcpim(_) => Some(format!(
+                "transport.cc = \"{cc}\" keeps per-host or per-port scheduling state \
                      across flows (priorities, tokens or matchings) that a skip of some \
                      flows cannot advance"
-                ))
-            }
+            )),
         }
     }
 
@@ -154,6 +175,7 @@ impl TransportDriver {
                 })
             }
             TransportDriver::Uno(st) => st.skip_view(f),
+            TransportDriver::Pfabric(st) => st.skip_view(f),
             TransportDriver::Dcsim(st) => {
                 let fs = st.send.get(f as usize)?;
                 let Phase::Open(slot) = fs.phase else {
@@ -198,6 +220,10 @@ impl TransportDriver {
                 let k = dcsim_fast_forward(st, flow.spec.src, f, n);
                 (u64::from(k), k)
             }
+            TransportDriver::Pfabric(st) => {
+                let k = st.fast_forward(f, n);
+                (u64::from(k), k)
+            }
             _ => (0, 0),
         };
         flow.skipped += data;
@@ -217,6 +243,7 @@ impl TransportDriver {
             },
             TransportDriver::Uno(st) => st.fast_forward_data(f, pkts),
             TransportDriver::Dcsim(st) => dcsim_takes(st, flows[f as usize].spec.src, f, n),
+            TransportDriver::Pfabric(st) => st.fast_forward_data(f, n),
             _ => 0,
         }
     }

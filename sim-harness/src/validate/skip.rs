@@ -71,7 +71,9 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
         && s.skip.rate_estimate == crate::scenario::RateEstimate::Timed
         && matches!(
             s.transport.cc,
-            crate::scenario::CcKind::Uno | crate::scenario::CcKind::Dcsim
+            crate::scenario::CcKind::Uno
+                | crate::scenario::CcKind::Dcsim
+                | crate::scenario::CcKind::Pfabric
         )
     {
         return Err(Error::field(
@@ -98,6 +100,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 | crate::scenario::CcKind::Uno
                 | crate::scenario::CcKind::MprdmaBbr
                 | crate::scenario::CcKind::Dcsim
+                | crate::scenario::CcKind::Pfabric
         )
     {
         return Err(Error::field(

@@ -22,12 +22,15 @@
 //!     message in the host engine (past the window and the DATAs the outstanding SIMs will
 //!     take: Eq. 3 holds), the host's engine clock, receivers and timer shifted with its
 //!     partition (`dcsim_is_skipped_within_one_percent`).
+//!   - pFabric under `all_ports`: never-sent packets off the end of the message at both
+//!     ends, the remaining bytes (its priority) as the full run's
+//!     (`pfabric_is_skipped_within_one_percent`).
 //!
 //!   Refused, the run simulated in full with a warning naming `skip.enabled` and the reason
-//!   (stderr, `wormhole_skip_refused = 1`): DCSIM under `data_ports` (a host's engine and
-//!   receivers serve flows of several partitions), pFabric, pHost, dcPIM (per-host or
-//!   per-port scheduling state across flows), Zeropod (a slotted region), and Uno's
-//!   baseline `gemini` (its ECN estimate and
+//!   (stderr, `wormhole_skip_refused = 1`): DCSIM and pFabric under `data_ports` (a host's
+//!   engine and receivers, a pFabric port's priority buffer, serve flows of several
+//!   partitions), pHost, dcPIM (per-host scheduling state across flows), Zeropod (a
+//!   slotted region), and Uno's baseline `gemini` (its ECN estimate and
 //!   delay reaction move while its rate looks steady: no steady test on its CC state;
 //!   measured 9.9 % FCT error on an inter-DC flow).
 //!

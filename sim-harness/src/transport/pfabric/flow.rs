@@ -132,6 +132,25 @@ impl PfTx {
         self.n_acked == self.pkts
     }
 
+    /// Packets never sent, less the last one (a fast-forward leaves the flow a packet to
+    /// send, so it ends on an acknowledgement of its own).
+    pub fn skippable(&self) -> u32 {
+        (self.pkts - self.nxt).saturating_sub(1)
+    }
+
+    /// Wormhole fast-forward (`../shared/papers/wormhole.md` 5.3 / 6.2): up to `k` packets
+    /// never sent come off the end of the message (they were sent and acknowledged at the
+    /// steady rate while the DES skipped the flow's partition); returns how many. The last
+    /// packet keeps its partial payload, and the bytes not yet acknowledged (the priority
+    /// pFabric 4.1 stamps on what the flow sends next) are what the full run has once those
+    /// packets are acknowledged. The window, the RTO and what is in flight are untouched.
+    pub fn fast_forward(&mut self, k: u32) -> u32 {
+        let k = k.min(self.skippable());
+        self.pkts -= k;
+        self.bytes -= u64::from(k) * u64::from(self.mtu);
+        k
+    }
+
     /// Bring the rate control to cycle `now`; its timeouts (returned) declare every
     /// outstanding packet lost.
     pub fn sync(&mut self, now: u64) -> u64 {
@@ -268,6 +287,12 @@ impl PfRx {
     /// The cumulative point.
     pub fn cum(&self) -> u32 {
         self.cum
+    }
+
+    /// The sender's fast-forward took `k` packets off the end of the message
+    /// ([`PfTx::fast_forward`]): the flow is received `k` packets sooner.
+    pub fn fast_forward(&mut self, k: u32) {
+        self.pkts -= k;
     }
 
     /// DATA `psn` arrived: whether it is its first copy, and the cumulative point after it.
