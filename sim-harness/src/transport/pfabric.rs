@@ -32,7 +32,7 @@
 //!   point); a timeout retransmits every unacknowledged packet sent before it.
 //!
 //! `transport.init_cwnd` and `transport.rto_us` do not apply (pFabric's own window and RTO
-//! are above); trimming, phantom queues, two datacenters, LLM workloads, UnoLB and the
+//! are above); trimming, phantom queues, two datacenters, UnoLB and the
 //! REPS baseline balancers are refused by validation ([`check_supported`]).
 
 pub mod flow;
@@ -44,7 +44,7 @@ use crate::packet::{Packet, PktKind};
 use crate::port::pfabric::{PfabricPortRt, PF_SLOTS};
 use crate::port::PortDriver;
 use crate::results::RunResult;
-use crate::scenario::{LbKind, Scenario, Size, TopologyKind, WorkloadKind};
+use crate::scenario::{LbKind, Scenario, Size, TopologyKind};
 use crate::transport::ctx::Cx;
 use crate::transport::side::SideTable;
 use crate::transport::TransportDriver;
@@ -144,12 +144,6 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
             "transport.cc",
             "pfabric on a two_dc topology is not supported yet by the fabric simulator (one \
              fabric-wide RTO and window; use a fat_tree)",
-        );
-    }
-    if s.workload.kind == WorkloadKind::Llm {
-        return no(
-            "workload.kind",
-            "llm under pfabric is not supported yet by the fabric simulator (use dctcp)",
         );
     }
     Ok(())

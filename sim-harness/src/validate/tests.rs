@@ -473,8 +473,11 @@ fn unsupported_and_built_checks_are_validation() {
         (
             "workload.kind",
             Box::new(|s| {
+                s.topology.kind = TopologyKind::ZeropodPods;
+                s.transport.cc = CcKind::Zeropod;
+                s.topology.radix = 32;
+                s.topology.hosts = 256;
                 s.workload.kind = WorkloadKind::Llm;
-                s.transport.cc = CcKind::Pfabric;
             }),
         ),
         ("output.trace", Box::new(|s| s.output.trace = true)),

@@ -5,7 +5,7 @@
 //! `token_window_timeout = 1.1`, short flows under one BDP).
 
 use crate::error::{Error, Result};
-use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind, WorkloadKind};
+use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind};
 use serde::{Deserialize, Serialize};
 
 /// `[transport.dcpim]`: the epoch and its matching rounds.
@@ -129,12 +129,6 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
             "transport.cc",
             "dcpim on a two_dc topology is not supported yet by the fabric simulator (its \
              epoch is set from one fabric-wide RTT; use a fat_tree)",
-        ));
-    }
-    if s.workload.kind == WorkloadKind::Llm {
-        return Err(Error::field(
-            "workload.kind",
-            "llm under dcpim is not supported yet by the fabric simulator (use dctcp)",
         ));
     }
     Ok(())

@@ -3,7 +3,7 @@
 //! the pHost transport.
 
 use crate::error::{Error, Result};
-use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind, WorkloadKind};
+use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind};
 use serde::{Deserialize, Serialize};
 
 /// `[transport.phost]`: pHost's parameters.
@@ -125,12 +125,6 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
         return Err(Error::field(
             "transport.cc",
             "phost on a two_dc topology is not supported (its token timing uses one fabric-wide RTT); use a fat_tree",
-        ));
-    }
-    if s.workload.kind == WorkloadKind::Llm {
-        return Err(Error::field(
-            "workload.kind",
-            "llm under phost is not supported; use transport.cc = \"dctcp\"",
         ));
     }
     Ok(())
