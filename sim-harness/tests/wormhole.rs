@@ -495,31 +495,39 @@ fn dcsim_is_skipped_within_one_percent() {
         let mut s = one_tor(4, 20_000_000);
         s.transport.cc = sim_harness::scenario::CcKind::Dcsim;
         s.topology.link_gbps = gbps;
-        let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
-        assert_eq!(key(&a, "wormhole_skip_refused"), 0.0);
-        assert!(key(&a, "wormhole_skips") > 0.0);
-        let skipped = key(&a, "wormhole_skipped_packets");
-        assert!(skipped > 0.0);
-        let e = mean_err(&a, &b);
-        eprintln!(
-            "dcsim {gbps} Gb/s: events {} / {}, skipped packets {skipped}, mean FCT error {e}",
-            a.summary.events, b.summary.events,
-        );
-        assert_fewer_events(&a, &b, 2);
-        assert!(e < 0.01, "DCSIM {gbps} Gb/s: mean FCT error {e}");
+        let (a, b) = skipped_within_one_percent(&s, &format!("dcsim {gbps} Gb/s"), 2);
         assert_eq!(key(&a, "dcsim_invariant_violations"), 0.0);
         assert_eq!(key(&a, "data_dropped"), key(&b, "data_dropped"));
-        assert_collectives_complete(&a, &b);
-        // Every DATA of every flow is either simulated or skipped, once.
-        assert_eq!(
-            key(&a, "data_delivered") + skipped,
-            key(&b, "data_delivered"),
-            "simulated + skipped DATAs = the full run's"
-        );
-        let c = run(&s, true, |_| {});
-        assert_eq!(a.flows, c.flows);
-        assert_eq!(a.summary.events, c.summary.events);
     }
+}
+
+/// Run `s` with and without skipping: not refused, something skipped, at least `factor`
+/// times fewer events, mean per-flow FCT error under 1 %, every DATA simulated or skipped
+/// once (`data_delivered` plus `wormhole_skipped_packets` is the full run's), collectives
+/// complete, the skip run deterministic. Returns (skip, full).
+fn skipped_within_one_percent(s: &Scenario, label: &str, factor: u64) -> (RunResult, RunResult) {
+    let (a, b) = (run(s, true, |_| {}), run(s, false, |_| {}));
+    assert_eq!(key(&a, "wormhole_skip_refused"), 0.0, "{label}");
+    assert!(key(&a, "wormhole_skips") > 0.0, "{label}");
+    let skipped = key(&a, "wormhole_skipped_packets");
+    assert!(skipped > 0.0, "{label}");
+    let e = mean_err(&a, &b);
+    eprintln!(
+        "{label}: events {} / {}, skipped packets {skipped}, mean FCT error {e}",
+        a.summary.events, b.summary.events,
+    );
+    assert_fewer_events(&a, &b, factor);
+    assert!(e < 0.01, "{label}: mean FCT error {e}");
+    assert_eq!(
+        key(&a, "data_delivered") + skipped,
+        key(&b, "data_delivered"),
+        "{label}: simulated + skipped DATAs = the full run's"
+    );
+    assert_collectives_complete(&a, &b);
+    let c = run(s, true, |_| {});
+    assert_eq!(a.flows, c.flows, "{label}");
+    assert_eq!(a.summary.events, c.summary.events, "{label}");
+    (a, b)
 }
 
 /// Under `partition_by = "data_ports"` a DCSIM host's engine and receivers serve flows of
@@ -558,27 +566,7 @@ fn dcsim_and_pfabric_under_data_ports_are_refused_and_say_so() {
 fn pfabric_is_skipped_within_one_percent() {
     let mut s = one_tor(4, 20_000_000);
     s.transport.cc = sim_harness::scenario::CcKind::Pfabric;
-    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
-    assert_eq!(key(&a, "wormhole_skip_refused"), 0.0);
-    assert!(key(&a, "wormhole_skips") > 0.0);
-    let skipped = key(&a, "wormhole_skipped_packets");
-    assert!(skipped > 0.0);
-    let e = mean_err(&a, &b);
-    eprintln!(
-        "pfabric: events {} / {}, skipped packets {skipped}, mean FCT error {e}",
-        a.summary.events, b.summary.events,
-    );
-    assert_fewer_events(&a, &b, 3);
-    assert!(e < 0.01, "pFabric mean FCT error {e}");
-    assert_eq!(
-        key(&a, "data_delivered") + skipped,
-        key(&b, "data_delivered"),
-        "simulated + skipped DATAs = the full run's"
-    );
-    assert_collectives_complete(&a, &b);
-    let c = run(&s, true, |_| {});
-    assert_eq!(a.flows, c.flows);
-    assert_eq!(a.summary.events, c.summary.events);
+    skipped_within_one_percent(&s, "pfabric", 3);
 }
 
 /// The transports the skip cannot advance soundly (Uno's baseline Gemini, pHost) are
