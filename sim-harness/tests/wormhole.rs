@@ -569,7 +569,7 @@ fn pfabric_is_skipped_within_one_percent() {
     skipped_within_one_percent(&s, "pfabric", 3);
 }
 
-/// The transports the skip cannot advance soundly (Uno's baseline Gemini, pHost) are
+/// The transports the skip cannot advance soundly (Uno's baseline Gemini, pHost, dcPIM) are
 /// refused the same way, not silently left unskipped: the warning names `skip.enabled` and
 /// what is missing.
 #[test]
@@ -581,6 +581,7 @@ fn transports_without_fast_forward_are_refused_and_say_so() {
             "ECN estimate and delay reaction keep moving",
         ),
         (CcKind::Phost, "scheduling state across flows"),
+        (CcKind::Dcpim, "fabric-wide clock"),
     ] {
         let mut s = one_tor(4, 2_000_000);
         s.transport.cc = cc;

@@ -220,8 +220,8 @@ impl PfabricState {
     }
 
     /// Flow `f`'s sender as Wormhole's steady detector and skip see it
-    /// ([`crate::transport::skip`]): packets sent (DATAs and probes), timeouts as losses,
-    /// the packets a fast-forward may take; `None` before it starts or once done.
+    /// ([`crate::transport::skip`]): DATA transmissions (probes are control), timeouts as
+    /// losses, the packets a fast-forward may take; `None` before it starts or once done.
     pub(crate) fn skip_view(&self, f: u32) -> Option<crate::transport::skip::SkipView> {
         let tx = self.tx[f as usize].as_deref()?;
         Some(crate::transport::skip::SkipView {

@@ -35,12 +35,12 @@
 //!   in its host engine ([`nic::dcsim::DcsimFlow::fast_forward`]: past the window and the
 //!   DATAs its outstanding SIMs will take, so Eq. 3 holds and the SIM credit is unchanged;
 //!   in whole DATA-ACK rounds of the receiver, [`dcsim_takes`]), and the run's copies of the
-//!   flow's size follow ([`dcsim_fast_forward`]). A host's
-//!   engine, receivers and NIC port serve every flow from and to the host, all in one
-//!   `all_ports` partition, which the shift moves whole (the engine's clock, the receivers'
-//!   deadlines, the host timer; the DCSIM ports' arbiter clocks and token buckets). DCSIM
-//!   draws a fresh EV per SIM whatever `transport.lb` says, so its flows' partitions hold
-//!   every up port of their routes ([`crate::engine::Sim::flow_ports`]).
+//!   flow's size follow ([`dcsim_fast_forward`]). A host's engine, receivers and NIC port
+//!   serve every flow from and to the host, all in one `all_ports` partition, which the
+//!   shift moves whole (the engine's clock, the receivers' deadlines, the host timer; the
+//!   DCSIM ports' arbiter clocks and token buckets). DCSIM draws a fresh EV per SIM
+//!   whatever `transport.lb` says, so its flows' partitions hold every up port of their
+//!   routes ([`crate::engine::Sim::flow_ports`]).
 //! * **pFabric** (`transport.cc = "pfabric"`, `all_ports` only): the unit is the DATA; a
 //!   skip takes never-sent packets off the end of the message at both ends
 //!   ([`super::pfabric::flow::PfTx::fast_forward`]: the last packet keeps its partial
@@ -147,11 +147,17 @@ impl TransportDriver {
                  partitions, which a skip would freeze; use partition_by = \"all_ports\""
                     .into(),
             ),
-            TransportDriver::Phost(_) | TransportDriver::Dcpim(_) => Some(format!(
-                "transport.cc = \"{cc}\" keeps per-host or per-port scheduling state \
-                     across flows (priorities, tokens or matchings) that a skip of some \
-                     flows cannot advance"
-            )),
+            TransportDriver::Phost(_) => Some(
+                "transport.cc = \"phost\" keeps per-host scheduling state across flows (a \
+                 receiver's tokens, stamped with its host's clock, which the pHost blocks \
+                 keep in absolute picoseconds) that a skip of some flows cannot advance"
+                    .into(),
+            ),
+            TransportDriver::Dcpim(_) => Some(
+                "transport.cc = \"dcpim\" matches senders and receivers in epochs of one \
+                 fabric-wide clock, which a skipped partition cannot leave and rejoin"
+                    .into(),
+            ),
         }
     }
 
