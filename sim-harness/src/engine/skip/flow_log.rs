@@ -28,9 +28,13 @@ pub const SKIP_FLOWS_COLUMNS: [&str; 6] = [
 ];
 
 impl Sim {
-    /// DATA packets flow `f` has simulated (`flows.csv` `packets_sent`).
+    /// DATA packets flow `f` has simulated (`flows.csv` `packets_sent`): its live sender's
+    /// count as the steady detector reads it (every fast-forwarded transport keeps its
+    /// sender outside the flow record but DCTCP's), else the count kept at its completion.
     fn simulated_packets(&self, f: usize) -> u64 {
-        self.flows[f].sender_stats().packets_sent
+        self.transport
+            .skip_view(&self.flows, f as u32)
+            .map_or_else(|| self.flows[f].sender_stats().packets_sent, |v| v.sent)
     }
 
     /// Partition `id` is being paused now: count it for each of its flows.
