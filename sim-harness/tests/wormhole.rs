@@ -82,6 +82,12 @@ fn mean_err(a: &RunResult, b: &RunResult) -> f64 {
     e / a.flows.len() as f64
 }
 
+/// Relative error of the skip run `a`'s LLM iteration time against the full run `b`'s.
+fn iteration_err(a: &RunResult, b: &RunResult) -> f64 {
+    let it = |r: &RunResult| key(r, "llm_iteration_ps");
+    (it(a) - it(b)).abs() / it(b)
+}
+
 /// The skip run `a` has at least `factor` times fewer events than the full run `b`.
 fn assert_fewer_events(a: &RunResult, b: &RunResult, factor: u64) {
     assert!(
@@ -418,8 +424,7 @@ fn llm_gpt64_iteration_within_one_percent() {
         assert!(key(r, "llm_iteration_ps") > 0.0);
         assert!(r.tables.contains_key("iterations"));
     }
-    let it = |r: &RunResult| key(r, "llm_iteration_ps");
-    let e = (it(&a) - it(&b)).abs() / it(&b);
+    let e = iteration_err(&a, &b);
     assert!(e < 0.01, "iteration time error {e}");
     assert!(mean_err(&a, &b) < 0.01);
     assert!(key(&a, "wormhole_skips") > 0.0);
@@ -445,8 +450,7 @@ fn llm_gpt64_iteration_under_dcsim_within_one_percent() {
         assert!(key(r, "data_acks_sent") > 0.0);
         assert!(r.flows.iter().all(|f| f.end_ps > 0));
     }
-    let it = |r: &RunResult| key(r, "llm_iteration_ps");
-    let e = (it(&a) - it(&b)).abs() / it(&b);
+    let e = iteration_err(&a, &b);
     let m = mean_err(&a, &b);
     eprintln!(
         "dcsim gpt64: events {} / {}, iteration error {e}, mean FCT error {m}",
@@ -475,8 +479,7 @@ fn llm_gpt64_iteration_under_the_dcsim_baselines() {
             assert!(key(r, "llm_iteration_ps") > 0.0, "{cc:?}");
             assert!(r.flows.iter().all(|f| f.end_ps > 0), "{cc:?}");
         }
-        let it = |r: &RunResult| key(r, "llm_iteration_ps");
-        let e = (it(&a) - it(&b)).abs() / it(&b);
+        let e = iteration_err(&a, &b);
         let m = mean_err(&a, &b);
         eprintln!(
             "{cc:?} gpt64: events {} / {}, iteration error {e}, mean FCT error {m}",
@@ -555,19 +558,28 @@ fn dcsim_and_pfabric_under_data_ports_are_refused_and_say_so() {
         let mut s = one_tor(4, 2_000_000);
         s.transport.cc = cc;
         s.skip.partition_by = PartitionBy::DataPorts;
-        let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
-        assert_eq!(key(&a, "wormhole_skip_refused"), 1.0, "{cc:?}");
+        let a = refused_in_full(&s, &["partition_by"]);
         assert_eq!(key(&a, "wormhole_skip"), 0.0, "{cc:?}");
-        assert_eq!(key(&a, "wormhole_skips"), 0.0, "{cc:?}");
-        assert_eq!(a.flows, b.flows, "{cc:?}");
-        let sim = Sim::build(&s).unwrap();
-        let w = sim.wormhole_warnings();
-        assert!(
-            w.iter()
-                .any(|m| m.starts_with("skip.enabled:") && m.contains("partition_by")),
-            "{cc:?}: {w:?}"
-        );
     }
+}
+
+/// Run `s` with and without skipping: the skip is refused (`wormhole_skip_refused = 1`,
+/// nothing skipped), the flows are the full run's, and a warning starting `skip.enabled:`
+/// contains every one of `says`. Returns the skip run.
+fn refused_in_full(s: &Scenario, says: &[&str]) -> RunResult {
+    let cc = s.transport.cc;
+    let (a, b) = (run(s, true, |_| {}), run(s, false, |_| {}));
+    assert_eq!(key(&a, "wormhole_skip_refused"), 1.0, "{cc:?}");
+    assert_eq!(key(&a, "wormhole_skips"), 0.0, "{cc:?}");
+    assert_eq!(a.flows, b.flows, "{cc:?}");
+    let sim = Sim::build(s).unwrap();
+    let w = sim.wormhole_warnings();
+    assert!(
+        w.iter()
+            .any(|m| m.starts_with("skip.enabled:") && says.iter().all(|x| m.contains(x))),
+        "{cc:?}: {w:?}"
+    );
+    a
 }
 
 /// pFabric (`transport.cc = "pfabric"`) is fast-forwarded under `all_ports`: the tornado of
@@ -599,18 +611,7 @@ fn transports_without_fast_forward_are_refused_and_say_so() {
     ] {
         let mut s = one_tor(4, 2_000_000);
         s.transport.cc = cc;
-        let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
-        assert_eq!(key(&a, "wormhole_skip_refused"), 1.0, "{cc:?}");
-        assert_eq!(key(&a, "wormhole_skips"), 0.0, "{cc:?}");
-        assert_eq!(a.flows, b.flows, "{cc:?}");
-        let sim = Sim::build(&s).unwrap();
-        let w = sim.wormhole_warnings();
-        assert!(
-            w.iter().any(|m| m.starts_with("skip.enabled:")
-                && m.contains(why)
-                && m.contains("simulated in full")),
-            "{cc:?}: {w:?}"
-        );
+        refused_in_full(&s, &[why, "simulated in full"]);
     }
     // The DCTCP-style senders, Uno, MPRDMA+BBR, DCSIM and pFabric are not refused.
     for cc in [
