@@ -164,6 +164,17 @@ impl<T: Copy, const N: usize> Ring<T, N> {
         (0..self.len as usize).filter_map(move |k| self.buf[self.slot(k)].as_ref())
     }
 
+    /// Apply `f` to every entry in place, oldest first (a simulator editing the
+    /// descriptors it keeps, e.g. times carried in packet headers).
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        for k in 0..self.len as usize {
+            let s = self.slot(k);
+            if let Some(x) = self.buf[s].as_mut() {
+                f(x);
+            }
+        }
+    }
+
     /// Drop every entry.
     #[inline]
     pub fn clear(&mut self) {
@@ -300,6 +311,11 @@ impl<T: Copy, const N: usize> Fifo<T, N> {
         self.q.iter().copied()
     }
 
+    /// Apply `f` to every entry's item in place, oldest first (sizes unchanged).
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        self.q.for_each_mut(|(t, _)| f(t));
+    }
+
     /// Drop every entry (the rejected counter is kept).
     pub fn clear(&mut self) {
         self.q.clear();
@@ -405,6 +421,30 @@ mod tests {
         assert_eq!(f.pop(), None);
         assert_eq!(f.bytes(), 0);
         assert!(f.is_empty());
+    }
+
+    /// `for_each_mut` edits the entries in place, across the ring's wrap, and nothing else.
+    #[test]
+    fn for_each_mut_edits_entries_in_order() {
+        let mut f: Fifo<u16, 3> = Fifo::new();
+        for x in [1, 2, 3] {
+            f.push(x, u32::from(x)).unwrap();
+        }
+        f.pop();
+        f.push(4, 4).unwrap();
+        let (mut seen, mut n) = ([0u16; 3], 0);
+        f.for_each_mut(|x| {
+            seen[n] = *x;
+            n += 1;
+            *x += 10;
+        });
+        assert_eq!((seen, n), ([2, 3, 4], 3));
+        let mut it = f.iter();
+        assert_eq!(it.next(), Some((12, 2)));
+        assert_eq!(it.next(), Some((13, 3)));
+        assert_eq!(it.next(), Some((14, 4)));
+        assert_eq!(it.next(), None);
+        assert_eq!(f.bytes(), 9);
     }
 
     #[derive(Debug, Clone)]

@@ -195,3 +195,29 @@ fn dcsim_beats_phost_on_a_small_all_to_all_v() {
         assert_eq!(rd[..5], rp[..5]);
     }
 }
+
+/// `Sim::set_flow` gives a flow a new size after the run is built; pHost (and dcPIM) size a
+/// flow's record at setup, and now size it again: a flow made 5 MiB sends and delivers
+/// 5 MiB (before, it kept the built size's packet count and ended after 256 KiB), and one
+/// made a single byte sends one packet. dcPIM the same.
+#[test]
+fn set_flow_resizes_the_flows_record() {
+    use sim_harness::engine::Sim;
+    for cc in [CcKind::Phost, CcKind::Dcpim] {
+        let mut s = small(WorkloadKind::Permutation, 256 << 10);
+        s.transport.cc = cc;
+        sim_harness::validate::validate(&s).unwrap();
+        let mut sim = Sim::build(&s).unwrap();
+        sim.set_flow(0, 0, 1, 5 << 20).unwrap();
+        sim.set_flow(1, 1, 2, 1).unwrap();
+        sim.run(&RunControl::default());
+        let r = sim.results(&s);
+        assert!(r.flows.iter().all(|f| f.end_ps > 0), "{cc:?}");
+        let pkts = |bytes: u64| bytes.div_ceil(4096);
+        assert_eq!(r.flows[0].packets_sent, pkts(5 << 20), "{cc:?}");
+        assert_eq!(r.flows[1].packets_sent, 1, "{cc:?}");
+        assert_eq!(r.flows[2].packets_sent, pkts(256 << 10), "{cc:?}");
+        let sent: u64 = r.flows.iter().map(|f| f.packets_sent).sum();
+        assert_eq!(x(&r, "data_delivered"), sent as f64, "{cc:?}");
+    }
+}

@@ -11,6 +11,8 @@
 //!   take_token() <-- the token register (one token per token_interval: line rate)
 //!   remove(flow)     --> the host found the flow complete: its entry goes
 //!   quiet_cycles()   --> cycles to the next event (a host steps advance(q + 1) to it)
+//!   shift(d)         --> (Wormhole, a simulator op) now and the register's expiry += d
+//!   fast_forward(flow, n) --> (Wormhole) n packets off to_grant and left (not the last)
 //! ```
 //!
 //! A flow is eligible when it has packets left to grant, is not downgraded and has fewer
@@ -244,6 +246,31 @@ impl<const F: usize> PhostReceiver<F> {
                 self.flows[i] = None;
             }
         }
+    }
+
+    /// Wormhole's shift (`../shared/papers/wormhole.md` 6.2; a simulator operation): the
+    /// scheduler resumes `delta` cycles later as if nothing had happened in between. The
+    /// clock and the token register's expiry move; the counters (`wait`, `silent`,
+    /// `downgraded`, `blocked`) are relative and stay.
+    pub fn shift(&mut self, delta: Cycles) {
+        self.now += delta;
+        if let Some(t) = self.token.as_mut() {
+            t.expiry = t.expiry.saturating_add(delta);
+        }
+    }
+
+    /// Wormhole's fast-forward (5.3 / 6.2; a simulator operation): up to `n` of `flow`'s
+    /// packets were granted, sent and received while its partition was skipped; they come
+    /// off what is left to grant and to receive, never the last one to grant (the entry
+    /// stays until the flow's own last token). Returns how many were taken.
+    pub fn fast_forward(&mut self, flow: u32, n: u32) -> u32 {
+        let Some(f) = self.find(flow).and_then(|i| self.flows[i].as_mut()) else {
+            return 0;
+        };
+        let k = n.min(f.to_grant.saturating_sub(1));
+        f.to_grant -= k;
+        f.left = f.left.saturating_sub(k);
+        k
     }
 
     /// The token sent this cycle, if any (taken: a second call gives `None`).

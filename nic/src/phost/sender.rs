@@ -10,6 +10,9 @@
 //!   tick / advance        --> now += n; tokens with expiry <= now are dropped (expired)
 //!   add(flow, n)          --> n more packets (the receiver asked again for lost ones)
 //!   close(flow)           --> the receiver has every packet: the entry goes
+//!   shift(d)              --> (Wormhole, a simulator op) now and held expiries += d
+//!   fast_forward(flow, n) --> (Wormhole) n token packets off the entry (not the free
+//!                             ones, not the last)
 //! ```
 //!
 //! The NIC calls [`PhostSender::next_packet`] once per MTU transmission time (line rate).
@@ -222,6 +225,34 @@ impl<const F: usize, const T: usize> PhostSender<F, T> {
         self.tokens.iter().flatten().any(|t| {
             matches!(self.find(t.flow).and_then(|j| self.flows[j]), Some(f) if f.remaining > f.free)
         }) || self.flows.iter().flatten().any(|f| f.free > 0)
+    }
+
+    /// Wormhole's shift (`../shared/papers/wormhole.md` 6.2; a simulator operation, not a
+    /// NIC one): the sender resumes `delta` cycles later as if nothing had happened in
+    /// between. The clock and every held token's expiry move `delta` later, so no token
+    /// expires for the skipped time.
+    pub fn shift(&mut self, delta: Cycles) {
+        self.now += delta;
+        for t in self.tokens.iter_mut().flatten() {
+            t.expiry = t.expiry.saturating_add(delta);
+        }
+    }
+
+    /// Wormhole's fast-forward (5.3 / 6.2; a simulator operation): up to `n` of `flow`'s
+    /// packets were sent on tokens while its partition was skipped and come off its
+    /// entry: never its free ones (still owed to its free tokens) nor its last one on a
+    /// token (the entry stays until the flow's own last packet is sent), nothing before
+    /// its RTS went. Returns how many were taken.
+    pub fn fast_forward(&mut self, flow: u32, n: u32) -> u32 {
+        let Some(f) = self.find(flow).and_then(|j| self.flows[j].as_mut()) else {
+            return 0;
+        };
+        if f.rts_pending {
+            return 0;
+        }
+        let k = n.min(f.remaining.saturating_sub(f.free).saturating_sub(1));
+        f.remaining -= k;
+        k
     }
 
     /// Tokens held now.

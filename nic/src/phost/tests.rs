@@ -264,6 +264,87 @@ proptest! {
         assert_advance_eq_ticks(&rx, n);
     }
 
+    /// Wormhole's shift is a pure offset: a receiver shifted by `d` and then run `n`
+    /// cycles is the unshifted one run `n` cycles, its clock and token expiries `d` later
+    /// (no downgrade, window give-up or token timer runs for the skipped time).
+    #[test]
+    fn receiver_shift_is_a_pure_offset(ops in rx_ops(), d in 0u64..1_000, n in 0u64..200) {
+        let mut a = drive(&ops);
+        let mut b = a.clone();
+        b.shift(d);
+        a.advance(n);
+        b.advance(n);
+        prop_assert_eq!(b.now(), a.now() + d);
+        prop_assert_eq!(b.downgrades(), a.downgrades());
+        prop_assert_eq!(b.active().copied().collect::<Vec<_>>(), a.active().copied().collect::<Vec<_>>());
+        let (ta, tb) = (a.take_token(), b.take_token());
+        prop_assert_eq!(tb.map(|t| (t.flow, t.expiry - d)), ta.map(|t| (t.flow, t.expiry)));
+    }
+
+    /// The same for the sender: held tokens expire `d` later, nothing else moves.
+    #[test]
+    fn sender_shift_is_a_pure_offset(toks in proptest::collection::vec((0u32..3, 0u64..50), 0..6),
+                                     d in 0u64..1_000, n in 0u64..60) {
+        let mut a = PhostSender::<4, 4>::new();
+        a.open(0, 9, 2).unwrap();
+        a.open(1, 4, 2).unwrap();
+        for (flow, expiry) in toks { a.on_token(Token { flow, expiry }); }
+        let mut b = a.clone();
+        b.shift(d);
+        a.advance(n);
+        b.advance(n);
+        prop_assert_eq!(b.now(), a.now() + d);
+        prop_assert_eq!(b.expired(), a.expired());
+        let held = |x: &PhostSender<4, 4>, off: u64| x.held().map(|t| (t.flow, t.expiry - off)).collect::<Vec<_>>();
+        prop_assert_eq!(held(&b, d), held(&a, 0));
+    }
+
+    /// A fast-forward takes at most what it is asked, never a flow's last packet to grant
+    /// (receiver) or to send on a token (sender), nor its free ones: both entries stay, and
+    /// the flow still completes packet by packet afterwards, its free packets included.
+    #[test]
+    fn fast_forward_keeps_the_last_packet(size in 1u32..40, bdp in 0u32..4, n in 0u32..60,
+                                          delay in 0u64..4, early in proptest::bool::ANY) {
+        let mut rx = PhostReceiver::<4>::new(CFG).unwrap();
+        let mut tx = PhostSender::<4, 4>::new();
+        tx.open(0, size, bdp).unwrap();
+        prop_assert_eq!(tx.fast_forward(0, n), 0, "no RTS sent yet");
+        let (_, size_rts) = tx.take_rts().unwrap();
+        let free = size_rts.min(bdp);
+        rx.on_rts(0, size, free).unwrap();
+        let before = tx.flow(0).unwrap();
+        let mut sent = 0u32;
+        // Free packets first (or not: tokens are spent before free ones).
+        while !early && tx.flow(0).is_some_and(|f| f.free > 0) {
+            prop_assert!(tx.next_packet().is_some_and(|p| p.free));
+            sent += 1;
+        }
+        let to_grant = rx.flow(0).map_or(0, |f| f.to_grant);
+        let kr = rx.fast_forward(0, n);
+        let kt = tx.fast_forward(0, kr);
+        prop_assert!(kr <= n && kr <= to_grant.saturating_sub(1));
+        prop_assert_eq!(kt, kr, "the sender has every packet the receiver has to grant");
+        if to_grant > 0 {
+            prop_assert_eq!(rx.flow(0).map(|f| f.to_grant), Some(to_grant - kr));
+            prop_assert_eq!(tx.flow(0).map(|f| f.remaining), Some(before.remaining - sent - kt));
+        }
+        // The rest goes on tokens: the flow completes with exactly size - taken packets.
+        let mut got = sent;
+        let mut to_tx: Vec<(u64, Token)> = Vec::new();
+        for c in 0..4_000u64 {
+            for (_, t) in to_tx.iter().filter(|(at, _)| *at == c) { tx.on_token(*t); }
+            if let Some(p) = tx.next_packet() {
+                got += 1;
+                rx.on_data(p.flow);
+            }
+            rx.tick();
+            tx.tick();
+            if let Some(t) = rx.take_token() { to_tx.push((c + 1 + delay, t)); }
+        }
+        prop_assert_eq!(got, size - kt);
+        prop_assert!(tx.flow(0).is_none());
+    }
+
     /// `advance(n)` equals `n` idle ticks for the sender.
     #[test]
     fn sender_advance_equals_idle_ticks(toks in proptest::collection::vec((0u32..3, 0u64..50), 0..6), n in 0u64..60) {

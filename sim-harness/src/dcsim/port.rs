@@ -165,6 +165,12 @@ impl DcsimPort {
         self.clock.shift(delta);
     }
 
+    /// Apply `f` to every packet waiting in the port's queues, in place (a Wormhole shift
+    /// moving the times their headers carry); the arbiter's state is unchanged.
+    pub fn for_each_packet_mut(&mut self, f: impl FnMut(&mut Packet)) {
+        self.arb.for_each_desc_mut(f);
+    }
+
     /// When the next packet starts (no further arrivals), ps.
     pub fn next_start_ps(&self) -> Option<u64> {
         self.arb.next_plan().map(|d| self.ps_at(d.start))

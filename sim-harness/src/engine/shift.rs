@@ -4,11 +4,15 @@
 //! holds: a port's line (`busy_until`), its pending `TxDone` / `Deliver`, the packets on its
 //! link, its driver's clock (a switch port's, which its phantom queue's synced cycle counts
 //! in; a DCSIM port's), the times its flows' packets carry in their headers for their
-//! transport (Uno's send stamp, [`crate::transport::TransportDriver::shift_packet`]); a
+//! transport or metrics (every DATA's send stamp, Uno's echo of it, a pHost token's
+//! expiry: [`crate::transport::TransportDriver::shift_packet`]); a
 //! flow's NIC clock (the origin of its sender, load balancer and detector cycle counters)
 //! and its timer; the transport's state of the flows and of the hosts whose NIC port is in
 //! the set ([`crate::transport::TransportDriver::shift`]: a DCSIM host's clock, receiver
-//! deadlines and timer; a Uno sender's send times, a receiver's block timers). Which events
+//! deadlines and timer; a Uno sender's send times, a receiver's block timers; a pHost
+//! host's token scheduler and sender clocks and held tokens). The packets of the set's
+//! flows carry their times along wherever they wait: on a link, in a port's lanes, or in
+//! the queues of a port driver that keeps its own (DCSIM, pFabric). Which events
 //! belong to the set is [`crate::event::Kind::owner`].
 //!
 //! Not shifted: flows not started (their start time stays), and the run-wide stall
@@ -47,8 +51,9 @@ impl Sim {
                 *t = t.saturating_add(delta);
             }
         };
-        // Packets whose headers carry times their transport reads back (Uno's send stamp):
-        // those of the set's flows waiting in its ports or on their links move too.
+        // Packets whose headers carry times read back (every DATA's send stamp, Uno's echo,
+        // pHost's token expiry): those of the set's flows waiting in its ports, in their
+        // drivers' queues or on their links move too.
         let stamped = self.transport.shifts_packets();
         let mut mine = Vec::new();
         if stamped {
@@ -74,6 +79,12 @@ impl Sim {
                 for pk in pks.filter(|pk| mine.binary_search(&pk.flow).is_ok()) {
                     self.transport.shift_packet(pk, delta);
                 }
+                let transport = &self.transport;
+                port.kind.for_each_packet_mut(|pk| {
+                    if mine.binary_search(&pk.flow).is_ok() {
+                        transport.shift_packet(pk, delta);
+                    }
+                });
             }
         }
         for &f in flows {
@@ -140,7 +151,9 @@ impl Sim {
     /// Give flow `f` (not started) the endpoints `src -> dst` and `bytes` bytes, keeping
     /// its start time (for tests and tools that need a traffic pattern no workload kind
     /// generates, e.g. partitions of chosen shapes). The collective metrics, built from the
-    /// original specs, are dropped. Refused (with the reason) for a started flow, an
+    /// original specs, are dropped; a transport that sized the flow's record at setup (pHost,
+    /// dcPIM) sizes it again (before session 21 they kept the old size: a pHost flow made
+    /// 30 MB sent the old 1 MB). Refused (with the reason) for a started flow, an
     /// unknown host, a flow to itself or an empty message.
     pub fn set_flow(&mut self, f: u32, src: u32, dst: u32, bytes: u64) -> Result<()> {
         let hosts = self.fabric.hosts;
@@ -156,6 +169,8 @@ impl Sim {
                 "{src} -> {dst} of {bytes} bytes (hosts 0..{hosts}, distinct, at least 1 byte)"
             ));
         }
+        self.transport.respec(f, bytes)?;
+        let flow = &mut self.flows[f as usize];
         flow.spec.src = src;
         flow.spec.dst = dst;
         flow.spec.bytes = bytes;

@@ -144,6 +144,17 @@ impl PortDriver {
         }
     }
 
+    /// Apply `f` to every packet the driver itself queues (a DCSIM port's four queues, a
+    /// pFabric port's priority buffer), in place: a Wormhole shift of the times their
+    /// headers carry. The baseline ports' packets are in the port's own lanes.
+    pub fn for_each_packet_mut(&mut self, mut f: impl FnMut(&mut Packet)) {
+        match self {
+            PortDriver::Dcsim(dp) => dp.for_each_packet_mut(f),
+            PortDriver::Pfabric(pf) => pf.packets_mut().for_each(&mut f),
+            PortDriver::Switch(..) | PortDriver::Host(_) => {}
+        }
+    }
+
     /// A held DATA lane (Wormhole `data_ports`, `engine/skip/held.rs`) serves again after
     /// `delta` ps: a switch port's phantom queue, a counter of the DATA lane's arrivals
     /// draining in the port's cycles, is frozen over them like the lane's physical

@@ -76,6 +76,12 @@ impl PfabricPortRt {
         self.q.queued().iter().map(|s| &self.pkts[s.id as usize])
     }
 
+    /// Every packet slot, buffered or free, in place (a Wormhole shift moving the times
+    /// the buffered packets' headers carry; a free slot is overwritten before it is read).
+    pub fn packets_mut(&mut self) -> impl Iterator<Item = &mut Packet> {
+        self.pkts.iter_mut()
+    }
+
     /// The buffered (flow, priority) pairs in arrival order (tests).
     pub fn priorities(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.q.queued().iter().map(|s| (s.flow, s.prio))

@@ -199,19 +199,34 @@ impl TransportDriver {
     /// absolute time it holds. DCTCP keeps none beside the flows' own clocks and timers
     /// (shifted with the flows by [`Sim::shift_partition`]); DCSIM moves its hosts' clocks,
     /// receiver deadlines and timers ([`DcsimState::shift`]); Uno its senders' send times
-    /// and timeout FIFOs and its receivers' block timers ([`uno::UnoState::shift_flows`]).
+    /// and timeout FIFOs and its receivers' block timers ([`uno::UnoState::shift_flows`]);
+    /// pHost its hosts' block clocks, held tokens and timers and its flows' RTS re-send
+    /// clocks (`phost::PhostState::shift`).
     pub fn shift(&mut self, hosts: &[u32], flows: &[u32], delta: u64) {
         match self {
             // pFabric: its timers are the flows' and its rate blocks count cycles of the
             // flows' clocks (shifted with them).
-            // pHost: never skipped (Wormhole refuses it), so never shifted.
             // dcPIM: its epoch clock is global (partition shift is not supported with it).
-            TransportDriver::Dctcp(_)
-            | TransportDriver::Pfabric(_)
-            | TransportDriver::Phost(_)
-            | TransportDriver::Dcpim(_) => {}
+            TransportDriver::Dctcp(_) | TransportDriver::Pfabric(_) | TransportDriver::Dcpim(_) => {
+            }
+            TransportDriver::Phost(st) => st.shift(hosts, flows, delta),
             TransportDriver::Uno(u) => u.shift_flows(flows, delta),
             TransportDriver::Dcsim(d) => d.shift(hosts, flows, delta),
+        }
+    }
+
+    /// Flow `f` (not started) now has `bytes` bytes ([`Sim::set_flow`]): the transports that
+    /// size a flow's record at setup (pHost's packet counts and bitmaps, dcPIM's packets
+    /// and whether it is matched) size it again; the others read the size when the flow
+    /// opens. The error names the field, as the setup's would.
+    pub(crate) fn respec(&mut self, f: u32, bytes: u64) -> Result<()> {
+        match self {
+            TransportDriver::Phost(st) => st.respec(f, bytes),
+            TransportDriver::Dcpim(st) => {
+                st.respec(f, bytes);
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 
@@ -390,7 +405,10 @@ impl Sim {
                 let skipped = u64::from(flow.skipped) * u64::from(self.cfg.mtu);
                 return (st.acked_bytes(f) + skipped).min(flow.spec.bytes);
             }
-            TransportDriver::Phost(st) => return st.acked_bytes(f, flow.spec.bytes),
+            TransportDriver::Phost(st) => {
+                let skipped = u64::from(flow.skipped) * u64::from(self.cfg.mtu);
+                return (st.acked_bytes(f, flow.spec.bytes) + skipped).min(flow.spec.bytes);
+            }
             TransportDriver::Dcpim(st) => return st.acked_bytes(f, flow.spec.bytes),
         };
         (u64::from(packets) * u64::from(mtu)).min(flow.spec.bytes)

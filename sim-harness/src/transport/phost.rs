@@ -45,6 +45,7 @@
 //! * `sender` -- the source side: open, tokens, DONE, the NIC's pull;
 //! * `receiver` -- the destination side: the token scheduler, RTS and DATA;
 //! * `dispatch` -- packets and timers routed to the sender or the receiver;
+//! * `skip` -- Wormhole's fast-forward and shift of pHost flows and hosts;
 //! * [`state`] -- the `nic::phost` blocks and per-flow bitmaps.
 
 mod dispatch;
@@ -52,6 +53,7 @@ mod driver;
 mod receiver;
 mod section;
 mod sender;
+mod skip;
 pub mod state;
 
 pub(crate) use dispatch::{arrive, timer};
@@ -59,6 +61,7 @@ pub(crate) use driver::receiver;
 pub use driver::{Counters, PhostState};
 pub use section::{check_supported, PhostSection};
 pub(crate) use sender::{open, pull};
+pub(crate) use skip::ends;
 
 /// `psn` of an RTS.
 pub const RTS: u32 = u32::MAX;

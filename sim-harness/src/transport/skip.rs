@@ -48,12 +48,21 @@
 //!   once those packets are acknowledged). A host's SRPT queue, its flows' receivers and
 //!   every port's priority buffer belong to one `all_ports` partition; the rate control's
 //!   window and RTO count cycles of the flow's clock (shifted with it).
+//! * **pHost** (`transport.cc = "phost"`, `all_ports` only): the unit is the DATA; a skip
+//!   takes the packets no token has named yet off the end of the message in both
+//!   `nic::phost` blocks (`super::phost` `skip`: never the free packets nor the last one
+//!   to grant). A host's token scheduler and sender share its NIC port (tokens out, DATA
+//!   out), so both are in its `all_ports` partition, shifted whole: the blocks' clocks,
+//!   held tokens and the token register; the tokens in flight carry their expiry (ns) and
+//!   move with the paused packets ([`TransportDriver::shift_packet`]). A flow complete at
+//!   its receiver whose sender still waits for the DONE ([`TransportDriver::lingers`])
+//!   pauses with any skipped partition its ports meet (`engine/skip` `Frozen::limbo`).
 //! * **Refused** (the run says so and is simulated in full): DCSIM under `data_ports` (a
 //!   host's receivers may belong to another partition than its senders), pFabric under
-//!   `data_ports` (a port's priority buffer holds other partitions' ACKs), pHost and dcPIM
-//!   (per-host scheduling state across flows: a receiver's tokens, dcPIM's global epochs),
-//!   Zeropod (a slotted region, not a driver), and Uno's baseline `"gemini"`
-//!   ([`uno_refusal`]).
+//!   `data_ports` (a port's priority buffer holds other partitions' ACKs), pHost under
+//!   `data_ports` (a host's scheduler and sender share one clock and timer), dcPIM (its
+//!   global epochs), Zeropod (a slotted region, not a driver), and Uno's baseline
+//!   `"gemini"` ([`uno_refusal`]).
 
 use super::TransportDriver;
 use crate::dcsim::host::Phase;
@@ -147,10 +156,20 @@ impl TransportDriver {
                  partitions, which a skip would freeze; use partition_by = \"all_ports\""
                     .into(),
             ),
+            // pHost under `all_ports`: a host's token scheduler serves the flows into it and
+            // its sender the flows out of it; the tokens of the first and the DATA of the
+            // second share the host's NIC port, so both are one partition, shifted whole
+            // (the blocks' clocks, held and in-flight tokens' expiries, the host timer).
+            TransportDriver::Phost(_)
+                if s.skip.partition_by == crate::scenario::PartitionBy::AllPorts =>
+            {
+                None
+            }
             TransportDriver::Phost(_) => Some(
-                "transport.cc = \"phost\" keeps per-host scheduling state across flows (a \
-                 receiver's tokens, stamped with its host's clock, which the pHost blocks \
-                 keep in absolute picoseconds) that a skip of some flows cannot advance"
+                "transport.cc = \"phost\" with skip.partition_by = \"data_ports\": a pHost \
+                 host's token scheduler (flows into it) and sender (flows out of it) share \
+                 one clock and timer, which data_ports may put in two partitions (a skip of \
+                 one would shift the other's tokens); use partition_by = \"all_ports\""
                     .into(),
             ),
             TransportDriver::Dcpim(_) => Some(
@@ -182,6 +201,7 @@ impl TransportDriver {
             }
             TransportDriver::Uno(st) => st.skip_view(f),
             TransportDriver::Pfabric(st) => st.skip_view(f),
+            TransportDriver::Phost(st) => st.skip_view(flows, f),
             TransportDriver::Dcsim(st) => {
                 let fs = st.send.get(f as usize)?;
                 let Phase::Open(slot) = fs.phase else {
@@ -230,6 +250,10 @@ impl TransportDriver {
                 let k = st.fast_forward(f, n);
                 (u64::from(k), k)
             }
+            TransportDriver::Phost(st) => {
+                let k = st.fast_forward((flow.spec.src, flow.spec.dst), f, n);
+                (u64::from(k), k)
+            }
             _ => (0, 0),
         };
         flow.skipped += data;
@@ -250,18 +274,36 @@ impl TransportDriver {
             TransportDriver::Uno(st) => st.fast_forward_data(f, pkts),
             TransportDriver::Dcsim(st) => dcsim_takes(st, flows[f as usize].spec.src, f, n),
             TransportDriver::Pfabric(st) => st.fast_forward_data(f, n),
+            TransportDriver::Phost(st) => st.fast_forward_data(super::phost::ends(flows, f), f, n),
             _ => 0,
         }
     }
 
-    /// Whether packets of this transport carry absolute times read back (Uno's send stamp,
-    /// echoed for the RTT; every fast-forwarded transport's DATA send stamp, which the
-    /// queueing-delay metric reads at the receiver, [`crate::metrics`]): then a paused
-    /// partition's packets are shifted too ([`TransportDriver::shift_packet`]; Wormhole
-    /// 6.2's shift of a skipped partition).
+    /// Whether a completed flow of this transport may still act at its source: pHost's
+    /// flows complete at the receiver, and the sender keeps its RTS re-send timer until
+    /// the DONE reaches it ([`TransportDriver::lingers`]).
+    #[inline]
+    pub(crate) fn has_lingering_flows(&self) -> bool {
+        matches!(self, TransportDriver::Phost(_))
+    }
+
+    /// Whether completed flow `f` still acts at its source (pHost: its sender has not had
+    /// the DONE yet).
+    pub(crate) fn lingers(&self, f: u32) -> bool {
+        match self {
+            TransportDriver::Phost(st) => st.sender_open(f),
+            _ => false,
+        }
+    }
+
+    /// Whether packets of this transport carry absolute times read back (every DATA's send
+    /// stamp, which the queueing-delay metric reads at the receiver, [`crate::metrics`];
+    /// Uno's echo of it for the RTT; a pHost token's expiry): then a paused partition's
+    /// packets are shifted too ([`TransportDriver::shift_packet`]; Wormhole 6.2's shift of
+    /// a skipped partition). Every transport that can be skipped (dcPIM never is).
     #[inline]
     pub(crate) fn shifts_packets(&self) -> bool {
-        matches!(self, TransportDriver::Dctcp(_) | TransportDriver::Uno(_))
+        !matches!(self, TransportDriver::Dcpim(_))
     }
 
     /// Move the absolute time packet `pk` of a paused partition carries `delta` ps later
@@ -270,12 +312,27 @@ impl TransportDriver {
     /// queueing-delay metric (`mean_queueing_delay_ps`, `max_queueing_delay_ps`) and Uno's
     /// RTT sample (Uno 4.1's `T_pkt`, the delay test) leave out the skipped time; Uno's ACK
     /// echoes that stamp (its `cum_ack`) and moves too. A DCTCP-style ACK's `cum_ack` is the
-    /// receiver's cumulative PSN, not a time: it stays. Other packets: none.
+    /// receiver's cumulative PSN, not a time: it stays. Every other transport's DATA
+    /// carries the same send stamp (stamped by the source's link for the metric; before
+    /// session 21 only DCTCP's and Uno's moved, so a DCSIM or pFabric skip run reported the
+    /// skipped time as the queueing delay of the DATAs paused in flight: 1.40 ms against
+    /// 51 ns on the 4-host tornado). A pHost token carries its expiry in ns of the
+    /// receiver's clock (`cum_ack`), which moves with the partition by whole ns, rounded to
+    /// the nearest. Other packets: none.
     pub(crate) fn shift_packet(&self, pk: &mut Packet, delta: u64) {
+        if let TransportDriver::Phost(_) = self {
+            if pk.kind == PktKind::Ack
+                && pk.psn != super::phost::RTS
+                && pk.psn != super::phost::DONE
+            {
+                let ns = delta.saturating_add(500) / 1000;
+                pk.cum_ack = pk.cum_ack.wrapping_add(ns as u32);
+                return;
+            }
+        }
         let stamped = match self {
             TransportDriver::Uno(_) => matches!(pk.kind, PktKind::Data | PktKind::Ack),
-            TransportDriver::Dctcp(_) => pk.kind == PktKind::Data,
-            _ => false,
+            _ => pk.kind == PktKind::Data,
         };
         if stamped {
             let units =

@@ -448,6 +448,16 @@ impl<D: Copy, const B: usize, const ND: usize> DcsimArbiter<D, B, ND> {
         (self.cfg.small_queue_pkts as usize).saturating_sub(self.queues_small[0].len())
     }
 
+    /// Apply `f` to every queued packet's descriptor in place (a simulator editing what
+    /// it keeps in them, e.g. a Wormhole shift of the times a packet header carries); the
+    /// queues' order, sizes and registers are unchanged.
+    pub fn for_each_desc_mut(&mut self, mut f: impl FnMut(&mut D)) {
+        for q in self.queues_small.iter_mut() {
+            q.for_each_mut(&mut f);
+        }
+        self.data.for_each_mut(&mut f);
+    }
+
     /// Whether every queue is empty.
     pub fn is_empty(&self) -> bool {
         debug_assert_eq!(

@@ -38,9 +38,14 @@ impl Sim {
 
     /// Flow `f`'s ECMP entropy when all its packets take one path both ways; `None` when
     /// they are sprayed (a per-packet load balancer, or DCSIM, which draws a fresh EV for
-    /// each SIM, its DATA following, and for each DATA-ACK, whatever `transport.lb` says).
+    /// each SIM, its DATA following, and for each DATA-ACK, or pHost, which draws one for
+    /// each RTS, token and DONE, whatever `transport.lb` says).
     fn single_path_ev(&self, f: u32) -> Option<u16> {
-        if matches!(self.transport, crate::transport::TransportDriver::Dcsim(_)) {
+        use crate::transport::TransportDriver;
+        if matches!(
+            self.transport,
+            TransportDriver::Dcsim(_) | TransportDriver::Phost(_)
+        ) {
             return None;
         }
         match &self.flows[f as usize].lb {

@@ -27,10 +27,7 @@ impl Sim {
         let flows = self
             .flows
             .iter()
-            .map(|f| {
-                let pkts = f.spec.bytes.div_ceil(u64::from(mtu)).max(1);
-                PimFlow::new(pkts as u32, f.spec.bytes >= unsched_bytes)
-            })
+            .map(|f| pim_flow(f.spec.bytes, mtu, unsched_bytes))
             .collect();
         for f in &mut self.flows {
             f.rx = crate::flow::FlowRx::InTransport;
@@ -146,4 +143,18 @@ impl Sim {
 pub(super) fn host_rng(seed: u64, h: u32) -> rtl_models::Lfsr32 {
     let s = (seed ^ (seed >> 32)) as u32 ^ 0xd9c1_0000;
     rtl_models::Lfsr32::new(s.wrapping_add(h.wrapping_mul(0x9e37_79b9)))
+}
+
+/// dcPIM's record of a flow of `bytes` bytes: its packets of `mtu`, scheduled (matched)
+/// when it has at least `unsched_bytes` (under one BDP it is sent without matching).
+fn pim_flow(bytes: u64, mtu: u32, unsched_bytes: u64) -> PimFlow {
+    let pkts = bytes.div_ceil(u64::from(mtu)).max(1);
+    PimFlow::new(pkts as u32, bytes >= unsched_bytes)
+}
+
+impl DcpimState {
+    /// Flow `f` (not started) now has `bytes` bytes (`Sim::set_flow`): its record follows.
+    pub(crate) fn respec(&mut self, f: u32, bytes: u64) {
+        self.flows[f as usize] = pim_flow(bytes, self.mtu, self.unsched_bytes);
+    }
 }

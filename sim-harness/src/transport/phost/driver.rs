@@ -19,6 +19,43 @@ use nic::phost::{PhostReceiver, PhostReceiverConfig};
 pub(super) struct Params {
     pub(super) mtu: u32,
     pub(super) rts_timeout_ps: u64,
+    /// Packets a flow may send on free tokens (the first BDP).
+    pub(super) free_pkts: u32,
+    /// `free_small_flows_only`: only flows of at most `free_pkts` packets get them.
+    pub(super) free_small_only: bool,
+}
+
+impl Params {
+    /// A flow of `bytes` bytes: its packets, free packets and last payload; the error
+    /// names `workload.message` for a flow of 2^31 packets or more (bit 31 of a DATA's
+    /// PSN is the on-token flag).
+    pub(super) fn flow(&self, bytes: u64) -> Result<FlowState> {
+        let mtu = self.mtu.max(1);
+        let pkts = bytes.div_ceil(u64::from(mtu)).max(1);
+        if pkts >= u64::from(ON_TOKEN) {
+            return Err(Error::field(
+                "workload.message",
+                format!("a flow of {pkts} packets: pHost numbers packets below 2^31"),
+            ));
+        }
+        let pkts = pkts as u32;
+        let free = if self.free_small_only && pkts > self.free_pkts {
+            0
+        } else {
+            pkts.min(self.free_pkts)
+        };
+        let tail = bytes.saturating_sub(u64::from(pkts - 1) * u64::from(mtu));
+        Ok(FlowState::new(pkts, free, tail.min(u64::from(mtu)) as u32))
+    }
+}
+
+impl PhostState {
+    /// Flow `f` (not started) now has `bytes` bytes (`Sim::set_flow`): its packet counts
+    /// follow; the error names `workload.message` as [`Params::flow`] does.
+    pub(crate) fn respec(&mut self, f: u32, bytes: u64) -> Result<()> {
+        self.flows[f as usize] = self.p.flow(bytes)?;
+        Ok(())
+    }
 }
 
 /// The token window of a pHost run, packets (0: none).
@@ -188,32 +225,22 @@ impl Sim {
         let rx = receiver(s, &self.fabric, self.base_rtt_ps, self.bdp_bytes)?;
         let free_pkts = ((sec.free_bdp * self.bdp_bytes as f64) / f64::from(mtu)).ceil();
         let free_pkts = free_pkts.min(f64::from(u32::MAX)) as u32;
+        let p = Params {
+            mtu,
+            rts_timeout_ps: (sec.rts_timeout_rtts * rtt).round().max(1.0) as u64,
+            free_pkts,
+            free_small_only: sec.free_small_flows_only,
+        };
         let mut flows = Vec::with_capacity(self.flows.len());
         for f in &mut self.flows {
-            let pkts = f.spec.bytes.div_ceil(u64::from(mtu)).max(1);
-            if pkts >= u64::from(ON_TOKEN) {
-                return Err(Error::field(
-                    "workload.message",
-                    format!("a flow of {pkts} packets: pHost numbers packets below 2^31"),
-                ));
-            }
-            let pkts = pkts as u32;
-            let free = if sec.free_small_flows_only && pkts > free_pkts {
-                0
-            } else {
-                pkts.min(free_pkts)
-            };
-            flows.push(FlowState::new(pkts, free));
+            flows.push(p.flow(f.spec.bytes)?);
             f.rx = FlowRx::InTransport;
         }
         let hosts = (0..self.fabric.hosts)
             .map(|_| HostState::new(rx.clone()))
             .collect();
         self.transport = TransportDriver::Phost(Box::new(PhostState {
-            p: Params {
-                mtu,
-                rts_timeout_ps: (sec.rts_timeout_rtts * rtt).round().max(1.0) as u64,
-            },
+            p,
             hosts,
             flows,
             k: Counters::default(),

@@ -116,6 +116,7 @@ pub(super) fn rx_rts(cx: &mut Cx, h: u32, f: u32) {
         // Everything was granted, yet packets are missing: grant them again.
         let missing = fs.pkts - fs.received;
         fs.cursor = 0;
+        fs.regranted = true;
         st.k.regrants += 1;
         rx_register(st, h, (f, missing, 0));
     }

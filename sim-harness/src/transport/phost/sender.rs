@@ -170,6 +170,7 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
     }
     let pk = psn.map(|psn| {
         let fs = &mut st.flows[f as usize];
+        fs.hi_sent = fs.hi_sent.max(psn + 1);
         if set(&mut fs.sent, psn) {
             fs.sent_n += 1;
         } else {
@@ -182,16 +183,12 @@ pub(crate) fn pull(cx: &mut Cx, h: u32) -> Option<Packet> {
         } else {
             st.k.token_data += 1;
         }
-        let mtu = u64::from(st.p.mtu);
         let flow = &mut p.flows[f as usize];
         let payload = if psn + 1 == fs.pkts {
-            flow.spec
-                .bytes
-                .saturating_sub(u64::from(psn) * mtu)
-                .min(mtu)
+            fs.tail
         } else {
-            mtu
-        } as u32;
+            st.p.mtu
+        };
         let now_c = flow.clock.cycle_at(now);
         let ev = flow.lb.on_send(now_c, &mut flow.rng);
         p.c.data_sent += 1;

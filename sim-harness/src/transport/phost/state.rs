@@ -100,14 +100,21 @@ pub enum TxPhase {
 /// One flow at both ends.
 #[derive(Debug, Clone)]
 pub struct FlowState {
-    /// DATA packets.
+    /// DATA packets (fewer after a Wormhole fast-forward took packets off the end).
     pub pkts: u32,
+    /// Payload bytes of the last packet (the message's remainder after full MTUs).
+    pub tail: u32,
+    /// A DATA named by a token was granted again (regrant): PSNs above the cursor may
+    /// have been named before, so a fast-forward takes nothing more.
+    pub regranted: bool,
     /// Of them sent on free tokens (the first BDP).
     pub free: u32,
     /// The sender's phase.
     pub tx: TxPhase,
     /// PSNs sent at least once.
     pub sent: Vec<u64>,
+    /// One past the highest PSN sent (what a fast-forward leaves alone below it).
+    pub hi_sent: u32,
     /// How many.
     pub sent_n: u32,
     /// DATA transmissions (first and repeated).
@@ -139,13 +146,17 @@ pub struct FlowState {
 }
 
 impl FlowState {
-    /// A flow of `pkts` packets, the first `free` on free tokens.
-    pub fn new(pkts: u32, free: u32) -> FlowState {
+    /// A flow of `pkts` packets, the first `free` on free tokens, the last carrying `tail`
+    /// payload bytes.
+    pub fn new(pkts: u32, free: u32, tail: u32) -> FlowState {
         FlowState {
             pkts,
+            tail,
+            regranted: false,
             free,
             tx: TxPhase::Idle,
             sent: Vec::new(),
+            hi_sent: 0,
             sent_n: 0,
             data_sent: 0,
             resent: 0,
@@ -234,7 +245,7 @@ mod tests {
         assert!(!set(&mut b, 5) && get(&b, 5) && !get(&b, 129));
         assert_eq!(next_clear(&b, 3, 130), Some(129));
         assert_eq!(next_clear(&b, 3, 129), None);
-        let mut f = FlowState::new(10, 4);
+        let mut f = FlowState::new(10, 4, 100);
         f.got = bits(10);
         for p in [4, 5, 7] {
             set(&mut f.got, p);
