@@ -56,7 +56,7 @@
 //!   held tokens and the token register; the tokens in flight carry their expiry (ns) and
 //!   move with the paused packets ([`TransportDriver::shift_packet`]). A flow complete at
 //!   its receiver whose sender still waits for the DONE ([`TransportDriver::lingers`])
-//!   pauses with any skipped partition its ports meet (`engine/skip` `Frozen::limbo`).
+//!   stays in its partition until the DONE arrives.
 //! * **Refused** (the run says so and is simulated in full): DCSIM under `data_ports` (a
 //!   host's receivers may belong to another partition than its senders), pFabric under
 //!   `data_ports` (a port's priority buffer holds other partitions' ACKs), pHost under
@@ -279,16 +279,9 @@ impl TransportDriver {
         }
     }
 
-    /// Whether a completed flow of this transport may still act at its source: pHost's
-    /// flows complete at the receiver, and the sender keeps its RTS re-send timer until
-    /// the DONE reaches it ([`TransportDriver::lingers`]).
-    #[inline]
-    pub(crate) fn has_lingering_flows(&self) -> bool {
-        matches!(self, TransportDriver::Phost(_))
-    }
-
-    /// Whether completed flow `f` still acts at its source (pHost: its sender has not had
-    /// the DONE yet).
+    /// Whether completed flow `f` still acts (pHost's flows complete at the receiver, and
+    /// the sender keeps its RTS re-send timer until the DONE reaches it): it then stays in
+    /// its Wormhole partition (`Sim::wh_lingering`).
     pub(crate) fn lingers(&self, f: u32) -> bool {
         match self {
             TransportDriver::Phost(st) => st.sender_open(f),

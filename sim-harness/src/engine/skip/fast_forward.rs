@@ -29,10 +29,6 @@ pub(super) struct Frozen {
     pub(super) flows: Vec<SteadyFlow>,
     pub(super) ports: Vec<u32>,
     pub(super) flow_ids: Vec<u32>,
-    /// Completed flows still active on the partition's ports (their sender not yet told;
-    /// [`crate::transport::TransportDriver::lingers`]): their timers pause and shift with
-    /// it, as the partition's own flows' do.
-    pub(super) limbo: Vec<u32>,
     /// Ports left running with their DATA lane held (they carry other partitions' ACKs).
     pub(super) live: Vec<u32>,
     /// The ACK load the partition's flows would put on ports of other partitions (port,
@@ -256,10 +252,7 @@ impl Sim {
         // Under `all_ports` every port of the partition's flows is paused: none of their
         // packets can reach a host until it resumes, so deliveries need no check.
         self.wh_holding = !all_ports || purged;
-        let limbo = self.limbo_flows(&ports);
-        let mut paused = flow_ids.clone();
-        paused.extend(&limbo);
-        self.q.pause(id, shift::partition_set(&ports, &paused));
+        self.q.pause(id, shift::partition_set(&ports, &flow_ids));
         let w = self.wh.as_mut().expect("wormhole on");
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
         w.st.skips += 1;
@@ -285,7 +278,6 @@ impl Sim {
                 flows,
                 ports,
                 flow_ids,
-                limbo,
                 live,
                 phantom,
                 held: Vec::new(),
@@ -297,41 +289,6 @@ impl Sim {
                 exact: None,
             },
         );
-    }
-
-    /// The completed flows whose transport still acts for them (pHost: a sender waiting for
-    /// its DONE re-sends its RTS on a timeout, and the receiver answers with the DONE
-    /// again) and whose ports meet `ports`, not already paused with another partition. A
-    /// completed flow has left its partition, but its packets would otherwise cross the
-    /// paused ports while the partition is skipped: a paused port would start them and
-    /// come back from the skip with its line busy for the skip's length again (measured:
-    /// a GPT-128 ring flow's RTS re-sent into a skipped partition's host port held that
-    /// port's tokens back 88 us, so a flow of the partition downgraded and ended 11 %
-    /// late; a 1-packet flow's RTS re-sent 8 times through a skipped ToR port, 20 %).
-    fn limbo_flows(&self, ports: &[u32]) -> Vec<u32> {
-        if !self.transport.has_lingering_flows() {
-            return Vec::new();
-        }
-        let Some(w) = self.wh.as_ref() else {
-            return Vec::new();
-        };
-        let paused: std::collections::BTreeSet<u32> = w
-            .frozen
-            .values()
-            .flat_map(|fr| fr.limbo.iter().copied())
-            .collect();
-        (0..self.flows.len() as u32)
-            .filter(|&f| {
-                self.flows[f as usize].end_ps != 0
-                    && self.transport.lingers(f)
-                    && !paused.contains(&f)
-                    && self
-                        .flow_ports(f)
-                        .0
-                        .iter()
-                        .any(|p| ports.binary_search(p).is_ok())
-            })
-            .collect()
     }
 
     /// Resume every skipped partition whose target time has come.
@@ -501,9 +458,7 @@ impl Sim {
                 s.set_cc_state(cwnd, alpha, ss);
             }
         }
-        let mut shifted = fr.flow_ids.clone();
-        shifted.extend(&fr.limbo);
-        self.shift_state(&fr.ports, &shifted, delta);
+        self.shift_state(&fr.ports, &fr.flow_ids, delta);
         self.q.resume(id, delta);
         self.last_progress = now;
         for &(p, bps) in &fr.virt {

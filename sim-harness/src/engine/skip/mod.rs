@@ -184,6 +184,9 @@ pub(crate) struct Wormhole {
     /// Leader -> its paused followers (in the order they were paused: partition id order).
     leads: BTreeMap<PartitionId, Vec<PartitionId>>,
     done_seen: usize,
+    /// Completed flows still in their partitions: their transport still acts for them
+    /// ([`Sim::wh_lingering`]).
+    lingering: Vec<u32>,
     started: usize,
     dag: Option<DagRun>,
     st: WhStats,
@@ -231,7 +234,8 @@ impl Sim {
         }
     }
 
-    /// After an event: flows that completed leave their partitions (and end their tasks).
+    /// After an event: flows that completed leave their partitions (and end their tasks);
+    /// those their transport still acts for leave once it stops.
     #[inline]
     pub(super) fn wh_after_event(&mut self) {
         if self
@@ -240,6 +244,9 @@ impl Sim {
             .is_some_and(|w| w.done_seen != self.flows_done)
         {
             self.wh_completions();
+        }
+        if self.wh.as_ref().is_some_and(|w| !w.lingering.is_empty()) {
+            self.wh_lingering();
         }
     }
 

@@ -170,6 +170,7 @@ impl Sim {
             tainted: vec![false; self.fabric.hosts as usize],
             leads: BTreeMap::new(),
             done_seen: 0,
+            lingering: Vec::new(),
             started: 0,
             dag,
             st: WhStats::default(),
