@@ -177,6 +177,15 @@ fn tokens_expire_at_the_sender() {
     assert_eq!(tx.next_packet(), None);
 }
 
+/// `x` run `n` cycles, and a copy shifted by `d` first and then run `n` cycles.
+fn run_shifted<T: Clone + Clocked>(x: T, d: u64, n: u64, shift: fn(&mut T, u64)) -> (T, T) {
+    let (mut a, mut b) = (x.clone(), x);
+    shift(&mut b, d);
+    a.advance(n);
+    b.advance(n);
+    (a, b)
+}
+
 fn rx_ops() -> impl Strategy<Value = Vec<(u8, u32, u64)>> {
     proptest::collection::vec((0u8..3, 1u32..12, 0u64..30), 0..30)
 }
@@ -269,11 +278,7 @@ proptest! {
     /// (no downgrade, window give-up or token timer runs for the skipped time).
     #[test]
     fn receiver_shift_is_a_pure_offset(ops in rx_ops(), d in 0u64..1_000, n in 0u64..200) {
-        let mut a = drive(&ops);
-        let mut b = a.clone();
-        b.shift(d);
-        a.advance(n);
-        b.advance(n);
+        let (mut a, mut b) = run_shifted(drive(&ops), d, n, PhostReceiver::shift);
         prop_assert_eq!(b.now(), a.now() + d);
         prop_assert_eq!(b.downgrades(), a.downgrades());
         prop_assert_eq!(b.active().copied().collect::<Vec<_>>(), a.active().copied().collect::<Vec<_>>());
@@ -285,14 +290,11 @@ proptest! {
     #[test]
     fn sender_shift_is_a_pure_offset(toks in proptest::collection::vec((0u32..3, 0u64..50), 0..6),
                                      d in 0u64..1_000, n in 0u64..60) {
-        let mut a = PhostSender::<4, 4>::new();
-        a.open(0, 9, 2).unwrap();
-        a.open(1, 4, 2).unwrap();
-        for (flow, expiry) in toks { a.on_token(Token { flow, expiry }); }
-        let mut b = a.clone();
-        b.shift(d);
-        a.advance(n);
-        b.advance(n);
+        let mut tx = PhostSender::<4, 4>::new();
+        tx.open(0, 9, 2).unwrap();
+        tx.open(1, 4, 2).unwrap();
+        for (flow, expiry) in toks { tx.on_token(Token { flow, expiry }); }
+        let (a, b) = run_shifted(tx, d, n, PhostSender::shift);
         prop_assert_eq!(b.now(), a.now() + d);
         prop_assert_eq!(b.expired(), a.expired());
         let held = |x: &PhostSender<4, 4>, off: u64| x.held().map(|t| (t.flow, t.expiry - off)).collect::<Vec<_>>();
