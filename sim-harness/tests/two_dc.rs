@@ -566,3 +566,38 @@ fn random_loss_on_arrival_is_never_sent() {
     }
     assert!(simulated(&arrival) != simulated(&wire));
 }
+
+/// `Sim::set_flow` keeps a flow's base RTT, BDP and timeouts, sized at build for its
+/// endpoints: moving a flow to or from an inter-DC pair (its own path's timing) is refused,
+/// naming the flow and why, and leaves the flow as it was; a move inside one datacenter,
+/// or a new size for the same pair, is accepted.
+#[test]
+fn set_flow_refuses_moving_a_flow_across_datacenters() {
+    let s = small();
+    sim_harness::validate::validate(&s).unwrap();
+    let mut sim = sim_harness::engine::Sim::build(&s).unwrap();
+    let f = sim_harness::topology::build(&s).unwrap();
+    let hosts = f.hosts;
+    let spec = sim.flow_specs()[0];
+    // A host in the other datacenter from the flow's destination, and one in the same.
+    let far = (0..hosts).find(|&h| f.is_inter(h, spec.dst)).unwrap();
+    let near = (0..hosts)
+        .find(|&h| h != spec.dst && !f.is_inter(h, spec.dst) && h != spec.src)
+        .unwrap();
+    let (src, dst) = if f.is_inter(spec.src, spec.dst) {
+        (near, spec.dst)
+    } else {
+        (far, spec.dst)
+    };
+    let e = sim.set_flow(0, src, dst, 4096).unwrap_err().to_string();
+    assert!(e.contains("flow 0") && e.contains("inter-DC"), "{e}");
+    assert_eq!(
+        sim.flow_specs()[0],
+        spec,
+        "a refused move leaves the flow as it was"
+    );
+    sim.set_flow(0, spec.src, spec.dst, 8192).unwrap();
+    if !f.is_inter(spec.src, spec.dst) {
+        sim.set_flow(0, near, spec.dst, 8192).unwrap();
+    }
+}

@@ -154,7 +154,8 @@ impl Sim {
     /// original specs, are dropped; a transport that sized the flow's record at setup (pHost,
     /// dcPIM) sizes it again (before session 21 they kept the old size: a pHost flow made
     /// 30 MB sent the old 1 MB). Refused (with the reason) for a started flow, an
-    /// unknown host, a flow to itself or an empty message.
+    /// unknown host, a flow to itself, an empty message, or endpoints moved to or from an
+    /// inter-DC pair of a `two_dc` fabric (whose timing is the pair's path's).
     pub fn set_flow(&mut self, f: u32, src: u32, dst: u32, bytes: u64) -> Result<()> {
         let hosts = self.fabric.hosts;
         let bad = |why: String| Err(Error::field("flow", format!("flow {f}: {why}")));
@@ -167,6 +168,16 @@ impl Sim {
         if src >= hosts || dst >= hosts || src == dst || bytes == 0 {
             return bad(format!(
                 "{src} -> {dst} of {bytes} bytes (hosts 0..{hosts}, distinct, at least 1 byte)"
+            ));
+        }
+        // A flow's base RTT, BDP, RTO and load-balancer timing were sized at build for its
+        // endpoints: the same inside one datacenter, its own path's across two.
+        let (old_src, old_dst) = (flow.spec.src, flow.spec.dst);
+        let moved = (old_src, old_dst) != (src, dst);
+        if moved && (self.fabric.is_inter(old_src, old_dst) || self.fabric.is_inter(src, dst)) {
+            return bad(format!(
+                "{old_src} -> {old_dst} cannot become {src} -> {dst}: an inter-DC flow's base \
+                 RTT, BDP and timeouts are its path's, sized at build"
             ));
         }
         self.transport.respec(f, bytes)?;
