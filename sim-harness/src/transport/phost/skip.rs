@@ -3,7 +3,7 @@
 //! state needs.
 //!
 //! ```text
-//!  skip_view     DATA transmissions; the packets a skip may take (takes)
+//!  skip_view     DATA transmissions; the packets a skip may take (fast_forward_data)
 //!  fast_forward  k never-named packets off the end of the message at both ends:
 //!                receiver to_grant / left, sender remaining (nic::phost blocks), pkts
 //!  shift         a host's token scheduler and sender clocks, held tokens' expiries,
