@@ -1025,21 +1025,32 @@ fn a_window_shorter_than_the_rtt_never_skips_and_says_so() {
 /// panic; so is `skip.memo_interrupted` under DCSIM (no DCTCP window to key a transient by).
 #[test]
 fn uno_refuses_the_timed_estimate_naming_the_field() {
-    let mut dcsim = one_tor(4, 4_000_000);
-    dcsim.transport.cc = sim_harness::scenario::CcKind::Dcsim;
-    for mut s in [uno(4, 4_000_000, LbKind::Ecmp), dcsim.clone()] {
+    use sim_harness::scenario::CcKind;
+    let with = |cc: CcKind| {
+        let mut s = one_tor(4, 4_000_000);
+        s.transport.cc = cc;
+        s
+    };
+    let others = [CcKind::Dcsim, CcKind::Pfabric, CcKind::Phost].map(with);
+    for mut s in [uno(4, 4_000_000, LbKind::Ecmp)]
+        .into_iter()
+        .chain(others.clone())
+    {
         s.skip.rate_estimate = RateEstimate::Timed;
         let e = validate(&s).unwrap_err().to_string();
         assert!(e.contains("skip.rate_estimate"), "{e}");
         s.skip.rate_estimate = RateEstimate::Packets;
         validate(&s).unwrap();
     }
-    dcsim.skip.memo_interrupted = true;
-    let e = validate(&dcsim).unwrap_err().to_string();
-    assert!(
-        e.contains("skip.memo_interrupted") && e.contains("dcsim"),
-        "{e}"
-    );
+    for mut s in others {
+        s.skip.memo_interrupted = true;
+        let cc = format!("{:?}", s.transport.cc).to_lowercase();
+        let e = validate(&s).unwrap_err().to_string();
+        assert!(
+            e.contains("skip.memo_interrupted") && e.contains(&cc),
+            "{e}"
+        );
+    }
 }
 
 /// Uno flows too short to fill a rate window never get steady: skipping changes nothing,

@@ -74,6 +74,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             crate::scenario::CcKind::Uno
                 | crate::scenario::CcKind::Dcsim
                 | crate::scenario::CcKind::Pfabric
+                | crate::scenario::CcKind::Phost
         )
     {
         return Err(Error::field(
@@ -101,6 +102,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 | crate::scenario::CcKind::MprdmaBbr
                 | crate::scenario::CcKind::Dcsim
                 | crate::scenario::CcKind::Pfabric
+                | crate::scenario::CcKind::Phost
         )
     {
         return Err(Error::field(
