@@ -69,13 +69,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
     // find a flow steady.
     if s.skip.enabled
         && s.skip.rate_estimate == crate::scenario::RateEstimate::Timed
-        && matches!(
-            s.transport.cc,
-            crate::scenario::CcKind::Uno
-                | crate::scenario::CcKind::Dcsim
-                | crate::scenario::CcKind::Pfabric
-                | crate::scenario::CcKind::Phost
-        )
+        && without_psn_stamps(s.transport.cc)
     {
         return Err(Error::field(
             "skip.rate_estimate",
@@ -95,15 +89,11 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
     // (The transports never fast-forwarded are refused as a whole at setup.)
     if s.skip.enabled
         && s.skip.memo_interrupted
-        && matches!(
-            s.transport.cc,
-            crate::scenario::CcKind::Mprdma
-                | crate::scenario::CcKind::Uno
-                | crate::scenario::CcKind::MprdmaBbr
-                | crate::scenario::CcKind::Dcsim
-                | crate::scenario::CcKind::Pfabric
-                | crate::scenario::CcKind::Phost
-        )
+        && (without_psn_stamps(s.transport.cc)
+            || matches!(
+                s.transport.cc,
+                crate::scenario::CcKind::Mprdma | crate::scenario::CcKind::MprdmaBbr
+            ))
     {
         return Err(Error::field(
             "skip.memo_interrupted",
@@ -217,4 +207,15 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The fast-forwarded transports whose senders keep no per-PSN send stamp and no DCTCP
+/// window (Uno, DCSIM, pFabric, pHost): `skip.rate_estimate = "timed"` and
+/// `skip.memo_interrupted` need one or the other.
+fn without_psn_stamps(cc: crate::scenario::CcKind) -> bool {
+    use crate::scenario::CcKind;
+    matches!(
+        cc,
+        CcKind::Uno | CcKind::Dcsim | CcKind::Pfabric | CcKind::Phost
+    )
 }

@@ -366,51 +366,49 @@ impl Sim {
     /// Completed flow `f` leaves its partition (Appendix E's split), which begins a new
     /// unsteady period.
     fn wh_leave(&mut self, f: u32) {
-        {
-            let w = self.wh.as_mut().expect("wormhole on");
-            let acks: Vec<u32> = if w.all_ports || !w.foreign_acks {
-                Vec::new()
-            } else {
-                w.parts.ack_path(f).map(<[u32]>::to_vec).unwrap_or_default()
-            };
-            let change = w.parts.finish_flow(f).expect("an active flow");
-            // A follower kept paused across a completion (`skip.lockstep_stay`) whose
-            // partition splits resumes: its paused set is no longer one partition.
-            // A leader that splits releases the followers it kept: its flows are no longer
-            // one partition, so their completions would not reach them.
-            if let Change::Split { kept, .. } = &change {
-                let kept = *kept;
-                if w.lockstep_stay && w.frozen.contains_key(&kept) {
-                    self.thaw(kept);
-                }
-                if self
-                    .wh
-                    .as_ref()
-                    .is_some_and(|w| w.lockstep_stay && w.leads.contains_key(&kept))
-                {
-                    self.release_followers(kept, None);
-                }
+        let w = self.wh.as_mut().expect("wormhole on");
+        let acks: Vec<u32> = if w.all_ports || !w.foreign_acks {
+            Vec::new()
+        } else {
+            w.parts.ack_path(f).map(<[u32]>::to_vec).unwrap_or_default()
+        };
+        let change = w.parts.finish_flow(f).expect("an active flow");
+        // A follower kept paused across a completion (`skip.lockstep_stay`) whose
+        // partition splits resumes: its paused set is no longer one partition.
+        // A leader that splits releases the followers it kept: its flows are no longer
+        // one partition, so their completions would not reach them.
+        if let Change::Split { kept, .. } = &change {
+            let kept = *kept;
+            if w.lockstep_stay && w.frozen.contains_key(&kept) {
+                self.thaw(kept);
             }
-            let ids = match change {
-                Change::Shrunk(id) => vec![id],
-                Change::Split { kept, new } => {
-                    let mut v = vec![kept];
-                    v.extend(new);
-                    v
-                }
-                _ => Vec::new(),
-            };
-            for id in ids {
-                self.reset_partition(id);
-                // A new unsteady period of what is left (3.2 step 7): looked up at the next
-                // tick, like an arrival's.
-                let w = self.wh.as_mut().expect("wormhole on");
-                if w.skip {
-                    w.lookups.insert(id);
-                }
+            if self
+                .wh
+                .as_ref()
+                .is_some_and(|w| w.lockstep_stay && w.leads.contains_key(&kept))
+            {
+                self.release_followers(kept, None);
             }
-            self.foreign_ack_interrupt(&acks);
         }
+        let ids = match change {
+            Change::Shrunk(id) => vec![id],
+            Change::Split { kept, new } => {
+                let mut v = vec![kept];
+                v.extend(new);
+                v
+            }
+            _ => Vec::new(),
+        };
+        for id in ids {
+            self.reset_partition(id);
+            // A new unsteady period of what is left (3.2 step 7): looked up at the next
+            // tick, like an arrival's.
+            let w = self.wh.as_mut().expect("wormhole on");
+            if w.skip {
+                w.lookups.insert(id);
+            }
+        }
+        self.foreign_ack_interrupt(&acks);
     }
 }
 
