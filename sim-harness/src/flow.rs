@@ -296,6 +296,21 @@ pub enum Lb {
 }
 
 impl Lb {
+    /// The path of a flow whose load balancer keeps one path at a time and may move it
+    /// while the flow runs (PLB's repath, a new flowlet's EV): the current EV and whether a
+    /// move is already decided (PLB's `repath` bit); `None` for a fixed path (ECMP, MPTCP's
+    /// subflows) or a per-packet choice (spraying, REPS, MPRDMA, BitMap, UnoLB), whose
+    /// partitions already hold every up port. Wormhole's steady test reads it: a reroute is
+    /// an interrupt (wormhole.md 5.3), so a flow whose path moved within the detector window
+    /// is not steady.
+    pub(crate) fn moving_path(&self) -> Option<(Ev, bool)> {
+        match self {
+            Lb::Plb(p) => Some((p.ev(), p.repath_pending())),
+            Lb::Flowlet(f) => Some((f.ev(), false)),
+            _ => None,
+        }
+    }
+
     /// The chooser of kind `kind` for a new flow with parameters `p`: EVs of `p.evs_bits`
     /// bits; REPS configured by `p.reps` (its `ev_bits` overridden by `evs_bits`); PLB with
     /// FlowBender's aggressive setting (REPS 4.1) over rounds of one BDP of ACKs; flowlet

@@ -214,6 +214,7 @@ impl Sim {
                 last_rate: 0,
                 hist: Default::default(),
                 model: None,
+                path: None,
             },
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);

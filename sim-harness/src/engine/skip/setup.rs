@@ -25,14 +25,22 @@
 //!   - pFabric under `all_ports`: never-sent packets off the end of the message at both
 //!     ends, the remaining bytes (its priority) as the full run's
 //!     (`pfabric_is_skipped_within_one_percent`).
+//!   - pHost under `all_ports`: never-named packets off the end of the message in both
+//!     `nic::phost` blocks, a host's token scheduler and sender shifted whole
+//!     (`phost_is_skipped_within_one_percent`).
 //!
 //!   Refused, the run simulated in full with a warning naming `skip.enabled` and the reason
-//!   (stderr, `wormhole_skip_refused = 1`): DCSIM and pFabric under `data_ports` (a host's
-//!   engine and receivers, a pFabric port's priority buffer, serve flows of several
-//!   partitions), pHost, dcPIM (per-host scheduling state across flows), Zeropod (a
-//!   slotted region), and Uno's baseline `gemini` (its ECN estimate and
-//!   delay reaction move while its rate looks steady: no steady test on its CC state;
-//!   measured 9.9 % FCT error on an inter-DC flow).
+//!   (stderr, `wormhole_skip_refused = 1`): DCSIM, pFabric and pHost under `data_ports` (a
+//!   host's engine and receivers, a pFabric port's priority buffer, a pHost host's clock
+//!   and timer, serve flows of several partitions), dcPIM (its fabric-wide epochs),
+//!   Zeropod (a slotted region), and Uno's baseline `gemini` (its ECN estimate and delay
+//!   reaction move while its rate looks steady: no steady test on its CC state; measured
+//!   9.9 % FCT error on an inter-DC flow).
+//!
+//! * **Moving paths.** Under a load balancer that keeps one path at a time and moves it
+//!   (PLB, flowlets), a flow is steady only when its path held over the whole detector
+//!   window: a reroute is an interrupt (5.3), and one that is not known in advance
+//!   ([`crate::flow::Lb::moving_path`], `Sampler::path_held`).
 //!
 //! * **Window against RTT.** A flow whose base RTT exceeds the detector's window
 //!   (`skip.samples` x `skip.sample_us`) is never steady ([`Sim::steady_flows`]); the run

@@ -75,6 +75,27 @@ pub(super) struct Sampler {
     /// `skip.nic_bound_samples`: the flow's rate if the model-based steady test held at the
     /// last sample ([`nic_bound_rate`]), `None` otherwise.
     pub(super) model: Option<u64>,
+    /// A flow on a load balancer that moves its one path (PLB, flowlets:
+    /// [`crate::flow::Lb::moving_path`]): its EV at the last sample and the samples since
+    /// it last moved (or a move was pending). Kept across detector resets.
+    pub(super) path: Option<(u16, u32)>,
+}
+
+impl Sampler {
+    /// Track the flow's moving path at a sample (`now`: its EV and whether a move is
+    /// pending); `None` leaves a flow on a fixed or per-packet path untracked.
+    pub(super) fn sample_path(&mut self, now: Option<(u16, bool)>) {
+        self.path = now.map(|(ev, pending)| match self.path {
+            Some((old, n)) if old == ev && !pending => (ev, n.saturating_add(1)),
+            _ => (ev, 0),
+        });
+    }
+
+    /// Whether the flow's path held over the detector's last `l` samples (always, for a
+    /// flow whose load balancer does not move its path).
+    pub(super) fn path_held(&self, l: usize) -> bool {
+        self.path.is_none_or(|(_, n)| n as usize >= l)
+    }
 }
 
 /// The active flows' samplers ([`Wormhole::active`]): a slot per flow index, the sorted
@@ -539,7 +560,10 @@ impl Sim {
                 if let Some(lazy) = &mut lazy {
                     s.model = nic_bound_rate(w, s, f, &self.flows, &self.ports, lazy);
                 }
-                let est = s.estimate(w);
+                // A reroute is an interrupt (5.3): a flow whose load balancer moved its
+                // path within the window is not steady, whatever its rate did.
+                s.sample_path(flow.lb.moving_path());
+                let est = s.estimate(w).filter(|_| s.path_held(l));
                 let steady = est.is_some();
                 if steady {
                     s.hint = est;

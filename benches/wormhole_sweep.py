@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Wormhole (issue 12): a randomized skip-against-full sweep (benches/README.md, Wormhole
+"Session 22").
+
+Usage (from the repository root, after `cargo build --release -p sim-harness`):
+
+    python3 benches/wormhole_sweep.py [DCFAB] [CASES] [FIRST_SEED] [OUT_DIR]
+
+Each case draws, from its seed, a transport (`transport.cc`), a load balancer, a workload
+(tornado, permutation, incast, all-to-all, web search, ring allreduce), a small 2-tier fat
+tree (radix 4 or 6, 100 or 400 Gb/s, link delay) and the `skip.*` fields (partition_by,
+theta, samples, sample_us and, where the transport takes them, rate_metric,
+nic_bound_samples, held_occupancy, rate_estimate), runs `scenarios/default.toml` with them
+once with skipping and once with `--no-skip`, and prints one line: skips, events skip /
+full, the per-flow FCT error (mean and max) and flows that completed in one run only. A
+setting the run refuses (a field a transport does not take) prints the error. Lines ending
+`<<<` have a mean error above 1 % or a completion mismatch. The last line counts them, split
+by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approximate by
+design). Nothing is asserted: a finding is read, reproduced with the case's own
+`scenario.toml` (OUT_DIR/sN), and becomes a test.
+"""
+import csv
+import json
+import random
+import subprocess
+import sys
+
+DCFAB = sys.argv[1] if len(sys.argv) > 1 else "target/release/dcfab"
+CASES = int(sys.argv[2]) if len(sys.argv) > 2 else 100
+FIRST = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+OUT = sys.argv[4] if len(sys.argv) > 4 else "/tmp/wormhole_sweep"
+
+
+def fcts(d):
+    with open(f"{d}/flows.csv") as f:
+        rows = [line for line in f if not line.startswith("#")]
+    return {int(r["id"]): int(r["fct_ps"] or -1) for r in csv.DictReader(rows)}
+
+
+def settings(rng):
+    cc = rng.choice(["dctcp", "dctcp", "mprdma", "uno", "mprdma_bbr", "dcsim", "pfabric", "phost"])
+    lb = rng.choice(["ecmp", "ecmp", "ops", "ops", "reps", "plb", "flowlet", "bitmap", "mptcp"])
+    wk = rng.choice(["tornado", "permutation", "incast", "all_to_all", "websearch", "ring_allreduce"])
+    part = rng.choice(["all_ports", "all_ports", "data_ports"])
+    if cc in ("phost", "pfabric", "dcsim"):
+        part = "all_ports"
+        if lb not in ("ecmp", "ops", "reps") or (cc != "dcsim" and lb == "reps"):
+            lb = "ops"
+    msg = rng.choice([2, 4, 8, 16]) * 1_000_000 // (8 if wk == "all_to_all" else 1)
+    s = [
+        f"transport.cc={cc}", f"transport.lb={lb}", f"workload.kind={wk}",
+        f"workload.message={msg}", "topology.tiers=2",
+        f"topology.radix={rng.choice([4, 4, 6])}",
+        f"topology.link_gbps={rng.choice([100, 400])}",
+        f"topology.link_delay_ns={rng.choice([500, 1000, 2000])}",
+        "output.queue_sample_us=0", "skip.enabled=true", f"skip.partition_by={part}",
+        f"skip.theta={rng.choice([0.05, 0.1, 0.2])}",
+        f"skip.samples={rng.choice([10, 20, 40])}",
+        f"skip.sample_us={rng.choice([5, 10, 20])}",
+    ]
+    if wk == "incast":
+        s.append(f"workload.degree={rng.choice([2, 3, 5])}")
+    if wk == "websearch":
+        s += ["workload.load=0.5", "workload.flows=40"]
+    if cc == "dctcp" and rng.random() < 0.3:
+        s.append(f"skip.rate_metric={rng.choice(['packets', 'cc', 'inflight'])}")
+    if cc == "dctcp" and rng.random() < 0.3:
+        s.append(f"skip.nic_bound_samples={rng.choice([1, 2, 3])}")
+    if part == "data_ports" and rng.random() < 0.3:
+        s.append("skip.held_occupancy=true")
+    if cc in ("dctcp", "mprdma") and rng.random() < 0.2:
+        s.append("skip.rate_estimate=timed")
+    return s, part
+
+
+def main():
+    bad = {"all_ports": 0, "data_ports": 0}
+    ran = {"all_ports": 0, "data_ports": 0}
+    worst = {"all_ports": (0.0, None), "data_ports": (0.0, None)}
+    for i in range(FIRST, FIRST + CASES):
+        sets, part = settings(random.Random(i))
+        args = [DCFAB, "run", "scenarios/default.toml", "-q", "--seed", str(i)]
+        for x in sets:
+            args += ["--set", x]
+        a = subprocess.run(args + ["--out", f"{OUT}/s{i}"], capture_output=True, text=True)
+        if a.returncode != 0:
+            print(f"{i} refused: {(a.stderr.strip().splitlines() or ['?'])[-1][:160]}", flush=True)
+            continue
+        b = subprocess.run(args + ["--no-skip", "--out", f"{OUT}/f{i}"], capture_output=True, text=True)
+        if b.returncode != 0:
+            print(f"{i} FULL RUN FAILED: {b.stderr[-300:]}", flush=True)
+            continue
+        fa, fb = fcts(f"{OUT}/s{i}"), fcts(f"{OUT}/f{i}")
+        with open(f"{OUT}/s{i}/summary.json") as f:
+            sa = json.load(f)
+        with open(f"{OUT}/f{i}/summary.json") as f:
+            sb = json.load(f)
+        errs = [abs(fa[k] - v) / v for k, v in fb.items() if v > 0 and fa.get(k, -1) > 0]
+        odd = sum(1 for k, v in fb.items() if (v > 0) != (fa.get(k, -1) > 0))
+        mean = sum(errs) / len(errs) if errs else 0.0
+        skips = sa["extra"].get("wormhole_skips", 0)
+        flag = (mean > 0.01 and skips > 0) or odd != 0
+        ran[part] += 1
+        bad[part] += flag
+        if mean > worst[part][0]:
+            worst[part] = (mean, i)
+        knobs = " ".join(x for x in sets if x.startswith(("transport.", "workload.kind", "skip.")) and "enabled" not in x)
+        print(
+            f"{i} | skips {skips:.0f} | events {sa['events']} / {sb['events']} | FCT error mean "
+            f"{mean * 100:.3f} % max {max(errs or [0]) * 100:.2f} % | one-run completions {odd} | "
+            f"{knobs}{' <<<' if flag else ''}",
+            flush=True,
+        )
+    for p in ran:
+        print(f"{p}: {ran[p]} cases run, {bad[p]} over 1 % or mismatched; worst mean "
+              f"{worst[p][0] * 100:.3f} % (case {worst[p][1]})")
+
+
+if __name__ == "__main__":
+    main()
