@@ -229,6 +229,7 @@ impl PfabricState {
             losses: tx.stats.timeouts,
             ecn: 0,
             newest: None,
+            ramp: false,
             skippable: u64::from(tx.skippable()),
         })
     }

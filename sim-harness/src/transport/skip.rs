@@ -85,6 +85,10 @@ pub(crate) struct SkipView {
     pub(crate) newest: Option<(u32, u32)>,
     /// Packets (of [`SkipView::sent`]'s unit) a fast-forward may take now.
     pub(crate) skippable: u64,
+    /// The sender's window limits its rate and grows too slowly for Eq. 6 to see
+    /// ([`TransportDriver::slow_ramp`]): UnoCC below its BDP. Such a flow is steady only
+    /// with a congestion signal in the detector window (`engine/skip/steady.rs`).
+    pub(crate) ramp: bool,
 }
 
 /// Why Uno's cc `cc` cannot be fast-forwarded (`None`: it can). UnoCC is, and so is the
@@ -180,6 +184,17 @@ impl TransportDriver {
         }
     }
 
+    /// Whether this run's congestion control can ramp too slowly for Eq. 6 to see
+    /// (Wormhole 5.1 takes a rate for converged once its window's samples lie within
+    /// theta): UnoCC, whose additive increase of 0.001 BDP per RTT (Uno 4.1.1) moves a
+    /// window-limited flow's rate by well under any theta per detector window while it
+    /// doubles it within a few ms after a cut. Its flows report [`SkipView::ramp`]; the
+    /// detector then keeps each flow's ECN and loss counts per sample. MPRDMA (1 MSS per
+    /// RTT) and BBR (its probing cycle) ramp where Eq. 6 sees them.
+    pub(crate) fn slow_ramp(&self, s: &Scenario) -> bool {
+        matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
+    }
+
     /// Flow `f`'s sender as the steady detector and the skip see it; `None` before it
     /// opens, after it completed, or for a transport never fast-forwarded.
     pub(crate) fn skip_view(&self, flows: &[FlowRt], f: u32) -> Option<SkipView> {
@@ -197,6 +212,7 @@ impl TransportDriver {
                     ecn: st.ecn_acks,
                     newest,
                     skippable: u64::from(unsent),
+                    ramp: false,
                 })
             }
             TransportDriver::Uno(st) => st.skip_view(f),
@@ -217,6 +233,7 @@ impl TransportDriver {
                     ecn: 0,
                     newest: None,
                     skippable: u64::from(st.hosts[h].eng.skippable(slot)),
+                    ramp: false,
                 })
             }
             _ => None,

@@ -141,6 +141,7 @@ impl Sim {
                 0
             },
             nic_exact: skip && s.skip.nic_bound_samples > 0 && s.skip.nic_bound_exact,
+            slow_ramp: self.transport.slow_ramp(s),
             split_paths: Vec::new(),
             nic_loads: Default::default(),
             hdr: u64::from(s.transport.header_bytes),

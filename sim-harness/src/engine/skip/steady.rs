@@ -96,6 +96,22 @@ impl Sampler {
     pub(super) fn path_held(&self, l: usize) -> bool {
         self.path.is_none_or(|(_, n)| n as usize >= l)
     }
+
+    /// Whether the flow got an ECN-marked ACK or lost a packet within the detector's last
+    /// `l` samples: a window-limited flow whose additive increase Eq. 6 cannot see
+    /// ([`crate::transport::TransportDriver::slow_ramp`]) is in AIMD's equilibrium only
+    /// then, its window held by congestion. Without a signal it is climbing, however flat
+    /// its samples: UnoCC adds 0.001 BDP per RTT, under 1 % per 100 us window from a
+    /// quarter of its BDP, and doubles its rate within a few ms (`benches/README.md`,
+    /// Wormhole session 22: a 3-to-1 Uno incast skipped at the rate its flows had after
+    /// their timeouts ended 79 % late).
+    pub(super) fn signalled(&self, l: usize) -> bool {
+        let n = self.hist.len();
+        n > l && {
+            let (a, b) = (&self.hist[n - 1 - l], &self.hist[n - 1]);
+            b.ecn > a.ecn || b.losses > a.losses
+        }
+    }
 }
 
 /// The active flows' samplers ([`Wormhole::active`]): a slot per flow index, the sorted
@@ -510,8 +526,10 @@ impl Sim {
         let w = self.wh.as_mut().expect("wormhole on");
         w.st.ticks += 1;
         let (mtu, sample_ps, metric, l) = (w.mtu, w.sample_ps, w.metric, w.samples);
-        let keep_hist =
-            metric != RateMetric::Packets || w.estimate == RateEstimate::Timed || w.nic_bound > 0;
+        let keep_hist = metric != RateMetric::Packets
+            || w.estimate == RateEstimate::Timed
+            || w.nic_bound > 0
+            || w.slow_ramp;
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
@@ -563,7 +581,12 @@ impl Sim {
                 // A reroute is an interrupt (5.3): a flow whose load balancer moved its
                 // path within the window is not steady, whatever its rate did.
                 s.sample_path(flow.lb.moving_path());
-                let est = s.estimate(w).filter(|_| s.path_held(l));
+                // A window-limited flow on a slow additive increase (UnoCC) is steady only
+                // when congestion holds its window: a signal within the window.
+                let est = s
+                    .estimate(w)
+                    .filter(|_| s.path_held(l))
+                    .filter(|_| !view.ramp || s.signalled(l));
                 let steady = est.is_some();
                 if steady {
                     s.hint = est;

@@ -4,7 +4,7 @@
 
 use super::rx::{self, UnoRx};
 use super::section::UnoSection;
-use super::tx::{TxStats, UnoTx};
+use super::tx::{FlowCc, TxStats, UnoTx};
 use crate::event::Time;
 use crate::flow::FlowRt;
 use crate::scenario::CcKind;
@@ -122,6 +122,8 @@ impl UnoState {
             ecn: tx.stats.ecn_acks,
             newest: None,
             skippable: tx.skippable_wire(),
+            // UnoCC's window below its BDP sets the rate and climbs by alpha per RTT.
+            ramp: matches!(&tx.cc, FlowCc::Uno(c) if c.cwnd() < c.config().bdp_bytes),
         })
     }
 
