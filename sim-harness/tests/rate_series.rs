@@ -178,3 +178,45 @@ fn fair_window_groups_the_series_for_convergence() {
         plain.summary.extra.get("converge_10pct_us")
     );
 }
+
+/// Flows opened by something other than their start time are sampled too: the self-clocked
+/// all-to-all (a host opens its next flow when one completes) and an `llm` iteration (the
+/// DAG opens a flow when its predecessors end). Before session 22 the series followed only
+/// flows opened by their start time, so `rates.csv` held only the flows each host opened at
+/// the start here, and no flow at all of an `llm` run (measured: `wormhole_gpt_64` with
+/// `output.rate_sample_us = 100` wrote a header only; now all 512 flows, each with its
+/// bytes).
+#[test]
+fn flows_opened_by_the_chain_or_the_dag_are_in_the_series() {
+    let mut chain = incast(CcKind::Dctcp);
+    chain.workload.kind = WorkloadKind::AllToAll;
+    chain.workload.parallel = 2;
+    chain.workload.self_clocked = true;
+    chain.workload.message = Size::Bytes(64 * 1024);
+    let path = format!(
+        "{}/../scenarios/wormhole_gpt_64.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut llm: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    llm.skip.enabled = false;
+    if let Some(l) = llm.workload.llm.as_mut() {
+        l.bytes_scale = 0.01;
+    }
+    llm.output.rate_sample_us = 20.0;
+    for (s, what) in [(chain, "self-clocked"), (llm, "llm")] {
+        let r = run(&s);
+        assert_eq!(r.summary.flows_completed as usize, r.flows.len(), "{what}");
+        let mut sum: BTreeMap<u32, u64> = BTreeMap::new();
+        for row in &r.rates {
+            *sum.entry(row.flow).or_default() += row.bytes;
+        }
+        for f in &r.flows {
+            assert_eq!(
+                sum.get(&f.id).copied(),
+                Some(f.bytes),
+                "{what}: flow {}",
+                f.id
+            );
+        }
+    }
+}

@@ -23,8 +23,9 @@ pub(crate) const RATE_SAMPLE: u32 = 1;
 pub(crate) struct RateSampler {
     /// Sample interval, ps (samples at its multiples).
     interval_ps: u64,
-    /// Flows `[0, seen)` started before the last sample.
-    seen: usize,
+    /// Flows opened since the last sample, in the order they opened (by their start time,
+    /// the self-clocked chain or the `llm` DAG: [`Sim::transport_open`] records them).
+    opened: Vec<u32>,
     /// Flows running at the last sample: (flow, bytes acknowledged then).
     running: Vec<(u32, u64)>,
     /// Time of the last sample, ps.
@@ -48,6 +49,11 @@ impl RateSampler {
     /// The first sample time.
     pub(crate) fn first_at(&self) -> Time {
         self.interval_ps
+    }
+
+    /// Flow `f` opens now: sampled from the next sample on.
+    pub(crate) fn open(&mut self, f: u32) {
+        self.opened.push(f);
     }
 }
 
@@ -91,9 +97,8 @@ impl Sim {
             return;
         };
         let now = self.now;
-        r.running
-            .extend((r.seen..self.next_arrival).map(|f| (f as u32, 0)));
-        r.seen = self.next_arrival;
+        let opened = std::mem::take(&mut r.opened);
+        r.running.extend(opened.into_iter().map(|f| (f, 0)));
         let RateSampler { running, rows, .. } = &mut *r;
         let skipping = self.wh_in_skip_bytes();
         running.retain_mut(|(f, last)| {
@@ -138,7 +143,7 @@ impl Sim {
                 .running
                 .iter()
                 .copied()
-                .chain((r.seen..self.next_arrival).map(|f| (f as u32, 0)))
+                .chain(r.opened.iter().map(|&f| (f, 0)))
                 .map(|(f, last)| {
                     let acked = self.acked_or_skipping(f, &skipping);
                     sample((f, self.now, acked.saturating_sub(last)))

@@ -281,6 +281,11 @@ impl Sim {
     /// Flow `f` starts now.
     #[inline]
     pub(crate) fn transport_open(&mut self, f: u32) {
+        // `rates.csv` samples every flow from its opening, whatever opened it (its start
+        // time, the self-clocked chain, the `llm` DAG).
+        if let Some(r) = self.rates.as_mut() {
+            r.open(f);
+        }
         match self.transport {
             TransportDriver::Dctcp(ref d) => {
                 let mprdma = d.mprdma;
