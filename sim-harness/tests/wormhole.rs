@@ -2035,6 +2035,23 @@ fn skipped_data_counts_as_delivered() {
     }
 }
 
+/// `scenarios/default.toml` on a 2-tier radix-4 fat tree at 100 Gb/s with transport `cc`,
+/// 16 MB messages, seed `seed`, skipping under `all_ports` (a case of
+/// `benches/wormhole_sweep.py`, which draws its settings from the seed).
+fn default_radix4(seed: u64, cc: sim_harness::scenario::CcKind) -> Scenario {
+    let path = format!("{}/../scenarios/default.toml", env!("CARGO_MANIFEST_DIR"));
+    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s.seed = seed;
+    s.topology.tiers = 2;
+    s.topology.radix = 4;
+    s.topology.link_gbps = 100.0;
+    s.transport.cc = cc;
+    s.workload.message = Size::Bytes(16_000_000);
+    s.output.queue_sample_us = 0.0;
+    s.skip.partition_by = PartitionBy::AllPorts;
+    s
+}
+
 /// A reroute is an interrupt (wormhole.md 5.3): a flow whose load balancer moved its one
 /// path within the detector window (PLB's repath after a congested round, a new flowlet's
 /// EV) is not steady, whatever its rate did. An 8-host ring allreduce under PLB (FlowBender
@@ -2047,17 +2064,8 @@ fn skipped_data_counts_as_delivered() {
 /// still skipped.
 #[test]
 fn a_flow_whose_path_moved_in_the_window_is_not_steady() {
-    let path = format!("{}/../scenarios/default.toml", env!("CARGO_MANIFEST_DIR"));
-    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    s.seed = 104;
-    s.topology.tiers = 2;
-    s.topology.radix = 4;
-    s.topology.link_gbps = 100.0;
-    s.transport.cc = sim_harness::scenario::CcKind::Dctcp;
+    let mut s = default_radix4(104, sim_harness::scenario::CcKind::Dctcp);
     s.workload.kind = WorkloadKind::RingAllreduce;
-    s.workload.message = Size::Bytes(16_000_000);
-    s.output.queue_sample_us = 0.0;
-    s.skip.partition_by = PartitionBy::AllPorts;
     s.skip.theta = 0.2;
     s.skip.samples = 10;
     s.skip.sample_us = 5.0;
@@ -2091,19 +2099,10 @@ fn a_flow_whose_path_moved_in_the_window_is_not_steady() {
 /// near line rate) is still skipped.
 #[test]
 fn a_uno_flow_on_its_additive_increase_is_not_steady() {
-    let path = format!("{}/../scenarios/default.toml", env!("CARGO_MANIFEST_DIR"));
-    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    s.seed = 1201;
-    s.topology.tiers = 2;
-    s.topology.radix = 4;
-    s.topology.link_gbps = 100.0;
-    s.transport.cc = sim_harness::scenario::CcKind::Uno;
+    let mut s = default_radix4(1201, sim_harness::scenario::CcKind::Uno);
     s.transport.lb = LbKind::Ops;
     s.workload.kind = WorkloadKind::Incast;
     s.workload.degree = 3;
-    s.workload.message = Size::Bytes(16_000_000);
-    s.output.queue_sample_us = 0.0;
-    s.skip.partition_by = PartitionBy::AllPorts;
     s.skip.theta = 0.05;
     s.skip.samples = 10;
     s.skip.sample_us = 10.0;
