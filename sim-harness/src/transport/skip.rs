@@ -195,6 +195,15 @@ impl TransportDriver {
         matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
     }
 
+    /// Flow `f`'s UnoCC window, its BDP (bytes) and whether the window is at its cap;
+    /// `None` for any other sender ([`crate::engine::Sim`]'s `uno_drifting`).
+    pub(crate) fn uno_window(&self, f: u32) -> Option<(u64, u64, bool)> {
+        match self {
+            TransportDriver::Uno(st) => st.uno_window(f),
+            _ => None,
+        }
+    }
+
     /// Flow `f`'s sender as the steady detector and the skip see it; `None` before it
     /// opens, after it completed, or for a transport never fast-forwarded.
     pub(crate) fn skip_view(&self, flows: &[FlowRt], f: u32) -> Option<SkipView> {

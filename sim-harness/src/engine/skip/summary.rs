@@ -44,6 +44,10 @@ pub(super) struct WhStats {
     /// Placeholders a paused follower's shared ports serialized for its leader's packets
     /// (`skip.lockstep_shadow`).
     pub(super) lock_shadows: u64,
+    /// Pauses that took a UnoCC flow at its rate with its window above its BDP, below its
+    /// cap and unmarked: still growing, its excess queueing where the skip cannot see it
+    /// ([`Sim::uno_drifting`]).
+    pub(super) uno_drift_skips: u64,
 }
 
 /// Counters as `summary.json` `extra` keys.
@@ -105,6 +109,21 @@ impl Sim {
         let Some(w) = self.wh.as_ref() else { return };
         let x = &mut r.summary.extra;
         let mut warnings = w.warnings.len();
+        // Where Uno's skip is not known to be sound, the run says so (issue 12).
+        if w.slow_ramp {
+            let n = w.st.uno_drift_skips;
+            x.insert("wormhole_uno_drift_skips".into(), n as f64);
+            if n > 0 {
+                eprintln!(
+                    "warning: skip: {n} skips took a UnoCC flow at its rate while its window, \
+                     above its BDP and below its cap, was still growing with no congestion \
+                     signal: its excess queues at its bottleneck and may draw a decrease the \
+                     skip does not see (measured on wormhole_moe_64 under Uno: 9 % \
+                     iteration error); compare with --no-skip"
+                );
+                warnings += 1;
+            }
+        }
         if let Some((g, warn)) = self.wh_guidance() {
             for m in &warn {
                 eprintln!("warning: {m}");

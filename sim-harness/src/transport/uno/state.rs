@@ -110,6 +110,19 @@ impl UnoState {
         (u64::from(tx.data_delivered_with_skipped()) * u64::from(self.mtu)).min(bytes)
     }
 
+    /// Flow `f`'s UnoCC window, its BDP (bytes) and whether the window is at its cap;
+    /// `None` for another CC or a flow not sending.
+    pub(crate) fn uno_window(&self, f: u32) -> Option<(u64, u64, bool)> {
+        match &self.tx.get(f as usize)?.as_deref()?.cc {
+            FlowCc::Uno(c) => Some((
+                c.cwnd(),
+                c.config().bdp_bytes,
+                c.cwnd() >= c.config().max_cwnd_bytes,
+            )),
+            _ => None,
+        }
+    }
+
     /// Flow `f`'s sender as Wormhole's steady detector and skip see it (`None` before it
     /// opens or after it completed): wire packets sent (data, parity, retransmissions: the
     /// rate's unit), losses (NACKs and timeouts), ECN-marked ACKs, and the wire packets of
