@@ -229,7 +229,6 @@ impl PfabricState {
             losses: tx.stats.timeouts,
             ecn: 0,
             newest: None,
-            ramp: false,
             skippable: u64::from(tx.skippable()),
         })
     }

@@ -85,10 +85,33 @@ pub(crate) struct SkipView {
     pub(crate) newest: Option<(u32, u32)>,
     /// Packets (of [`SkipView::sent`]'s unit) a fast-forward may take now.
     pub(crate) skippable: u64,
-    /// The sender's window limits its rate and grows too slowly for Eq. 6 to see
-    /// ([`TransportDriver::slow_ramp`]): UnoCC below its BDP. Such a flow is steady only
-    /// with a congestion signal in the detector window (`engine/skip/steady.rs`).
-    pub(crate) ramp: bool,
+}
+
+/// A UnoCC flow's window as Wormhole's steady test reads it
+/// ([`TransportDriver::uno_window`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UnoWindow {
+    /// The congestion window, bytes.
+    pub(crate) cwnd: u64,
+    /// The flow's BDP, bytes.
+    pub(crate) bdp: u64,
+    /// The window is at its cap (it cannot grow).
+    pub(crate) capped: bool,
+}
+
+impl UnoWindow {
+    /// The window sets the flow's rate, and grows too slowly for Eq. 6 to see
+    /// ([`TransportDriver::slow_ramp`]): such a flow is steady only with a congestion
+    /// signal in the detector window (`engine/skip/steady.rs`).
+    pub(crate) fn ramping(&self) -> bool {
+        self.cwnd < self.bdp
+    }
+
+    /// Above its BDP and below its cap: the flow sends at its path's rate while the
+    /// window still grows (`engine/skip/fast_forward.rs`, `uno_drifting`).
+    pub(crate) fn above_bdp(&self) -> bool {
+        self.cwnd > self.bdp && !self.capped
+    }
 }
 
 /// Why Uno's cc `cc` cannot be fast-forwarded (`None`: it can). UnoCC is, and so is the
@@ -188,16 +211,16 @@ impl TransportDriver {
     /// (Wormhole 5.1 takes a rate for converged once its window's samples lie within
     /// theta): UnoCC, whose additive increase of 0.001 BDP per RTT (Uno 4.1.1) moves a
     /// window-limited flow's rate by well under any theta per detector window while it
-    /// doubles it within a few ms after a cut. Its flows report [`SkipView::ramp`]; the
-    /// detector then keeps each flow's ECN and loss counts per sample. MPRDMA (1 MSS per
+    /// doubles it within a few ms after a cut. Its flows' windows are read
+    /// ([`Self::uno_window`]); the detector then keeps each flow's ECN and loss counts per
+    /// sample. MPRDMA (1 MSS per
     /// RTT) and BBR (its probing cycle) ramp where Eq. 6 sees them.
     pub(crate) fn slow_ramp(&self, s: &Scenario) -> bool {
         matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
     }
 
-    /// Flow `f`'s UnoCC window, its BDP (bytes) and whether the window is at its cap;
-    /// `None` for any other sender ([`crate::engine::Sim`]'s `uno_drifting`).
-    pub(crate) fn uno_window(&self, f: u32) -> Option<(u64, u64, bool)> {
+    /// Flow `f`'s UnoCC window; `None` for any other sender.
+    pub(crate) fn uno_window(&self, f: u32) -> Option<UnoWindow> {
         match self {
             TransportDriver::Uno(st) => st.uno_window(f),
             _ => None,
@@ -221,7 +244,6 @@ impl TransportDriver {
                     ecn: st.ecn_acks,
                     newest,
                     skippable: u64::from(unsent),
-                    ramp: false,
                 })
             }
             TransportDriver::Uno(st) => st.skip_view(f),
@@ -242,7 +264,6 @@ impl TransportDriver {
                     ecn: 0,
                     newest: None,
                     skippable: u64::from(st.hosts[h].eng.skippable(slot)),
-                    ramp: false,
                 })
             }
             _ => None,

@@ -118,10 +118,8 @@ impl Sim {
         let Some(w) = self.wh.as_ref().filter(|w| w.slow_ramp) else {
             return false;
         };
-        let Some(a) = self.transport.uno_window(f) else {
-            return false;
-        };
-        a.0 > a.1 && !a.2 && w.active.get(&f).is_some_and(|s| !s.signalled(w.samples))
+        self.transport.uno_window(f).is_some_and(|u| u.above_bdp())
+            && w.active.get(&f).is_some_and(|s| !s.signalled(w.samples))
     }
 
     /// Fast-forward partition `id` (all its flows steady) if an interrupt lies ahead.

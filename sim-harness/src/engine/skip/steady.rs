@@ -583,10 +583,10 @@ impl Sim {
                 s.sample_path(flow.lb.moving_path());
                 // A window-limited flow on a slow additive increase (UnoCC) is steady only
                 // when congestion holds its window: a signal within the window.
-                let est = s
-                    .estimate(w)
-                    .filter(|_| s.path_held(l))
-                    .filter(|_| !view.ramp || s.signalled(l));
+                let est = s.estimate(w).filter(|_| s.path_held(l)).filter(|_| {
+                    let ramping = self.transport.uno_window(f).is_some_and(|u| u.ramping());
+                    !ramping || s.signalled(l)
+                });
                 let steady = est.is_some();
                 if steady {
                     s.hint = est;

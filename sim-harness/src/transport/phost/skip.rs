@@ -67,7 +67,6 @@ impl PhostState {
             losses: 0,
             ecn: 0,
             newest: None,
-            ramp: false,
             skippable: u64::from(self.fast_forward_data(ends(flows, f), f, u32::MAX)),
         })
     }

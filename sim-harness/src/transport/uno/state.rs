@@ -110,15 +110,14 @@ impl UnoState {
         (u64::from(tx.data_delivered_with_skipped()) * u64::from(self.mtu)).min(bytes)
     }
 
-    /// Flow `f`'s UnoCC window, its BDP (bytes) and whether the window is at its cap;
-    /// `None` for another CC or a flow not sending.
-    pub(crate) fn uno_window(&self, f: u32) -> Option<(u64, u64, bool)> {
+    /// Flow `f`'s UnoCC window; `None` for another CC or a flow not sending.
+    pub(crate) fn uno_window(&self, f: u32) -> Option<crate::transport::skip::UnoWindow> {
         match &self.tx.get(f as usize)?.as_deref()?.cc {
-            FlowCc::Uno(c) => Some((
-                c.cwnd(),
-                c.config().bdp_bytes,
-                c.cwnd() >= c.config().max_cwnd_bytes,
-            )),
+            FlowCc::Uno(c) => Some(crate::transport::skip::UnoWindow {
+                cwnd: c.cwnd(),
+                bdp: c.config().bdp_bytes,
+                capped: c.cwnd() >= c.config().max_cwnd_bytes,
+            }),
             _ => None,
         }
     }
@@ -135,8 +134,6 @@ impl UnoState {
             ecn: tx.stats.ecn_acks,
             newest: None,
             skippable: tx.skippable_wire(),
-            // UnoCC's window below its BDP sets the rate and climbs by alpha per RTT.
-            ramp: matches!(&tx.cc, FlowCc::Uno(c) if c.cwnd() < c.config().bdp_bytes),
         })
     }
 
