@@ -583,9 +583,12 @@ impl Sim {
                 s.sample_path(flow.lb.moving_path());
                 // A window-limited flow on a slow additive increase (UnoCC) is steady only
                 // when congestion holds its window: a signal within the window.
+                // (Only a run whose transport ramps slowly reads its windows: `slow_ramp`,
+                // which also keeps the signal counts `signalled` reads.)
                 let est = s.estimate(w).filter(|_| s.path_held(l)).filter(|_| {
-                    let ramping = self.transport.uno_window(f).is_some_and(|u| u.ramping());
-                    !ramping || s.signalled(l)
+                    !w.slow_ramp
+                        || !self.transport.uno_window(f).is_some_and(|u| u.ramping())
+                        || s.signalled(l)
                 });
                 let steady = est.is_some();
                 if steady {
