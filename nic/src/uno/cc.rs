@@ -590,6 +590,34 @@ impl UnoCc {
         (md, gentle)
     }
 
+    /// Wormhole fast-forward (`../shared/papers/wormhole.md` 6.2; dcfab's
+    /// `sim-harness/src/engine/skip/uno_drift.rs`): the state `acked_bytes` of unmarked ACKs
+    /// over `epochs` epochs leave. Alg. 1 lines 2-3 summed over the ACKs: each adds
+    /// `alpha * acked / cwnd`, so `cwnd^2` grows by `2 alpha acked_bytes` (the closed form,
+    /// in Q8; per-ACK floors make the ACK-by-ACK window at most a few bytes smaller). Line
+    /// 8 once per epoch with no marked ACK: `E` decays toward 0. MD_scale, QA and the
+    /// epoch and QA clocks are untouched (the simulator shifts the clocks). The window
+    /// stays within `[mtu, max_cwnd]`.
+    pub fn fast_forward_unmarked(&mut self, acked_bytes: u64, epochs: u64) {
+        let c = self.st.cwnd_q8.value() as u128;
+        // c < 2^40 (u40), alpha_q8 < 2^40 (checked), acked < 2^64: the terms fit u128
+        // once acked is capped at 2^40 bytes (a TiB; a skip never takes that much).
+        let add = 512 * self.cfg.alpha_q8 as u128 * u128::from(acked_bytes.min(1 << 40));
+        self.set_cwnd_q8((c * c + add).isqrt());
+        for _ in 0..epochs {
+            let e_old = self.st.ecn_ewma_q15 as i32;
+            if e_old == 0 {
+                break;
+            }
+            let step = if self.cfg.ewma_gain_q16 == 0 {
+                (-e_old) >> self.cfg.ewma_shift
+            } else {
+                ((i64::from(-e_old) * i64::from(self.cfg.ewma_gain_q16)) >> 16) as i32
+            };
+            self.st.ecn_ewma_q15 = (e_old + step).clamp(0, Q15_ONE as i32) as u16;
+        }
+    }
+
     /// Alg. 1 ONQA (lines 18-22), at the end of a QA window. Returns whether QA fired.
     fn on_qa(&mut self, rtt: Cycles) -> bool {
         let acked = self.st.qa_acked as u64;

@@ -55,6 +55,41 @@ fn ai_adds_alpha_per_window_of_unmarked_acks() {
     assert_eq!(cc.cwnd(), BDP_INTRA);
 }
 
+/// A fast-forward over unmarked ACKs leaves the window where the same ACKs one by one
+/// leave it (within the per-ACK floors), and `E` where as many unmarked epochs leave it.
+#[test]
+fn fast_forward_unmarked_matches_the_acks_one_by_one() {
+    for n in [1u64, 43, 1_000, 20_000] {
+        let mut a = UnoCc::new(intra(), 0).unwrap();
+        let mut b = a;
+        // ACKs spaced so that no QA window sees less than beta x cwnd acknowledged.
+        for i in 0..n {
+            a.on_ack(i * 300, MTU, false, INTRA_RTT);
+        }
+        b.fast_forward_unmarked(n * u64::from(MTU), 0);
+        let (x, y) = (a.cwnd(), b.cwnd());
+        assert!(
+            y >= x && y - x <= n / 64 + 2,
+            "{n} ACKs: one by one {x}, fast-forward {y}"
+        );
+        assert!(y > BDP_INTRA || n < 43, "{n}: the window grew");
+    }
+    // E decays as unmarked epochs decay it: 0 after enough of them.
+    let mut c = UnoCc::new(intra(), 0).unwrap();
+    marked_epoch(&mut c, 0, 0);
+    let e = c.state().ecn_ewma_q15;
+    assert!(e > 0);
+    let mut d = c;
+    d.fast_forward_unmarked(0, 1);
+    assert_eq!(
+        d.state().ecn_ewma_q15,
+        e - (e >> 4) - u16::from(!e.is_multiple_of(16))
+    );
+    d.fast_forward_unmarked(0, 1_000);
+    assert_eq!(d.state().ecn_ewma_q15, 0);
+    assert_eq!(d.cwnd(), c.cwnd(), "no ACK, no increase");
+}
+
 /// One epoch's ACKs (all marked, with or without queueing delay) starting at `t0`; returns
 /// the outcome of the ACK that ends it.
 fn marked_epoch(cc: &mut UnoCc, t0: Cycles, delay: Cycles) -> AckOutcome {
