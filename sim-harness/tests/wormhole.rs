@@ -1969,7 +1969,10 @@ fn skipped_data_counts_as_delivered() {
     for cc in [CcKind::Dctcp, CcKind::Mprdma, CcKind::Uno] {
         let s = tornado_sampled(cc);
         let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
-        assert!(key(&a, "wormhole_skipped_packets") > 10_000.0, "{cc:?}");
+        // (Uno's windows here drift above their BDP: each skip ends before the growth could
+        // reach the marking threshold, `uno_drift.rs`; 7,384 packets skipped.)
+        let least = if cc == CcKind::Uno { 5_000.0 } else { 10_000.0 };
+        assert!(key(&a, "wormhole_skipped_packets") > least, "{cc:?}");
         if cc == CcKind::Uno {
             // (Uno's CCT here is 1.7 % off: the skip's estimate, not its accounting.)
             let k = "collectives_completed";
@@ -2116,12 +2119,48 @@ fn a_uno_flow_on_its_additive_increase_is_not_steady() {
     assert!(e < 0.01, "mean FCT error {e}");
     assert_eq!(key(&a, "wormhole_uno_drift_skips"), 0.0);
     let (t, _) = skipped_within_one_percent(&uno(4, 40_000_000, LbKind::Ecmp), "uno tornado", 3);
-    // Its flows are skipped at line rate with their windows above the BDP and still
-    // growing: sound here (they end before their excess draws a mark), and the run says
-    // where it would not know (the count and the warning at its end).
+    // Its flows are window-limited just above their BDP, the growth in the ToR's queues:
+    // skipped only until it could reach the marking threshold (`uno_drift.rs`).
     assert!(key(&t, "wormhole_uno_drift_skips") > 0.0);
     assert!(!run(&one_tor(4, 20_000_000), true, |_| {})
         .summary
         .extra
         .contains_key("wormhole_uno_drift_skips"));
+}
+
+/// `wormhole_moe_64` under Uno at 3 % of its message sizes (`workload.llm.bytes_scale =
+/// 0.03`): the DP ring flows run UnoCC's long limit cycle: at line rate with their windows
+/// growing past their BDP while a queue fills on their path, a cut to about half 1-2 ms
+/// later, then a ramp of several ms (`uno_drift.rs`). Before session 23 the skip took them
+/// at line rate through the cut (the window's growth, a memo replay, a cut at the
+/// detector window's start read as balanced): the iteration ended 9.2 % early (measured).
+/// Now such flows are not steady, a window growing into queues is skipped only until the
+/// growth could reach a marking threshold, and transients with marks are not memoized:
+/// 0.004 % iteration error at 4.0x fewer events (measured).
+#[test]
+fn a_uno_window_growing_into_a_queue_is_not_skipped_through_its_cut() {
+    let path = format!(
+        "{}/../scenarios/wormhole_moe_64.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s.transport.cc = sim_harness::scenario::CcKind::Uno;
+    s.workload
+        .llm
+        .as_mut()
+        .expect("an llm workload")
+        .bytes_scale = 0.03;
+    let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
+    let it = |r: &RunResult| key(r, "llm_iteration_ps");
+    let e = (it(&a) - it(&b)).abs() / it(&b);
+    let m = mean_err(&a, &b);
+    eprintln!(
+        "moe uno: events {} / {}, iteration error {e}, mean FCT error {m}",
+        a.summary.events, b.summary.events
+    );
+    assert!(e < 0.01, "iteration error {e}");
+    assert!(m < 0.01, "mean FCT error {m}");
+    assert_fewer_events(&a, &b, 2);
+    assert!(key(&a, "wormhole_uno_drift_held") > 0.0);
+    assert!(key(&a, "wormhole_uno_memo_refused") > 0.0);
 }

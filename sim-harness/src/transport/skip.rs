@@ -97,6 +97,15 @@ pub(crate) struct UnoWindow {
     pub(crate) bdp: u64,
     /// The window is at its cap (it cannot grow).
     pub(crate) capped: bool,
+    /// The most the window grows per base RTT, bytes (`alpha`, Uno Table 2: 0.001 x BDP;
+    /// Algorithm 1's per-ACK `alpha * acked / cwnd` sums to at most `alpha` per window).
+    pub(crate) alpha_bytes: u64,
+    /// The flow's base RTT, ps.
+    pub(crate) base_rtt_ps: u64,
+    /// Bytes in flight.
+    pub(crate) inflight: u64,
+    /// The flow's MTU, bytes.
+    pub(crate) mtu: u64,
 }
 
 impl UnoWindow {
@@ -105,12 +114,6 @@ impl UnoWindow {
     /// signal in the detector window (`engine/skip/steady.rs`).
     pub(crate) fn ramping(&self) -> bool {
         self.cwnd < self.bdp
-    }
-
-    /// Above its BDP and below its cap: the flow sends at its path's rate while the
-    /// window still grows (`engine/skip/fast_forward.rs`, `uno_drifting`).
-    pub(crate) fn above_bdp(&self) -> bool {
-        self.cwnd > self.bdp && !self.capped
     }
 }
 
@@ -224,6 +227,14 @@ impl TransportDriver {
         match self {
             TransportDriver::Uno(st) => st.uno_window(f),
             _ => None,
+        }
+    }
+
+    /// Flow `f`'s UnoCC window as `wire` unmarked ACKs over `skipped_ps` leave it
+    /// ([`super::uno::UnoState::fast_forward_unmarked`]); nothing for another transport.
+    pub(crate) fn uno_fast_forward_unmarked(&mut self, f: u32, wire: u64, skipped_ps: u64) {
+        if let TransportDriver::Uno(st) = self {
+            st.fast_forward_unmarked(f, wire, skipped_ps);
         }
     }
 

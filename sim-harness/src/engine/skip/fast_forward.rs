@@ -54,6 +54,9 @@ pub(super) struct Frozen {
     pub(super) shadow: Vec<(u32, u32, u32)>,
     /// `skip.nic_bound_exact`: a model skip by whole rounds of its host port ([`exact`]).
     pub(super) exact: Option<Exact>,
+    /// UnoCC flows skipped with their window growing ([`UnoClass::grows`]): their windows
+    /// take the skipped ACKs' additive increase when the partition resumes.
+    pub(super) growing: Vec<u32>,
 }
 
 impl Sim {
@@ -98,28 +101,14 @@ impl Sim {
     }
 
     /// The fast-forward of `flows` to their next interrupt (6.3: a completion at the estimated
-    /// rate or a known event, within the horizon), if it skips at least one sampling interval.
-    pub(super) fn plan_ahead(&self, flows: &[SteadyFlow]) -> Option<SkipPlan> {
+    /// rate or a known event, within the horizon and `limit`), if it skips at least one
+    /// sampling interval.
+    pub(super) fn plan_ahead(&self, flows: &[SteadyFlow], limit: u64) -> Option<SkipPlan> {
         let known = self.known_events();
-        let horizon = self.now.saturating_add(HORIZON_PS);
+        let horizon = self.now.saturating_add(HORIZON_PS).min(limit);
         let plan = skip::plan_skip(self.now, flows, &known, Some(horizon)).ok()??;
         let sample_ps = self.wh.as_ref()?.sample_ps;
         (plan.shift_ps() >= sample_ps).then_some(plan)
-    }
-
-    /// Whether flow `f` is a UnoCC flow whose window is above its BDP, below its cap and got
-    /// no congestion signal in the detector window: it sends at its path's rate while the
-    /// window keeps growing by its additive increase, and the excess queues at its
-    /// bottleneck until marks, a delay and a decrease follow, which a skip does not see
-    /// (`wormhole_moe_64` under Uno: a DP ring flow skipped at line rate was cut by 38 %
-    /// 0.6 ms into the skip in the full run; 9 % iteration error; `benches/README.md`
-    /// Wormhole session 22). Counted and warned about at the run's end.
-    pub(super) fn uno_drifting(&self, f: u32) -> bool {
-        let Some(w) = self.wh.as_ref().filter(|w| w.slow_ramp) else {
-            return false;
-        };
-        self.transport.uno_window(f).is_some_and(|u| u.above_bdp())
-            && w.active.get(&f).is_some_and(|s| !s.signalled(w.samples))
     }
 
     /// Fast-forward partition `id` (all its flows steady) if an interrupt lies ahead.
@@ -133,7 +122,14 @@ impl Sim {
             return;
         };
         self.cap_at_data_ports(&mut flows);
-        let Some(mut plan) = self.plan_ahead(&flows) else {
+        // A UnoCC window growing into queues: only until its growth could draw a mark.
+        let limit = self.uno_window_limit(&flows);
+        let w = self.wh.as_mut().expect("wormhole on");
+        if limit < self.now.saturating_add(w.sample_ps) {
+            w.st.uno_drift_held += 1;
+            return;
+        }
+        let Some(mut plan) = self.plan_ahead(&flows, limit) else {
             return;
         };
         // A partition steady by `skip.nic_bound_samples`' model alone stores no memo entry:
@@ -201,9 +197,18 @@ impl Sim {
         traj: Option<Trajectory>,
     ) {
         self.note_pauses(id);
-        if flows.iter().any(|f| self.uno_drifting(f.flow)) {
+        let classes: Vec<(u32, UnoClass)> = flows
+            .iter()
+            .filter_map(|f| Some((f.flow, self.uno_class_of(f.flow)?)))
+            .collect();
+        if classes.iter().any(|&(_, c)| c == UnoClass::Drift) {
             self.wh.as_mut().expect("wormhole on").st.uno_drift_skips += 1;
         }
+        let growing: Vec<u32> = classes
+            .iter()
+            .filter(|(_, c)| c.grows())
+            .map(|&(f, _)| f)
+            .collect();
         let w = self.wh.as_ref().expect("wormhole on");
         // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
         // pause. A port whose driver serves its own queues cannot hold its DATA lane alone.
@@ -305,6 +310,7 @@ impl Sim {
                 follow: None,
                 shadow: Vec::new(),
                 exact: None,
+                growing,
             },
         );
     }
@@ -461,6 +467,15 @@ impl Sim {
         for (f, bytes) in advance {
             let n = self.fast_forward_flow(f, bytes / mtu, fr.plan.from_ps);
             skipped += n;
+            if fr.growing.contains(&f) {
+                let before = self.transport.uno_window(f).map_or(0, |u| u.cwnd);
+                self.transport.uno_fast_forward_unmarked(f, n, delta);
+                let after = self.transport.uno_window(f).map_or(0, |u| u.cwnd);
+                let w = self.wh.as_mut().expect("wormhole on");
+                if let Some(s) = w.active.get_mut(&f) {
+                    s.uno_grown += after.saturating_sub(before);
+                }
+            }
             if let Some(x) = &fr.exact {
                 let flow = &mut self.flows[f as usize];
                 let src = flow.spec.src;

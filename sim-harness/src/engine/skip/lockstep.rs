@@ -313,7 +313,7 @@ impl Sim {
             let Some(flows) = self.steady_flows(id, rate) else {
                 continue;
             };
-            let Some(plan) = self.plan_ahead(&flows) else {
+            let Some(plan) = self.plan_ahead(&flows, self.uno_window_limit(&flows)) else {
                 continue;
             };
             let w = self.wh.as_mut().expect("wormhole on");

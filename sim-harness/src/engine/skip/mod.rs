@@ -19,6 +19,7 @@
 //! * [`trajectory`]: interrupted transients (beyond 4.3-4.4).
 //! * [`lockstep`]: lockstep followers (beyond 4.4, 6.2).
 //! * [`shadow`]: a follower's mirrored footprint (beyond 6.2).
+//! * [`uno_drift`]: how long a UnoCC window above its BDP may be skipped (beyond 5.3).
 //! * [`dag`]: the LLM DAG's flow starts.
 //! * [`summary`]: Eq. 11 / 13 guidance (5.2) and the summary counters.
 
@@ -44,6 +45,7 @@ mod shadow;
 mod steady;
 mod summary;
 mod trajectory;
+mod uno_drift;
 
 use dag::*;
 use exact::*;
@@ -55,6 +57,7 @@ use memoize::*;
 use steady::*;
 use summary::*;
 use trajectory::*;
+use uno_drift::*;
 
 pub(crate) use shadow::SHADOW_FLOW;
 

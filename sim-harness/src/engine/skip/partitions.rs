@@ -215,6 +215,7 @@ impl Sim {
                 hist: Default::default(),
                 model: None,
                 path: None,
+                uno_grown: 0,
             },
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);

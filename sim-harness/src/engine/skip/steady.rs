@@ -79,6 +79,9 @@ pub(super) struct Sampler {
     /// [`crate::flow::Lb::moving_path`]): its EV at the last sample and the samples since
     /// it last moved (or a move was pending). Kept across detector resets.
     pub(super) path: Option<(u16, u32)>,
+    /// A UnoCC flow: bytes its window gained in skips since its last congestion signal
+    /// (`uno_drift.rs`: taken for queue at its bottleneck by the next skip's limit).
+    pub(super) uno_grown: u64,
 }
 
 impl Sampler {
@@ -106,11 +109,14 @@ impl Sampler {
     /// Wormhole session 22: a 3-to-1 Uno incast skipped at the rate its flows had after
     /// their timeouts ended 79 % late).
     pub(super) fn signalled(&self, l: usize) -> bool {
+        self.window(l)
+            .is_some_and(|(a, b)| b.ecn > a.ecn || b.losses > a.losses)
+    }
+
+    /// The samples `l` apart at the end of the history (`None` with fewer).
+    pub(super) fn window(&self, l: usize) -> Option<(&HistPoint, &HistPoint)> {
         let n = self.hist.len();
-        n > l && {
-            let (a, b) = (&self.hist[n - 1 - l], &self.hist[n - 1]);
-            b.ecn > a.ecn || b.losses > a.losses
-        }
+        (n > l).then(|| (&self.hist[n - 1 - l], &self.hist[n - 1]))
     }
 }
 
@@ -218,6 +224,10 @@ pub(super) struct HistPoint {
     /// The flow's host port's departures (cumulative packets, bytes; DATA and control):
     /// `skip.nic_bound_exact` measures the control packets per round from them.
     pub(super) port_tx: (u64, u64),
+    /// A UnoCC flow's bytes in flight and window (0 for any other sender):
+    /// `uno_drift.rs`.
+    pub(super) inflight: u64,
+    pub(super) cwnd: u64,
 }
 
 /// The active flows' host shares, summed once per sampling tick for
@@ -548,6 +558,12 @@ impl Sim {
                 continue;
             };
             let sent = view.sent;
+            // (Only a run whose transport ramps slowly reads its windows.)
+            let uno = if w.slow_ramp {
+                self.transport.uno_window(f)
+            } else {
+                None
+            };
             if keep_hist {
                 s.hist.push_back(HistPoint {
                     sent,
@@ -558,6 +574,8 @@ impl Sim {
                         .ports
                         .get(flow.spec.src as usize)
                         .map_or((0, 0), |p| (p.tx_packets, p.tx_bytes)),
+                    inflight: uno.map_or(0, |u| u.inflight),
+                    cwnd: uno.map_or(0, |u| u.cwnd),
                 });
                 if s.hist.len() > l + 1 {
                     s.hist.pop_front();
@@ -581,15 +599,16 @@ impl Sim {
                 // A reroute is an interrupt (5.3): a flow whose load balancer moved its
                 // path within the window is not steady, whatever its rate did.
                 s.sample_path(flow.lb.moving_path());
-                // A window-limited flow on a slow additive increase (UnoCC) is steady only
-                // when congestion holds its window: a signal within the window.
-                // (Only a run whose transport ramps slowly reads its windows: `slow_ramp`,
-                // which also keeps the signal counts `signalled` reads.)
-                let est = s.estimate(w).filter(|_| s.path_held(l)).filter(|_| {
-                    !w.slow_ramp
-                        || !self.transport.uno_window(f).is_some_and(|u| u.ramping())
-                        || s.signalled(l)
-                });
+                // A congestion signal: the window's growth met the queue it made.
+                if w.slow_ramp && s.signalled(1) {
+                    s.uno_grown = 0;
+                }
+                // A UnoCC window on its slow additive increase: steady only when MDs hold
+                // it, or when it grows with no queue growing behind it ([`uno_class`]).
+                let est = s
+                    .estimate(w)
+                    .filter(|_| s.path_held(l))
+                    .filter(|_| uno.is_none_or(|u| uno_class(u, s, l) != UnoClass::Climbing));
                 let steady = est.is_some();
                 if steady {
                     s.hint = est;

@@ -44,10 +44,15 @@ pub(super) struct WhStats {
     /// Placeholders a paused follower's shared ports serialized for its leader's packets
     /// (`skip.lockstep_shadow`).
     pub(super) lock_shadows: u64,
-    /// Pauses that took a UnoCC flow at its rate with its window above its BDP, below its
-    /// cap and unmarked: still growing, its excess queueing where the skip cannot see it
-    /// ([`Sim::uno_drifting`]).
+    /// Pauses that took a UnoCC flow whose window grows into queues ([`UnoClass::Drift`]),
+    /// each ended before that growth could draw a mark ([`Sim::uno_window_limit`]).
     pub(super) uno_drift_skips: u64,
+    /// Steady partitions not skipped because such a flow could be marked within a sampling
+    /// interval (or crosses a phantom-marking port).
+    pub(super) uno_drift_held: u64,
+    /// Transients not stored in the memo under UnoCC: they saw a congestion signal or
+    /// ended in a drift (`memoize.rs`, [`Sim::memo_insert`]).
+    pub(super) uno_memo_refused: u64,
 }
 
 /// Counters as `summary.json` `extra` keys.
@@ -109,20 +114,16 @@ impl Sim {
         let Some(w) = self.wh.as_ref() else { return };
         let x = &mut r.summary.extra;
         let mut warnings = w.warnings.len();
-        // Where Uno's skip is not known to be sound, the run says so (issue 12).
+        // Where UnoCC's window growth bounded or stopped a skip (`uno_drift.rs`).
         if w.slow_ramp {
-            let n = w.st.uno_drift_skips;
-            x.insert("wormhole_uno_drift_skips".into(), n as f64);
-            if n > 0 {
-                eprintln!(
-                    "warning: skip: {n} skips took a UnoCC flow at its rate while its window, \
-                     above its BDP and below its cap, was still growing with no congestion \
-                     signal: its excess queues at its bottleneck and may draw a decrease the \
-                     skip does not see (measured on wormhole_moe_64 under Uno: 9 % \
-                     iteration error); compare with --no-skip"
-                );
-                warnings += 1;
-            }
+            insert_counts(
+                x,
+                &[
+                    ("wormhole_uno_drift_skips", w.st.uno_drift_skips),
+                    ("wormhole_uno_drift_held", w.st.uno_drift_held),
+                    ("wormhole_uno_memo_refused", w.st.uno_memo_refused),
+                ],
+            );
         }
         if let Some((g, warn)) = self.wh_guidance() {
             for m in &warn {

@@ -112,11 +112,16 @@ impl UnoState {
 
     /// Flow `f`'s UnoCC window; `None` for another CC or a flow not sending.
     pub(crate) fn uno_window(&self, f: u32) -> Option<crate::transport::skip::UnoWindow> {
-        match &self.tx.get(f as usize)?.as_deref()?.cc {
+        let tx = self.tx.get(f as usize)?.as_deref()?;
+        match &tx.cc {
             FlowCc::Uno(c) => Some(crate::transport::skip::UnoWindow {
                 cwnd: c.cwnd(),
                 bdp: c.config().bdp_bytes,
                 capped: c.cwnd() >= c.config().max_cwnd_bytes,
+                alpha_bytes: c.config().alpha_q8.div_ceil(256),
+                base_rtt_ps: c.config().base_rtt.saturating_mul(1000),
+                inflight: tx.inflight(),
+                mtu: u64::from(self.mtu),
             }),
             _ => None,
         }
@@ -153,6 +158,18 @@ impl UnoState {
             rx.fast_forward(k);
         }
         (taken, data)
+    }
+
+    /// Flow `f`'s UnoCC window as `wire` unmarked ACKs of `mtu` bytes over `skipped_ps`
+    /// leave it ([`nic::uno::cc::UnoCc::fast_forward_unmarked`], one unmarked epoch per
+    /// epoch period): a fast-forward of a window growing above its BDP
+    /// (`engine/skip/uno_drift.rs`). Nothing for another CC.
+    pub(crate) fn fast_forward_unmarked(&mut self, f: u32, wire: u64, skipped_ps: u64) {
+        let mtu = u64::from(self.mtu);
+        if let Some(FlowCc::Uno(c)) = self.tx[f as usize].as_deref_mut().map(|t| &mut t.cc) {
+            let epochs = skipped_ps / c.config().epoch_period.saturating_mul(1000).max(1);
+            c.fast_forward_unmarked(wire.saturating_mul(mtu), epochs);
+        }
     }
 
     /// The data packets [`UnoState::fast_forward`]`(f, wire)` would take now, without
