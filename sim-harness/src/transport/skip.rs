@@ -109,9 +109,9 @@ pub(crate) struct UnoWindow {
 }
 
 impl UnoWindow {
-    /// The window sets the flow's rate, and grows too slowly for Eq. 6 to see
-    /// ([`TransportDriver::slow_ramp`]): such a flow is steady only with a congestion
-    /// signal in the detector window (`engine/skip/steady.rs`).
+    /// Below its BDP: the window sets the flow's rate, and grows too slowly for Eq. 6 to
+    /// see ([`TransportDriver::slow_ramp`]); steady only when MDs balance the increase
+    /// (`engine/skip/uno_drift.rs`).
     pub(crate) fn ramping(&self) -> bool {
         self.cwnd < self.bdp
     }
@@ -215,9 +215,9 @@ impl TransportDriver {
     /// theta): UnoCC, whose additive increase of 0.001 BDP per RTT (Uno 4.1.1) moves a
     /// window-limited flow's rate by well under any theta per detector window while it
     /// doubles it within a few ms after a cut. Its flows' windows are read
-    /// ([`Self::uno_window`]); the detector then keeps each flow's ECN and loss counts per
-    /// sample. MPRDMA (1 MSS per
-    /// RTT) and BBR (its probing cycle) ramp where Eq. 6 sees them.
+    /// ([`Self::uno_window`]); the detector then keeps each flow's window, bytes in flight,
+    /// ECN and loss counts per sample (`engine/skip/uno_drift.rs`). MPRDMA (1 MSS per RTT)
+    /// and BBR (its probing cycle) ramp where Eq. 6 sees them.
     pub(crate) fn slow_ramp(&self, s: &Scenario) -> bool {
         matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
     }

@@ -108,8 +108,8 @@ pub(crate) struct Wormhole {
     /// `skip.nic_bound_samples`: the model-based steady test's window (0: off).
     nic_bound: usize,
     /// The transport's flows may ramp too slowly for Eq. 6 to see
-    /// ([`crate::transport::TransportDriver::slow_ramp`]): keep each flow's ECN and loss
-    /// counts per sample for [`steady::Sampler::signalled`].
+    /// ([`crate::transport::TransportDriver::slow_ramp`]): keep each flow's window, bytes
+    /// in flight, ECN and loss counts per sample for [`uno_drift::uno_class`].
     slow_ramp: bool,
     /// `skip.nic_bound_exact`: model skips by whole round-robin rounds ([`exact`]).
     nic_exact: bool,

@@ -101,13 +101,8 @@ impl Sampler {
     }
 
     /// Whether the flow got an ECN-marked ACK or lost a packet within the detector's last
-    /// `l` samples: a window-limited flow whose additive increase Eq. 6 cannot see
-    /// ([`crate::transport::TransportDriver::slow_ramp`]) is in AIMD's equilibrium only
-    /// then, its window held by congestion. Without a signal it is climbing, however flat
-    /// its samples: UnoCC adds 0.001 BDP per RTT, under 1 % per 100 us window from a
-    /// quarter of its BDP, and doubles its rate within a few ms (`benches/README.md`,
-    /// Wormhole session 22: a 3-to-1 Uno incast skipped at the rate its flows had after
-    /// their timeouts ended 79 % late).
+    /// `l` samples (a UnoCC flow's window gained in skips, [`Sampler::uno_grown`], is then
+    /// taken to have met its queue: `uno_drift.rs`).
     pub(super) fn signalled(&self, l: usize) -> bool {
         self.window(l)
             .is_some_and(|(a, b)| b.ecn > a.ecn || b.losses > a.losses)
