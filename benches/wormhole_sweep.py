@@ -16,11 +16,13 @@ full, the per-flow FCT error (mean and max) and flows that completed in one run 
 setting the run refuses (a field a transport does not take) prints the error. Lines ending
 `<<<` have a mean error above 1 % or a completion mismatch. The last line counts them, split
 by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approximate by
-design). Nothing is asserted: a finding is read, reproduced with the case's own
+design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport. Nothing
+is asserted: a finding is read, reproduced with the case's own
 `scenario.toml` (OUT_DIR/sN), and becomes a test.
 """
 import csv
 import json
+import os
 import random
 import subprocess
 import sys
@@ -39,6 +41,9 @@ def fcts(d):
 
 def settings(rng):
     cc = rng.choice(["dctcp", "dctcp", "mprdma", "uno", "mprdma_bbr", "dcsim", "pfabric", "phost"])
+    # SWEEP_CC=x: every case under transport.cc = x (the draw is still made, so the other
+    # settings of a seed stay the same).
+    cc = os.environ.get("SWEEP_CC", cc)
     lb = rng.choice(["ecmp", "ecmp", "ops", "ops", "reps", "plb", "flowlet", "bitmap", "mptcp"])
     wk = rng.choice(["tornado", "permutation", "incast", "all_to_all", "websearch", "ring_allreduce"])
     part = rng.choice(["all_ports", "all_ports", "data_ports"])
