@@ -19,7 +19,8 @@
 //! * [`trajectory`]: interrupted transients (beyond 4.3-4.4).
 //! * [`lockstep`]: lockstep followers (beyond 4.4, 6.2).
 //! * [`shadow`]: a follower's mirrored footprint (beyond 6.2).
-//! * [`uno_drift`]: how long a UnoCC window above its BDP may be skipped (beyond 5.3).
+//! * [`uno_drift`]: when, and how long, a UnoCC flow may be skipped (its window; beyond
+//!   5.1 / 5.3).
 //! * [`dag`]: the LLM DAG's flow starts.
 //! * [`summary`]: Eq. 11 / 13 guidance (5.2) and the summary counters.
 
