@@ -680,6 +680,27 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 
+    /// A fast-forward after any history: the window within its bounds, never smaller for
+    /// more bytes acknowledged, and nothing but the window and `E` moves.
+    #[test]
+    fn fast_forward_unmarked_is_bounded_and_monotone(evs in proptest::collection::vec(ev(), 0..60),
+                                                     x in 0u64..1 << 36, y in 0u64..1 << 36,
+                                                     epochs in 0u64..300) {
+        let mut cc = UnoCc::new(intra(), 0).unwrap();
+        run(&mut cc, &evs);
+        let (mut a, mut b) = (cc, cc);
+        a.fast_forward_unmarked(x.min(y), epochs);
+        b.fast_forward_unmarked(x.max(y), epochs);
+        prop_assert!(a.cwnd() <= b.cwnd());
+        prop_assert!(b.cwnd() >= MTU as u64 && b.cwnd() <= 2 * BDP_INTRA);
+        prop_assert!(a.cwnd() >= cc.cwnd());
+        prop_assert!(a.state().ecn_ewma_q15 <= cc.state().ecn_ewma_q15);
+        let (mut s, t) = (*a.state(), *cc.state());
+        s.cwnd_q8 = t.cwnd_q8;
+        s.ecn_ewma_q15 = t.ecn_ewma_q15;
+        prop_assert_eq!(s, t);
+    }
+
     #[test]
     fn cwnd_stays_in_bounds(evs in proptest::collection::vec(ev(), 0..200)) {
         let mut cc = UnoCc::new(intra(), 0).unwrap();
