@@ -54,9 +54,10 @@ pub(super) struct Frozen {
     pub(super) shadow: Vec<(u32, u32, u32)>,
     /// `skip.nic_bound_exact`: a model skip by whole rounds of its host port ([`exact`]).
     pub(super) exact: Option<Exact>,
-    /// UnoCC flows skipped with their window growing ([`UnoClass::grows`]): their windows
-    /// take the skipped ACKs' additive increase when the partition resumes.
-    pub(super) growing: Vec<u32>,
+    /// UnoCC flows skipped with their window growing ([`UnoClass::grows`]), with their
+    /// class: their windows take the skipped ACKs' additive increase when the partition
+    /// resumes (a `Drift` flow's also counts as queue, [`Sampler::uno_grown`]).
+    pub(super) growing: Vec<(u32, UnoClass)>,
 }
 
 impl Sim {
@@ -204,11 +205,8 @@ impl Sim {
         if classes.iter().any(|&(_, c)| c == UnoClass::Drift) {
             self.wh.as_mut().expect("wormhole on").st.uno_drift_skips += 1;
         }
-        let growing: Vec<u32> = classes
-            .iter()
-            .filter(|(_, c)| c.grows())
-            .map(|&(f, _)| f)
-            .collect();
+        let growing: Vec<(u32, UnoClass)> =
+            classes.into_iter().filter(|(_, c)| c.grows()).collect();
         let w = self.wh.as_ref().expect("wormhole on");
         // Ports carrying other partitions' ACKs keep running (DATA lane held); the rest
         // pause. A port whose driver serves its own queues cannot hold its DATA lane alone.
@@ -467,12 +465,14 @@ impl Sim {
         for (f, bytes) in advance {
             let n = self.fast_forward_flow(f, bytes / mtu, fr.plan.from_ps);
             skipped += n;
-            if fr.growing.contains(&f) {
+            if let Some(&(_, class)) = fr.growing.iter().find(|(g, _)| *g == f) {
                 let before = self.transport.uno_window(f).map_or(0, |u| u.cwnd);
                 self.transport.uno_fast_forward_unmarked(f, n, delta);
                 let after = self.transport.uno_window(f).map_or(0, |u| u.cwnd);
+                // A window-limited window's growth went into queues (frozen here); a
+                // slack window's into room its NIC does not use.
                 let w = self.wh.as_mut().expect("wormhole on");
-                if let Some(s) = w.active.get_mut(&f) {
+                if let Some(s) = w.active.get_mut(&f).filter(|_| class == UnoClass::Drift) {
                     s.uno_grown += after.saturating_sub(before);
                 }
             }

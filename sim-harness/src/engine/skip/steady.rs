@@ -79,8 +79,9 @@ pub(super) struct Sampler {
     /// [`crate::flow::Lb::moving_path`]): its EV at the last sample and the samples since
     /// it last moved (or a move was pending). Kept across detector resets.
     pub(super) path: Option<(u16, u32)>,
-    /// A UnoCC flow: bytes its window gained in skips since its last congestion signal
-    /// (`uno_drift.rs`: taken for queue at its bottleneck by the next skip's limit).
+    /// A UnoCC flow: bytes its window gained in skips as a window-limited flow
+    /// ([`UnoClass::Drift`]) since its last congestion signal (`uno_drift.rs`: taken for
+    /// queue at its bottleneck by the next skip's limit, and not for room in its window).
     pub(super) uno_grown: u64,
 }
 
