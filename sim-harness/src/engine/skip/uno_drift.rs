@@ -130,13 +130,14 @@ impl Sim {
         // (bytes, taken for queue) and its growth from now (bytes per ps).
         let mut per_port: BTreeMap<u32, (u64, f64)> = BTreeMap::new();
         for f in flows {
-            let Some(u) = self.transport.uno_window(f.flow) else {
+            let (Some(u), Some(s)) = (self.transport.uno_window(f.flow), w.active.get(&f.flow))
+            else {
                 continue;
             };
-            if self.uno_class_of(f.flow) != Some(UnoClass::Drift) {
+            if uno_class(u, s, w.samples) != UnoClass::Drift {
                 continue;
             }
-            let queued = w.active.get(&f.flow).map_or(0, |s| s.uno_grown);
+            let queued = s.uno_grown;
             let growth = u.alpha_bytes as f64 / u.base_rtt_ps.max(1) as f64;
             for &p in w.parts.path(f.flow).unwrap_or_default().iter() {
                 let e = per_port.entry(p).or_default();
