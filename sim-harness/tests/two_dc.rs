@@ -453,6 +453,13 @@ fn one_direction_failure_leaves_the_way_back_up() {
     for (link, drop_prob, field) in [
         ("border0", None, "failures[0].one_direction"),
         ("border0.wan1", Some(0.01), "failures[0].one_direction"),
+        // A cable this topology lacks is the name's error, not one_direction's (the small
+        // fabric has 2 border links; this error used to suggest the very name it refused).
+        (
+            "border0.wan7",
+            None,
+            "failures[0].link: no link or switch named 'border0.wan7'",
+        ),
     ] {
         let mut bad = small();
         bad.failures.push(Failure {

@@ -104,11 +104,18 @@ pub fn resolve(s: &Scenario, fabric: &Fabric) -> Result<Vec<Vec<u32>>> {
     let mut out = Vec::with_capacity(s.failures.len());
     for (i, f) in s.failures.iter().enumerate() {
         let name = f.link.trim();
-        if f.one_direction && f.random_fraction.is_none() && fabric.port_by_name(name).is_none() {
+        // A name this topology lacks altogether is `link`'s error (below); one_direction's is
+        // a switch where it needs one cable.
+        if f.one_direction
+            && f.random_fraction.is_none()
+            && fabric.port_by_name(name).is_none()
+            && fabric.failure_ports(name).is_some()
+        {
             return Err(Error::field(
                 format!("failures[{i}].one_direction"),
                 format!(
-                    "needs a link name (a port from links.csv, e.g. border0.wan3), got '{}'",
+                    "needs one link's name (a port from links.csv, e.g. tor0.up1), got the \
+                     switch '{}'",
                     f.link
                 ),
             ));
