@@ -6,7 +6,7 @@
 //! packet is enqueued in the physical queue and decreases at a constant rate (*i.e.*,
 //! draining rate), which is a fraction of the link bandwidth. [...] a phantom queue is easily
 //! implementable using a counter that keeps track of its occupancy." Originally HULL
-//! (Uno ref. [10]). Because it drains slower than the link, it signals congestion (ECN)
+//! (Uno ref. \[10\]). Because it drains slower than the link, it signals congestion (ECN)
 //! before the physical queue builds up, and it can be "arbitrarily" large (matching an
 //! inter-DC BDP) regardless of the physical buffer.
 //!

@@ -71,6 +71,9 @@
 //! allocator option ([`memory`]). The `dcfab` binary sets mimalloc as its global allocator;
 //! the library leaves that choice to its users.
 #![deny(unsafe_code)]
+// The module docs describe the engine to its developers and link its crate-private hooks
+// (`Sim::transport_arrive`, `ctx::Cx`, ...); `cargo doc --document-private-items` resolves them.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod error;
 pub mod estimate;

@@ -3,6 +3,8 @@
 //! One module per subcommand under `cli/`; adding a subcommand is a new module plus one
 //! variant (and its match arm) in [`cli::Command`]. Run `dcfab --help` for usage.
 #![forbid(unsafe_code)]
+// The subcommands' doc comments are clap's help text (`[default: out/<scenario name>]`), not HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 mod cli;
 

@@ -1,5 +1,5 @@
 //! Adaptive RoCE: switch-based adaptive routing (NVIDIA Spectrum-X adaptive routing, REPS
-//! reference [50]), a REPS baseline (REPS section 4.1: "adaptive RoCE by NVIDIA [50]"; section
+//! reference \[50\]), a REPS baseline (REPS section 4.1: "adaptive RoCE by NVIDIA \[50\]"; section
 //! 6: in-network, switch-based load balancing that relies on the transport to accept
 //! out-of-order delivery).
 //!

@@ -60,7 +60,7 @@ fn arbiter_json(c: &DcsimArbiterConfig) -> Value {
     })
 }
 
-/// Parameters of [`fig14_token_bucket`].
+/// Parameters of `fig14_token_bucket`.
 pub mod fig14_params {
     /// Datapath width and small-packet size: a SIM is one cycle.
     pub const W: u32 = 64;
@@ -135,7 +135,7 @@ fn tx_name(d: &Departure<u32>) -> String {
     format!("{}{}", d.class.name(), d.desc)
 }
 
-/// Parameters of [`fig3_counterexample`].
+/// Parameters of `fig3_counterexample`.
 pub mod fig3_params {
     /// Datapath width = small-packet size: a SIM is one cycle.
     pub const W: u32 = 64;
@@ -290,7 +290,7 @@ fn fig3_counterexample() -> Trace {
     rec.finish()
 }
 
-/// Parameters of [`host_fig2`].
+/// Parameters of `host_fig2`.
 pub mod host_fig2_params {
     /// RTTmax, cycles.
     pub const RTT_MAX: u64 = 100;

@@ -2,7 +2,7 @@
 //! Reliable Multipath Transport for AI/ML Clusters", 2024), as a REPS baseline.
 //!
 //! REPS section 4.1 ("Baseline load balancers"): "a bitmap approach where we keep per EV
-//! statistics similarly to STrack [40]". The connection sprays over a small set of
+//! statistics similarly to STrack \[40\]". The connection sprays over a small set of
 //! `2^paths_log2` entropy values, visiting them in a round-robin order permuted by a random
 //! XOR mask redrawn at every lap (so consecutive connections and laps do not walk the paths
 //! in the same order). One bit per EV records "bad": set when an ACK for that EV comes back

@@ -4,7 +4,7 @@
 //!
 //! REPS section 4.1 ("Baseline load balancers"): "For MPTCP, we divide each message into 8
 //! subflows and route each one individually similarly to using multiple QPs (Queue Pairs)
-//! [25]." Each subflow is an ECMP flow: its EV is drawn once at connection setup and never
+//! \[25\]." Each subflow is an ECMP flow: its EV is drawn once at connection setup and never
 //! changes. Packets are dealt to the subflows either round robin (one QP after another) or by
 //! subflow window: the subflow with the fewest packets in flight gets the next one (MPTCP's
 //! scheduler sends on the subflow with window space; with equal windows the least loaded

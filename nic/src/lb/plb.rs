@@ -2,7 +2,7 @@
 //! FlowBender-like parameters of the REPS evaluation.
 //!
 //! REPS section 4.1 ("Baseline load balancers"): "We configure PLB to have more aggressive
-//! parameters similarly to FlowBender to improve its performance [38]." PLB keeps one entropy
+//! parameters similarly to FlowBender to improve its performance \[38\]." PLB keeps one entropy
 //! value (the IPv6 flow label) per flow and *repaths* (draws a new random EV) after
 //! `congested_rounds` consecutive congested rounds, a round being one RTT's worth of ACKs
 //! and a round congested when its fraction of ECN-marked ACKs exceeds `ecn_threshold`.

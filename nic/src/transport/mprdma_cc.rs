@@ -2,7 +2,7 @@
 //! (Lu et al., "Multi-Path Transport for RDMA in Datacenters", NSDI 2018, section 3.2,
 //! congestion control), the congestion control the REPS evaluation runs every baseline load
 //! balancer on (REPS section 4.1, "NIC congestion control": "the same DCTCP variant used in
-//! MPRDMA [45]. It applies per-ACK congestion window updates, allows the receiver to accept
+//! MPRDMA \[45\]. It applies per-ACK congestion window updates, allows the receiver to accept
 //! and acknowledge out-of-order packets, and reduces the congestion window by one MTU in case
 //! of packet drops").
 //!

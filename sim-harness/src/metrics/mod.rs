@@ -122,7 +122,7 @@ pub struct CollMetrics {
 }
 
 impl CollMetrics {
-    /// Metrics for `specs` (flow i = specs[i]) of `datas[i]` DATAs each, whose paths have
+    /// Metrics for `specs` (flow i = `specs[i]`) of `datas[i]` DATAs each, whose paths have
     /// `path[i] = (links, switches)`; links of `gbps` with `prop_ps` delay, switches of
     /// `switch_ps` latency; intervals of `interval_ps`.
     pub fn new(

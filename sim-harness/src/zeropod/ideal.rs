@@ -1,6 +1,6 @@
 //! The **Ideal** baseline of Zeropod §V-A ("leverages global flow information, schedules flows
 //! in non-decreasing order of remaining flow sizes, and allows shorter flows to preempt the
-//! longer ones", the Ideal of pFabric [45]) as a flow-level fluid computation:
+//! longer ones", the Ideal of pFabric \[45\]) as a flow-level fluid computation:
 //!
 //! * the fabric is one non-blocking switch: each host has one uplink and one downlink of the
 //!   line rate (no core oversubscription, no headers: an upper bound);

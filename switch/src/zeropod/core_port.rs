@@ -216,7 +216,7 @@ impl<const N: usize, const V: usize> CorePort<N, V> {
         r
     }
 
-    /// A C2E SCHD from the faced pod's scheduler: send `volume` cells of VOQ[dst] from data
+    /// A C2E SCHD from the faced pod's scheduler: send `volume` cells of `VOQ[dst]` from data
     /// slot `slot` of epoch `epoch` of the pod clock. Refused (counted) if malformed.
     pub fn on_schd(&mut self, s: &SchdRepr) -> bool {
         let d = s.dst as usize;
