@@ -16,8 +16,12 @@ full, the per-flow FCT error (mean and max) and flows that completed in one run 
 setting the run refuses (a field a transport does not take) prints the error. Lines ending
 `<<<` have a mean error above 1 % or a completion mismatch. The last line counts them, split
 by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approximate by
-design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport. Nothing
-is asserted: a finding is read, reproduced with the case's own
+design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport.
+`SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the mean FCT error
+between the full run and a full run with every link 1 ns longer (`topology.link_delay_ns`,
+the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
+is more than twice its floor; the floor is printed (`floor X %`), and the last lines count
+the cases flagged against 1 % and against the floor. Nothing is asserted: a finding is read, reproduced with the case's own
 `scenario.toml` (OUT_DIR/sN), and becomes a test.
 """
 import csv
@@ -78,7 +82,30 @@ def settings(rng):
     return s, part
 
 
+def mean_err(a, b):
+    """Mean per-flow FCT error of run dir `a` against run dir `b`, and the flows that
+    completed in one run only."""
+    fa, fb = fcts(a), fcts(b)
+    errs = [abs(fa[k] - v) / v for k, v in fb.items() if v > 0 and fa.get(k, -1) > 0]
+    odd = sum(1 for k, v in fb.items() if (v > 0) != (fa.get(k, -1) > 0))
+    return (sum(errs) / len(errs) if errs else 0.0), errs, odd
+
+
+def chaos_floor(args, sets, out):
+    """The full run's own spread: `--no-skip` with every link 1 ns longer, against `f{i}`."""
+    moved = []
+    for x in sets:
+        if x.startswith("topology.link_delay_ns="):
+            x = f"topology.link_delay_ns={int(x.split('=')[1]) + 1}"
+        moved += ["--set", x]
+    base = args[: args.index("--set")]
+    c = subprocess.run(base + moved + ["--no-skip", "--out", out], capture_output=True, text=True)
+    return None if c.returncode != 0 else c
+
+
 def main():
+    floor_on = os.environ.get("SWEEP_FLOOR") == "1"
+    over_floor = {"all_ports": 0, "data_ports": 0}
     bad = {"all_ports": 0, "data_ports": 0}
     ran = {"all_ports": 0, "data_ports": 0}
     worst = {"all_ports": (0.0, None), "data_ports": (0.0, None)}
@@ -95,16 +122,22 @@ def main():
         if b.returncode != 0:
             print(f"{i} FULL RUN FAILED: {b.stderr[-300:]}", flush=True)
             continue
-        fa, fb = fcts(f"{OUT}/s{i}"), fcts(f"{OUT}/f{i}")
+        mean, errs, odd = mean_err(f"{OUT}/s{i}", f"{OUT}/f{i}")
         with open(f"{OUT}/s{i}/summary.json") as f:
             sa = json.load(f)
         with open(f"{OUT}/f{i}/summary.json") as f:
             sb = json.load(f)
-        errs = [abs(fa[k] - v) / v for k, v in fb.items() if v > 0 and fa.get(k, -1) > 0]
-        odd = sum(1 for k, v in fb.items() if (v > 0) != (fa.get(k, -1) > 0))
-        mean = sum(errs) / len(errs) if errs else 0.0
         skips = sa["extra"].get("wormhole_skips", 0)
         flag = (mean > 0.01 and skips > 0) or odd != 0
+        floor = ""
+        if floor_on and flag:
+            if chaos_floor(args, sets, f"{OUT}/c{i}") is not None:
+                fl, _, _ = mean_err(f"{OUT}/c{i}", f"{OUT}/f{i}")
+                floor = f" | floor {fl * 100:.3f} %"
+                over_floor[part] += odd != 0 or mean > 2 * fl
+            else:
+                floor = " | floor ?"
+                over_floor[part] += 1
         ran[part] += 1
         bad[part] += flag
         if mean > worst[part][0]:
@@ -113,12 +146,14 @@ def main():
         print(
             f"{i} | skips {skips:.0f} | events {sa['events']} / {sb['events']} | FCT error mean "
             f"{mean * 100:.3f} % max {max(errs or [0]) * 100:.2f} % | one-run completions {odd} | "
-            f"{knobs}{' <<<' if flag else ''}",
+            f"{knobs}{floor}{' <<<' if flag else ''}",
             flush=True,
         )
     for p in ran:
         print(f"{p}: {ran[p]} cases run, {bad[p]} over 1 % or mismatched; worst mean "
               f"{worst[p][0] * 100:.3f} % (case {worst[p][1]})")
+        if floor_on:
+            print(f"{p}: {over_floor[p]} over 1 % and over twice their chaos floor (or mismatched)")
 
 
 if __name__ == "__main__":

@@ -310,6 +310,7 @@ impl Sim {
     /// any drop; counted apart from the engine's drop causes (see [`Sim::loss_results`]).
     pub(crate) fn drop_lost(&mut self, p: u32, pk: &Packet) {
         self.transport.on_drop(pk);
+        self.wh_data_dropped(pk);
         if pk.kind == PktKind::Data {
             self.c.data_dropped += 1;
         } else {

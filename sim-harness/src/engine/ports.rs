@@ -133,6 +133,7 @@ impl Sim {
 
     pub(crate) fn drop_pkt(&mut self, p: u32, pk: &Packet, cause: Cause) {
         self.transport.on_drop(pk);
+        self.wh_data_dropped(pk);
         if pk.kind == PktKind::Data {
             self.c.data_dropped += 1;
         } else {

@@ -227,6 +227,7 @@ impl PfabricState {
         Some(crate::transport::skip::SkipView {
             sent: tx.stats.sent,
             losses: tx.stats.timeouts,
+            settled: tx.stats.settled,
             ecn: 0,
             newest: None,
             skippable: u64::from(tx.skippable()),

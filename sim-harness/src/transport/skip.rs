@@ -78,6 +78,12 @@ pub(crate) struct SkipView {
     pub(crate) sent: u64,
     /// Packets declared lost (NACK or timeout), cumulative.
     pub(crate) losses: u64,
+    /// Packets the sender has taken out of flight as lost, cumulative, in the unit of the
+    /// network's DATA drops (DCTCP-style: every declared PSN; Uno: every wire packet a
+    /// NACK or timer took out; pFabric: every packet its timeouts found outstanding; 0
+    /// where [`TransportDriver::declares_losses`] is false). A dropped DATA not yet
+    /// settled is a retransmission still to come (`engine/skip/steady.rs`).
+    pub(crate) settled: u64,
     /// ACKs echoing a CE mark, cumulative.
     pub(crate) ecn: u64,
     /// The newest PSN sent and its send's NIC cycle stamp (`skip.rate_estimate =
@@ -222,6 +228,18 @@ impl TransportDriver {
         matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
     }
 
+    /// Whether [`SkipView::losses`] counts every loss the sender acts on: DCTCP-style
+    /// senders and Uno's (RTO and NACK) and pFabric's (RTO) declare each one, so a
+    /// dropped DATA not yet declared is a retransmission still to come, which a skip would
+    /// shift past the skipped time. DCSIM and pHost resend after timeouts of their own
+    /// host blocks and report no losses.
+    pub(crate) fn declares_losses(&self) -> bool {
+        matches!(
+            self,
+            TransportDriver::Dctcp(_) | TransportDriver::Uno(_) | TransportDriver::Pfabric(_)
+        )
+    }
+
     /// Flow `f`'s UnoCC window; `None` for any other sender.
     pub(crate) fn uno_window(&self, f: u32) -> Option<UnoWindow> {
         match self {
@@ -252,6 +270,8 @@ impl TransportDriver {
                 Some(SkipView {
                     sent: st.packets_sent,
                     losses: st.losses,
+                    // Declared per PSN (a timeout declares each packet it finds old).
+                    settled: st.losses,
                     ecn: st.ecn_acks,
                     newest,
                     skippable: u64::from(unsent),
@@ -272,6 +292,7 @@ impl TransportDriver {
                     // DCSIM has no ECN; a lost DATA is resent after its timeout, within
                     // the rate samples.
                     losses: 0,
+                    settled: 0,
                     ecn: 0,
                     newest: None,
                     skippable: u64::from(st.hosts[h].eng.skippable(slot)),

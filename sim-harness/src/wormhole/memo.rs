@@ -511,6 +511,13 @@ impl<V: PerFlowValue> MemoDb<V> {
         found
     }
 
+    /// The hit [`MemoDb::lookup`] just returned is not used (the caller found the
+    /// partition unfit to replay it): count it as a miss.
+    pub fn unuse_hit(&mut self) {
+        self.stats.hits = self.stats.hits.saturating_sub(1);
+        self.stats.misses += 1;
+    }
+
     fn find(&mut self, key: &[u64], g: &FlowConflictGraph, colors: &[u32]) -> Option<V> {
         let bucket = self.buckets.get(key)?;
         for (stored, stored_colors, v) in bucket {

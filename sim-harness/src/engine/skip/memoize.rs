@@ -105,7 +105,25 @@ impl Sim {
             return;
         };
         let w = self.wh.as_mut().expect("wormhole on");
-        match w.memo.lookup(&g) {
+        // A flow with a dropped DATA its sender has not settled yet has a retransmission to
+        // come that no stored transient holds (`steady.rs`, [`Sampler::undeclared`]).
+        let loss_pending = w.loss_aware
+            && flows.iter().any(|&f| {
+                w.active
+                    .slots
+                    .get(f as usize)
+                    .and_then(|s| s.as_deref())
+                    .is_some_and(|s| s.undeclared > 0)
+            });
+        let found = match w.memo.lookup(&g) {
+            Some(_) if loss_pending => {
+                w.memo.unuse_hit();
+                w.st.loss_memo_refused += 1;
+                None
+            }
+            found => found,
+        };
+        match found {
             Some(v) => self.memo_hit(id, &flows, v),
             None => {
                 let sent = flows

@@ -206,17 +206,7 @@ impl Sim {
             .max(w.host_in[dst]);
         w.active.insert(
             f,
-            Sampler {
-                det: SteadyDetector::new(w.theta, w.samples).expect("checked by validate"),
-                last: None,
-                steady: false,
-                hint: None,
-                last_rate: 0,
-                hist: Default::default(),
-                model: None,
-                path: None,
-                uno_grown: 0,
-            },
+            Sampler::new(SteadyDetector::new(w.theta, w.samples).expect("checked by validate")),
         );
         w.st.partitions_max = w.st.partitions_max.max(w.parts.ids().count() as u64);
         let id = match change {

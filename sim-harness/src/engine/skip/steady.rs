@@ -83,9 +83,45 @@ pub(super) struct Sampler {
     /// ([`UnoClass::Drift`]) since its last congestion signal (`uno_drift.rs`: taken for
     /// queue at its bottleneck by the next skip's limit, and not for room in its window).
     pub(super) uno_grown: u64,
+    /// DATA packets of the flow dropped in the network ([`Sim::wh_data_dropped`]) that its
+    /// sender has not yet taken out of flight as lost, as far as what it settled since
+    /// tells (each settled packet takes one off: [`crate::transport::skip::SkipView::
+    /// settled`]); and its settled count at the last sample. A flow with a loss it has not
+    /// seen is not steady: the skip would shift its pending timeout past the skipped time,
+    /// and its retransmission with it (`Wormhole::loss_aware`).
+    pub(super) undeclared: u32,
+    pub(super) settled_seen: u64,
 }
 
 impl Sampler {
+    /// A new flow's sampler: no sample, no history, steady by nothing yet.
+    pub(super) fn new(det: SteadyDetector) -> Sampler {
+        Sampler {
+            det,
+            last: None,
+            steady: false,
+            hint: None,
+            last_rate: 0,
+            hist: Default::default(),
+            model: None,
+            path: None,
+            uno_grown: 0,
+            undeclared: 0,
+            settled_seen: 0,
+        }
+    }
+
+    /// Take the packets the flow's sender settled as lost since the last sample (`settled`
+    /// cumulative) off its undeclared drops; whether one is still undeclared.
+    pub(super) fn loss_pending(&mut self, settled: u64) -> bool {
+        let declared = settled.saturating_sub(self.settled_seen);
+        self.settled_seen = settled;
+        self.undeclared = self
+            .undeclared
+            .saturating_sub(u32::try_from(declared).unwrap_or(u32::MAX));
+        self.undeclared > 0
+    }
+
     /// Track the flow's moving path at a sample (`now`: its EV and whether a move is
     /// pending); `None` leaves a flow on a fixed or per-packet path untracked.
     pub(super) fn sample_path(&mut self, now: Option<(u16, bool)>) {
@@ -516,6 +552,20 @@ impl Sampler {
 }
 
 impl Sim {
+    /// Packet `pk` was dropped (a full buffer, a link down, random loss): a DATA is one
+    /// more loss its flow's sender has not declared yet ([`Sampler::undeclared`]).
+    pub(in crate::engine) fn wh_data_dropped(&mut self, pk: &Packet) {
+        if pk.kind != PktKind::Data {
+            return;
+        }
+        let Some(w) = self.wh.as_mut() else {
+            return;
+        };
+        if let Some(Some(s)) = w.active.slots.get_mut(pk.flow as usize) {
+            s.undeclared = s.undeclared.saturating_add(1);
+        }
+    }
+
     /// DATA packets flow `f` has sent (first transmissions and retransmissions), as its
     /// transport counts them ([`crate::transport::TransportDriver::skip_view`]).
     pub(super) fn packets_sent(&self, f: u32) -> Option<u64> {
@@ -554,6 +604,7 @@ impl Sim {
                 continue;
             };
             let sent = view.sent;
+            let loss_pending = s.loss_pending(view.settled) && w.loss_aware;
             // (Only a run whose transport ramps slowly reads its windows.)
             let uno = if w.slow_ramp {
                 self.transport.uno_window(f)
@@ -601,8 +652,12 @@ impl Sim {
                 }
                 // A UnoCC window on its slow additive increase: steady only when MDs hold
                 // it, or when it grows with no queue growing behind it ([`uno_class`]).
-                let est = s
-                    .estimate(w)
+                let est = s.estimate(w);
+                if loss_pending && est.is_some() {
+                    w.st.loss_held += 1;
+                }
+                let est = est
+                    .filter(|_| !loss_pending)
                     .filter(|_| s.path_held(l))
                     .filter(|_| uno.is_none_or(|u| uno_class(u, s, l) != UnoClass::Climbing));
                 let steady = est.is_some();
@@ -669,5 +724,25 @@ impl Sim {
             });
         }
         Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Drops count up, what the sender settles counts them down (never below 0, so a
+    /// timeout declaring packets that were only late does not hide a later drop).
+    #[test]
+    fn a_drop_stays_pending_until_its_sender_settles_it() {
+        let mut s = Sampler::new(SteadyDetector::new(0.1, 10).unwrap());
+        assert!(!s.loss_pending(0));
+        // Settled without a drop (a late packet declared lost): nothing to hide.
+        assert!(!s.loss_pending(2));
+        s.undeclared += 3;
+        assert!(s.loss_pending(2), "three drops, none settled since");
+        assert!(s.loss_pending(4), "two settled, one left");
+        assert!(!s.loss_pending(5));
+        assert!(!s.loss_pending(5));
     }
 }

@@ -53,6 +53,12 @@ pub(super) struct WhStats {
     /// Transients not stored in the memo under UnoCC: they saw a congestion signal or
     /// ended in a drift (`memoize.rs`, [`Sim::memo_insert`]).
     pub(super) uno_memo_refused: u64,
+    /// Samples at which a flow steady by its rate was held unsteady because a DATA of it
+    /// was dropped and its sender had not yet settled that loss ([`Sampler::undeclared`]).
+    pub(super) loss_held: u64,
+    /// Memo hits not used for the same reason (a flow of the partition had such a loss),
+    /// counted as misses: the partition's transient is simulated and may be stored.
+    pub(super) loss_memo_refused: u64,
 }
 
 /// Counters as `summary.json` `extra` keys.
@@ -124,6 +130,16 @@ impl Sim {
                     ("wormhole_uno_memo_refused", w.st.uno_memo_refused),
                 ],
             );
+        }
+        // Flows held by a loss their senders had not settled yet (`steady.rs`); absent
+        // from runs that never met one.
+        for (k, v) in [
+            ("wormhole_loss_held", w.st.loss_held),
+            ("wormhole_loss_memo_refused", w.st.loss_memo_refused),
+        ] {
+            if v > 0 {
+                x.insert(k.into(), v as f64);
+            }
         }
         if let Some((g, warn)) = self.wh_guidance() {
             for m in &warn {

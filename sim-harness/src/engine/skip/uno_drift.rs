@@ -204,11 +204,6 @@ mod tests {
     /// holding window `cwnd(k)` and bytes in flight `inflight(k)`.
     fn sampler(cwnd: impl Fn(u64) -> u64, inflight: impl Fn(u64) -> u64) -> Sampler {
         Sampler {
-            det: SteadyDetector::new(0.1, L).unwrap(),
-            last: None,
-            steady: false,
-            hint: None,
-            last_rate: 0,
             hist: (0..=L as u64)
                 .map(|k| HistPoint {
                     sent: 15 * k,
@@ -220,9 +215,7 @@ mod tests {
                     cwnd: cwnd(k),
                 })
                 .collect(),
-            model: None,
-            path: None,
-            uno_grown: 0,
+            ..Sampler::new(SteadyDetector::new(0.1, L).unwrap())
         }
     }
 

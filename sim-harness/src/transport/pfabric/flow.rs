@@ -32,6 +32,8 @@ pub struct TxStats {
     pub timeouts: u64,
     /// Times the flow entered probe mode.
     pub probe_modes: u64,
+    /// Outstanding packets its timeouts declared lost (Wormhole's `SkipView::settled`).
+    pub settled: u64,
 }
 
 /// What the sender sends next.
@@ -165,6 +167,11 @@ impl PfTx {
                 self.stats.probe_modes += 1;
             }
             self.stats.timeouts += k;
+            self.stats.settled += self
+                .out
+                .iter()
+                .map(|w| u64::from(w.count_ones()))
+                .sum::<u64>();
             self.out.iter_mut().for_each(|w| *w = 0);
             self.inflight = 0;
             self.rtx = self.una;

@@ -65,6 +65,7 @@ impl PhostState {
         Some(SkipView {
             sent: fs.data_sent,
             losses: 0,
+            settled: 0,
             ecn: 0,
             newest: None,
             skippable: u64::from(self.fast_forward_data(ends(flows, f), f, u32::MAX)),

@@ -136,6 +136,7 @@ impl UnoState {
         Some(crate::transport::skip::SkipView {
             sent: tx.stats.packets_sent,
             losses: tx.stats.nacks + tx.stats.timeouts,
+            settled: tx.stats.settled,
             ecn: tx.stats.ecn_acks,
             newest: None,
             skippable: tx.skippable_wire(),

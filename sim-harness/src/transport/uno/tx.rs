@@ -247,6 +247,10 @@ pub struct TxStats {
     pub md: u64,
     /// Gentle decreases (UnoCC line 10).
     pub gentle: u64,
+    /// Wire packets taken out of flight as lost (by a NACK, a timeout, or a timer finding
+    /// them never acknowledged after their block was decoded): what Wormhole's steady test
+    /// counts against the flow's dropped packets (`SkipView::settled`).
+    pub settled: u64,
 }
 
 /// What an ACK did.
@@ -625,6 +629,7 @@ impl UnoTx {
             let w = u * self.stride + i;
             if self.out.get(w) {
                 self.out.put(w, false);
+                self.stats.settled += 1;
                 self.inflight -= u64::from(self.payload(u, i));
                 ev = ev.or(Some(self.evs[w as usize]));
             }
