@@ -228,11 +228,12 @@ impl TransportDriver {
         matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
     }
 
-    /// Whether [`SkipView::losses`] counts every loss the sender acts on: DCTCP-style
-    /// senders and Uno's (RTO and NACK) and pFabric's (RTO) declare each one, so a
-    /// dropped DATA not yet declared is a retransmission still to come, which a skip would
-    /// shift past the skipped time. DCSIM and pHost resend after timeouts of their own
-    /// host blocks and report no losses.
+    /// Whether [`SkipView::settled`] accounts for every DATA loss the sender recovers:
+    /// DCTCP-style senders and Uno's (RTO and NACK) and pFabric's (RTO) declare each one,
+    /// so a dropped DATA not yet settled is a retransmission still to come, which a skip
+    /// would shift past the skipped time. DCSIM resends a DATA after a timeout of its
+    /// host engine and reports none; pHost grants lost DATAs again only at the end of the
+    /// message, once every packet was granted, which a skip does not move.
     pub(crate) fn declares_losses(&self) -> bool {
         matches!(
             self,

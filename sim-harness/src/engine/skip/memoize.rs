@@ -113,7 +113,7 @@ impl Sim {
                     .slots
                     .get(f as usize)
                     .and_then(|s| s.as_deref())
-                    .is_some_and(|s| s.undeclared > 0)
+                    .is_some_and(|s| s.loss_held)
             });
         let found = match w.memo.lookup(&g) {
             Some(_) if loss_pending => {

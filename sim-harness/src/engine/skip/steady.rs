@@ -87,10 +87,16 @@ pub(super) struct Sampler {
     /// sender has not yet taken out of flight as lost, as far as what it settled since
     /// tells (each settled packet takes one off: [`crate::transport::skip::SkipView::
     /// settled`]); and its settled count at the last sample. A flow with a loss it has not
-    /// seen is not steady: the skip would shift its pending timeout past the skipped time,
-    /// and its retransmission with it (`Wormhole::loss_aware`).
+    /// seen, with no loss settled over the detector window, is not steady: the skip would
+    /// shift its pending timeout past the skipped time, and its retransmission with it
+    /// (`Wormhole::loss_aware`). A flow that loses and recovers packets all the time (its
+    /// losses settled within every window) is steady with its losses.
     pub(super) undeclared: u32,
     pub(super) settled_seen: u64,
+    /// Samples since the sender last settled a loss (`u32::MAX`: never).
+    pub(super) since_settled: u32,
+    /// The last sample held the flow for such a loss ([`Sampler::loss_pending`]).
+    pub(super) loss_held: bool,
 }
 
 impl Sampler {
@@ -108,18 +114,27 @@ impl Sampler {
             uno_grown: 0,
             undeclared: 0,
             settled_seen: 0,
+            since_settled: u32::MAX,
+            loss_held: false,
         }
     }
 
-    /// Take the packets the flow's sender settled as lost since the last sample (`settled`
-    /// cumulative) off its undeclared drops; whether one is still undeclared.
-    pub(super) fn loss_pending(&mut self, settled: u64) -> bool {
+    /// At a sample: take the packets the flow's sender settled as lost since the last one
+    /// (`settled` cumulative) off its undeclared drops; whether one is still undeclared
+    /// while no loss was settled over the last `l` samples (kept in [`Sampler::loss_held`]).
+    pub(super) fn loss_pending(&mut self, settled: u64, l: usize) -> bool {
         let declared = settled.saturating_sub(self.settled_seen);
         self.settled_seen = settled;
         self.undeclared = self
             .undeclared
             .saturating_sub(u32::try_from(declared).unwrap_or(u32::MAX));
-        self.undeclared > 0
+        self.since_settled = if declared > 0 {
+            0
+        } else {
+            self.since_settled.saturating_add(1)
+        };
+        self.loss_held = self.undeclared > 0 && self.since_settled as usize >= l;
+        self.loss_held
     }
 
     /// Track the flow's moving path at a sample (`now`: its EV and whether a move is
@@ -604,7 +619,7 @@ impl Sim {
                 continue;
             };
             let sent = view.sent;
-            let loss_pending = s.loss_pending(view.settled) && w.loss_aware;
+            let loss_pending = s.loss_pending(view.settled, l) && w.loss_aware;
             // (Only a run whose transport ramps slowly reads its windows.)
             let uno = if w.slow_ramp {
                 self.transport.uno_window(f)
@@ -732,17 +747,33 @@ mod tests {
     use super::*;
 
     /// Drops count up, what the sender settles counts them down (never below 0, so a
-    /// timeout declaring packets that were only late does not hide a later drop).
+    /// timeout declaring packets that were only late does not hide a later drop); a drop
+    /// holds the flow while no loss was settled over the window (`l` samples).
     #[test]
     fn a_drop_stays_pending_until_its_sender_settles_it() {
+        let l = 3;
         let mut s = Sampler::new(SteadyDetector::new(0.1, 10).unwrap());
-        assert!(!s.loss_pending(0));
+        assert!(!s.loss_pending(0, l));
         // Settled without a drop (a late packet declared lost): nothing to hide.
-        assert!(!s.loss_pending(2));
+        assert!(!s.loss_pending(2, l));
         s.undeclared += 3;
-        assert!(s.loss_pending(2), "three drops, none settled since");
-        assert!(s.loss_pending(4), "two settled, one left");
-        assert!(!s.loss_pending(5));
-        assert!(!s.loss_pending(5));
+        // A loss was settled 1, then 2 samples ago: losses recovered within the window.
+        assert!(!s.loss_pending(2, l));
+        assert!(!s.loss_pending(2, l));
+        assert!(
+            s.loss_pending(2, l),
+            "three drops, none settled for 3 samples"
+        );
+        assert!(!s.loss_pending(4, l), "two settled now, one left");
+        assert_eq!(s.undeclared, 1);
+        assert!(!s.loss_pending(4, l));
+        assert!(!s.loss_pending(4, l));
+        assert!(
+            s.loss_pending(4, l),
+            "the last one, unsettled for 3 samples"
+        );
+        assert!(!s.loss_pending(5, l));
+        assert!(!s.loss_pending(5, l));
+        assert_eq!(s.undeclared, 0);
     }
 }

@@ -65,6 +65,9 @@ impl PhostState {
         Some(SkipView {
             sent: fs.data_sent,
             losses: 0,
+            // pHost grants a lost DATA again only once every packet was granted (a regrant
+            // after the sender's RTS re-send), at the end of the message, where a skip
+            // leaves it: `TransportDriver::declares_losses` is false.
             settled: 0,
             ecn: 0,
             newest: None,
