@@ -16,7 +16,8 @@ full, the per-flow FCT error (mean and max) and flows that completed in one run 
 setting the run refuses (a field a transport does not take) prints the error. Lines ending
 `<<<` have a mean error above 1 % or a completion mismatch. The last line counts them, split
 by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approximate by
-design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport.
+design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport, `SWEEP_THETA=0.05`
+every case at that `skip.theta` (the draws stay the same).
 `SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the mean FCT error
 between the full run and a full run with every link 1 ns longer (`topology.link_delay_ns`,
 the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
@@ -63,7 +64,7 @@ def settings(rng):
         f"topology.link_gbps={rng.choice([100, 400])}",
         f"topology.link_delay_ns={rng.choice([500, 1000, 2000])}",
         "output.queue_sample_us=0", "skip.enabled=true", f"skip.partition_by={part}",
-        f"skip.theta={rng.choice([0.05, 0.1, 0.2])}",
+        f"skip.theta={os.environ.get('SWEEP_THETA', rng.choice([0.05, 0.1, 0.2]))}",
         f"skip.samples={rng.choice([10, 20, 40])}",
         f"skip.sample_us={rng.choice([5, 10, 20])}",
     ]

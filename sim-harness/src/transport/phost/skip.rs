@@ -65,9 +65,11 @@ impl PhostState {
         Some(SkipView {
             sent: fs.data_sent,
             losses: 0,
-            // pHost grants a lost DATA again only once every packet was granted (a regrant
-            // after the sender's RTS re-send), at the end of the message, where a skip
-            // leaves it: `TransportDriver::declares_losses` is false.
+            // pHost's sender never declares a loss: its receiver's token window gives a lost
+            // DATA's token up only after `window_timeout` cycles at the window (the flow's
+            // rate climbs back a token at a time, which a skip would freeze) and grants the
+            // DATA again at the message's end. So a pHost flow that lost a DATA stays
+            // unsteady (`TransportDriver::declares_losses`).
             settled: 0,
             ecn: 0,
             newest: None,
