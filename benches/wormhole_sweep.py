@@ -18,9 +18,9 @@ setting the run refuses (a field a transport does not take) prints the error. Li
 by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approximate by
 design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport, `SWEEP_THETA=0.05`
 every case at that `skip.theta` (the draws stay the same).
-`SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the mean FCT error
-between the full run and a full run with every link 1 ns longer (`topology.link_delay_ns`,
-the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
+`SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the larger mean FCT
+error between the full run and a full run with every link 1 ns longer or shorter
+(`topology.link_delay_ns`, the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
 is more than twice its floor; the floor is printed (`floor X %`), and the last lines count
 the cases flagged against 1 % and against the floor. Nothing is asserted: a finding is read, reproduced with the case's own
 `scenario.toml` (OUT_DIR/sN), and becomes a test.
@@ -92,12 +92,13 @@ def mean_err(a, b):
     return (sum(errs) / len(errs) if errs else 0.0), errs, odd
 
 
-def chaos_floor(args, sets, out):
-    """The full run's own spread: `--no-skip` with every link 1 ns longer, against `f{i}`."""
+def chaos_floor(args, sets, out, by=1):
+    """The full run's own spread: `--no-skip` with every link `by` ns longer, against
+    `f{i}`."""
     moved = []
     for x in sets:
         if x.startswith("topology.link_delay_ns="):
-            x = f"topology.link_delay_ns={int(x.split('=')[1]) + 1}"
+            x = f"topology.link_delay_ns={int(x.split('=')[1]) + by}"
         moved += ["--set", x]
     base = args[: args.index("--set")]
     c = subprocess.run(base + moved + ["--no-skip", "--out", out], capture_output=True, text=True)
@@ -132,8 +133,12 @@ def main():
         flag = (mean > 0.01 and skips > 0) or odd != 0
         floor = ""
         if floor_on and flag:
-            if chaos_floor(args, sets, f"{OUT}/c{i}") is not None:
-                fl, _, _ = mean_err(f"{OUT}/c{i}", f"{OUT}/f{i}")
+            spread = []
+            for by, tag in ((1, "c"), (-1, "d")):
+                if chaos_floor(args, sets, f"{OUT}/{tag}{i}", by) is not None:
+                    spread.append(mean_err(f"{OUT}/{tag}{i}", f"{OUT}/f{i}")[0])
+            if len(spread) == 2:
+                fl = max(spread)
                 floor = f" | floor {fl * 100:.3f} %"
                 over_floor[part] += odd != 0 or mean > 2 * fl
             else:
