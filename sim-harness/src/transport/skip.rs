@@ -81,8 +81,8 @@ pub(crate) struct SkipView {
     /// Packets the sender has taken out of flight as lost, cumulative, in the unit of the
     /// network's DATA drops (DCTCP-style: every declared PSN; Uno: every wire packet a
     /// NACK or timer took out; pFabric: every packet its timeouts found outstanding; pHost
-    /// 0; DCSIM 0, where [`TransportDriver::declares_losses`] is false). A dropped DATA not yet
-    /// settled is a retransmission still to come (`engine/skip/steady.rs`).
+    /// and DCSIM 0). Where [`TransportDriver::holds_unsettled_losses`], a dropped DATA not
+    /// yet settled is a retransmission still to come (`engine/skip/steady.rs`).
     pub(crate) settled: u64,
     /// ACKs echoing a CE mark, cumulative.
     pub(crate) ecn: u64,
@@ -228,15 +228,15 @@ impl TransportDriver {
         matches!(self, TransportDriver::Uno(_)) && s.transport.cc == CcKind::Uno
     }
 
-    /// Whether [`SkipView::settled`] accounts for every DATA loss the sender recovers:
-    /// DCTCP-style senders and Uno's (RTO and NACK) and pFabric's (RTO) declare each one,
+    /// Whether a flow with a dropped DATA its sender has not settled is held unsteady.
+    /// DCTCP-style senders and Uno's (RTO and NACK) and pFabric's (RTO) settle each one,
     /// so a dropped DATA not yet settled is a retransmission still to come, which a skip
     /// would shift past the skipped time. pHost settles none (its [`SkipView::settled`] is
     /// 0): a lost DATA keeps a token of its flow's window pending until the receiver gives
     /// it up after `window_timeout` cycles at the window, so its rate climbs back a token
     /// at a time, which a skip would freeze; a pHost flow that lost a DATA is not skipped
     /// again. DCSIM resends a DATA after a timeout of its host engine and reports none.
-    pub(crate) fn declares_losses(&self) -> bool {
+    pub(crate) fn holds_unsettled_losses(&self) -> bool {
         matches!(
             self,
             TransportDriver::Dctcp(_)

@@ -112,9 +112,9 @@ pub(crate) struct Wormhole {
     /// ([`crate::transport::TransportDriver::slow_ramp`]): keep each flow's window, bytes
     /// in flight, ECN and loss counts per sample for [`uno_drift::uno_class`].
     slow_ramp: bool,
-    /// The transport's senders declare their losses ([`crate::transport::TransportDriver::
-    /// declares_losses`]): a flow with a dropped DATA its sender has not yet declared lost
-    /// is not steady ([`steady::Sampler::undeclared`]).
+    /// A flow with a dropped DATA its sender has not yet settled as lost is held unsteady
+    /// ([`crate::transport::TransportDriver::holds_unsettled_losses`],
+    /// [`steady::Sampler::undeclared`]).
     loss_aware: bool,
     /// `skip.nic_bound_exact`: model skips by whole round-robin rounds ([`exact`]).
     nic_exact: bool,

@@ -142,7 +142,7 @@ impl Sim {
             },
             nic_exact: skip && s.skip.nic_bound_samples > 0 && s.skip.nic_bound_exact,
             slow_ramp: self.transport.slow_ramp(s),
-            loss_aware: self.transport.declares_losses(),
+            loss_aware: self.transport.holds_unsettled_losses(),
             split_paths: Vec::new(),
             nic_loads: Default::default(),
             hdr: u64::from(s.transport.header_bytes),

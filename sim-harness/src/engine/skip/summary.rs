@@ -54,7 +54,8 @@ pub(super) struct WhStats {
     /// ended in a drift (`memoize.rs`, [`Sim::memo_insert`]).
     pub(super) uno_memo_refused: u64,
     /// Samples at which a flow steady by its rate was held unsteady because a DATA of it
-    /// was dropped and its sender had not yet settled that loss ([`Sampler::undeclared`]).
+    /// was dropped, its sender had not yet settled that loss, and it settled none over the
+    /// detector window ([`Sampler::loss_pending`]).
     pub(super) loss_held: u64,
     /// Memo hits not used for the same reason (a flow of the partition had such a loss),
     /// counted as misses: the partition's transient is simulated and may be stored.

@@ -69,7 +69,7 @@ impl PhostState {
             // DATA's token up only after `window_timeout` cycles at the window (the flow's
             // rate climbs back a token at a time, which a skip would freeze) and grants the
             // DATA again at the message's end. So a pHost flow that lost a DATA stays
-            // unsteady (`TransportDriver::declares_losses`).
+            // unsteady (`TransportDriver::holds_unsettled_losses`).
             settled: 0,
             ecn: 0,
             newest: None,
