@@ -17,9 +17,10 @@ setting the run refuses (a field a transport does not take) prints the error. Li
 `<<<` have a mean error above 1 % or a completion mismatch. The last line counts them, split
 by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approximate by
 design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport, `SWEEP_THETA=0.05`
-every case at that `skip.theta` (the draws stay the same).
-`SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the larger mean FCT
-error between the full run and a full run with every link 1 ns longer or shorter
+every case at that `skip.theta` (the draws stay the same), `SWEEP_FAIL=1` adds to every
+case one ToR uplink down for 20-300 us from 50-600 us (drawn after the rest).
+`SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the largest mean FCT
+error between the full run and full runs with every link 1 or 2 ns longer or shorter
 (`topology.link_delay_ns`, the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
 is more than twice its floor; the floor is printed (`floor X %`), and the last lines count
 the cases flagged against 1 % and against the floor. Nothing is asserted: a finding is read, reproduced with the case's own
@@ -80,6 +81,12 @@ def settings(rng):
         s.append("skip.held_occupancy=true")
     if cc in ("dctcp", "mprdma") and rng.random() < 0.2:
         s.append("skip.rate_estimate=timed")
+    if os.environ.get("SWEEP_FAIL") == "1":
+        # A known interrupt of another kind (Wormhole 5.3): one ToR uplink down for a while.
+        radix = int(next(x for x in s if x.startswith("topology.radix=")).split("=")[1])
+        at, span = rng.randrange(50, 600), rng.randrange(20, 300)
+        up = rng.randrange(radix // 2)
+        s.append(f'failures.0={{ link = "tor0.up{up}", at_us = {at}, for_us = {span} }}')
     return s, part
 
 
@@ -134,10 +141,10 @@ def main():
         floor = ""
         if floor_on and flag:
             spread = []
-            for by, tag in ((1, "c"), (-1, "d")):
+            for by, tag in ((1, "c"), (-1, "d"), (2, "e"), (-2, "g")):
                 if chaos_floor(args, sets, f"{OUT}/{tag}{i}", by) is not None:
                     spread.append(mean_err(f"{OUT}/{tag}{i}", f"{OUT}/f{i}")[0])
-            if len(spread) == 2:
+            if len(spread) == 4:
                 fl = max(spread)
                 floor = f" | floor {fl * 100:.3f} %"
                 over_floor[part] += odd != 0 or mean > 2 * fl
@@ -148,7 +155,7 @@ def main():
         bad[part] += flag
         if mean > worst[part][0]:
             worst[part] = (mean, i)
-        knobs = " ".join(x for x in sets if x.startswith(("transport.", "workload.kind", "skip.")) and "enabled" not in x)
+        knobs = " ".join(x for x in sets if x.startswith(("transport.", "workload.kind", "skip.", "failures")) and "enabled" not in x)
         print(
             f"{i} | skips {skips:.0f} | events {sa['events']} / {sb['events']} | FCT error mean "
             f"{mean * 100:.3f} % max {max(errs or [0]) * 100:.2f} % | one-run completions {odd} | "
