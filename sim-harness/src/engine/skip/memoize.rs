@@ -108,13 +108,9 @@ impl Sim {
         // A flow with a dropped DATA its sender has not settled yet has a retransmission to
         // come that no stored transient holds (`steady.rs`, [`Sampler::undeclared`]).
         let loss_pending = w.loss_aware
-            && flows.iter().any(|&f| {
-                w.active
-                    .slots
-                    .get(f as usize)
-                    .and_then(|s| s.as_deref())
-                    .is_some_and(|s| s.loss_held)
-            });
+            && flows
+                .iter()
+                .any(|f| w.active.get(f).is_some_and(|s| s.loss_held));
         let found = match w.memo.lookup(&g) {
             Some(_) if loss_pending => {
                 w.memo.unuse_hit();

@@ -576,7 +576,7 @@ impl Sim {
         let Some(w) = self.wh.as_mut() else {
             return;
         };
-        if let Some(Some(s)) = w.active.slots.get_mut(pk.flow as usize) {
+        if let Some(s) = w.active.get_mut(&pk.flow) {
             s.undeclared = s.undeclared.saturating_add(1);
         }
     }
@@ -619,7 +619,7 @@ impl Sim {
                 continue;
             };
             let sent = view.sent;
-            let loss_pending = s.loss_pending(view.settled, l) && w.loss_aware;
+            let loss_pending = w.loss_aware && s.loss_pending(view.settled, l);
             // (Only a run whose transport ramps slowly reads its windows.)
             let uno = if w.slow_ramp {
                 self.transport.uno_window(f)
