@@ -298,6 +298,7 @@ impl Sim {
                 failures.push(FailureRt {
                     ports: [p, back],
                     gbps: f.gbps,
+                    lossy: false,
                     active: false,
                     at,
                     until: f.for_us.map(|d| at + (d * 1e6).round() as Time),

@@ -11,8 +11,17 @@ impl Sim {
     pub(super) fn on_failure(&mut self, idx: u32) {
         let i = (idx / 2) as usize;
         let begin = idx & 1 == 0;
+        let fl = self.failures[i];
+        if !fl.permanent() {
+            // Wormhole 5.3: the partitions on the link begin a new unsteady period.
+            self.wh_failure_interrupt(&fl.ports);
+        }
         self.failures[i].active = begin;
         let fl = self.failures[i];
+        if fl.lossy {
+            // `loss` draws its drops; the port itself is unchanged.
+            return;
+        }
         // A one-direction failure names its port twice: act on it once.
         let n = if fl.ports[0] == fl.ports[1] { 1 } else { 2 };
         for &p in &fl.ports[..n] {

@@ -79,6 +79,7 @@ impl Sim {
             self.failures.push(FailureRt {
                 ports: [p, self.fabric.ports[p as usize].reverse],
                 gbps: Some(g),
+                lossy: false,
                 active: false,
                 at: 0,
                 until: None,

@@ -207,8 +207,20 @@ pub(crate) struct FailureRt {
     /// Between its begin and end events.
     active: bool,
     gbps: Option<f64>,
+    /// A lossy window (a `drop_prob` failure or a `[[loss]]` entry on this port, which
+    /// `loss` draws): neither down nor slowed, only an interrupt for Wormhole
+    /// (`skip/failure.rs`; listed in skipping runs only).
+    lossy: bool,
     at: Time,
     until: Option<Time>,
+}
+
+impl FailureRt {
+    /// In force from the start to the end of the run: part of the fabric rather than an
+    /// event in it (a slowed core of `topology.slow_core_fraction`, a link down throughout).
+    fn permanent(&self) -> bool {
+        self.at == 0 && self.until.is_none()
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]

@@ -101,6 +101,11 @@ impl Sim {
         if !w.skip || n == 0 || n > MEMO_MAX_FLOWS || w.frozen.contains_key(&id) {
             return;
         }
+        if self.partition_degraded(id) {
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.st.failure_memo_refused += 1;
+            return;
+        }
         let Some((g, flows)) = self.conflict_graph(id) else {
             return;
         };
@@ -242,10 +247,16 @@ impl Sim {
             .any(|f| self.uno_class_of(f.flow) == Some(UnoClass::Drift));
         let ids: Vec<u32> = flows.iter().map(|f| f.flow).collect();
         let signals = self.uno_signals(&ids);
+        let degraded = self.partition_degraded(id);
         let w = self.wh.as_mut().expect("wormhole on");
         let Some(m) = w.misses.remove(&id) else {
             return;
         };
+        if degraded {
+            // Grown onto a failed link since its lookup (`failure.rs`).
+            w.st.failure_memo_refused += 1;
+            return;
+        }
         if m.flows.len() != flows.len() || m.flows.iter().zip(flows).any(|(a, b)| a.0 != b.flow) {
             return;
         }

@@ -14,6 +14,8 @@
 //! * [`fast_forward`]: freeze / wake-up / resume and skip-back (5.3, 6.2, 6.3).
 //! * [`exact`]: the NIC-bound model's skips by whole round-robin rounds
 //!   (`skip.nic_bound_exact`, beyond 5.3 / 6.2).
+//! * [`failure`]: a link failure's start and end are interrupts (5.3); the memo only on
+//!   healthy links.
 //! * [`held`]: `data_ports`: held DATA lanes, phantom ACK load, held packets (beyond 6.2).
 //! * [`memoize`]: memoization of unsteady periods (4).
 //! * [`trajectory`]: interrupted transients (beyond 4.3-4.4).
@@ -35,6 +37,7 @@ use crate::wormhole::steady::SteadyDetector;
 
 mod dag;
 mod exact;
+mod failure;
 mod fast_forward;
 mod flow_log;
 mod held;

@@ -191,6 +191,7 @@ impl Sim {
             flows_per_port_max: 0,
         }));
         if skip {
+            self.list_lossy_windows(s)?;
             self.q.push(sample_ps, Comp::new(Kind::Wormhole, TICK));
         }
         Ok(())

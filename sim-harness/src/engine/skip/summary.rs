@@ -60,6 +60,11 @@ pub(super) struct WhStats {
     /// Memo hits not used for the same reason (a flow of the partition had such a loss),
     /// counted as misses: the partition's transient is simulated and may be stored.
     pub(super) loss_memo_refused: u64,
+    /// Partitions whose steady state a failure's start or end ended (`failure.rs`).
+    pub(super) failure_interrupts: u64,
+    /// Memo lookups and stores not made because a port of the partition was down or
+    /// slowed by a failure (`failure.rs`, [`Sim::partition_degraded`]).
+    pub(super) failure_memo_refused: u64,
 }
 
 /// Counters as `summary.json` `extra` keys.
@@ -132,11 +137,13 @@ impl Sim {
                 ],
             );
         }
-        // Flows held by a loss their senders had not settled yet (`steady.rs`); absent
-        // from runs that never met one.
+        // Flows held by a loss their senders had not settled yet (`steady.rs`), and a
+        // failure's interrupts (`failure.rs`); absent from runs that never met one.
         for (k, v) in [
             ("wormhole_loss_held", w.st.loss_held),
             ("wormhole_loss_memo_refused", w.st.loss_memo_refused),
+            ("wormhole_failure_interrupts", w.st.failure_interrupts),
+            ("wormhole_failure_memo_refused", w.st.failure_memo_refused),
         ] {
             if v > 0 {
                 x.insert(k.into(), v as f64);
