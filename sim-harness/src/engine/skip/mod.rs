@@ -115,6 +115,9 @@ pub(crate) struct Wormhole {
     /// ([`crate::transport::TransportDriver::slow_ramp`]): keep each flow's window, bytes
     /// in flight, ECN and loss counts per sample for [`uno_drift::uno_class`].
     slow_ramp: bool,
+    /// DCTCP-style senders (`dctcp`, `mprdma`): a window on its additive increase is not
+    /// steady ([`steady::Sampler::window_climbing`]).
+    window_climb: bool,
     /// A flow with a dropped DATA its sender has not yet settled as lost is held unsteady
     /// ([`crate::transport::TransportDriver::holds_unsettled_losses`],
     /// [`steady::Sampler::undeclared`]).

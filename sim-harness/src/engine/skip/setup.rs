@@ -142,6 +142,7 @@ impl Sim {
             },
             nic_exact: skip && s.skip.nic_bound_samples > 0 && s.skip.nic_bound_exact,
             slow_ramp: self.transport.slow_ramp(s),
+            window_climb: matches!(self.transport, crate::transport::TransportDriver::Dctcp(_)),
             loss_aware: self.transport.holds_unsettled_losses(),
             split_paths: Vec::new(),
             nic_loads: Default::default(),

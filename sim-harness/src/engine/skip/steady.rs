@@ -30,6 +30,11 @@
 //!   steady after a few samples instead of Eq. 6's `l`, advanced at that share. Measured
 //!   (`benches/README.md`, session 16): on paper-size GPT-13B / 128 on top of W2 107x fewer
 //!   events at 1.59 % mean FCT error (W2: 82x at 0.99 %); off by default.
+//!
+//! * **A DCTCP window on its additive increase is not steady** (dcfab's extension of Eq. 6,
+//!   session 25, [`Sampler::window_climbing`]; `uno_drift.rs` does the same for UnoCC):
+//!   a window that binds, grows unmarked and has room below its host's line share climbs
+//!   one MSS per RTT, less than theta per detector window at loose settings.
 
 use super::*;
 
@@ -158,6 +163,31 @@ impl Sampler {
     pub(super) fn signalled(&self, l: usize) -> bool {
         self.window(l)
             .is_some_and(|(a, b)| b.ecn > a.ecn || b.losses > a.losses)
+    }
+
+    /// A DCTCP-style window on its additive increase (or its slow start): over the
+    /// detector's last `l` samples the window grew with no ECN-marked ACK and no loss, the
+    /// window binds (`cwnd / srtt`, `cc_bps`, within half again of the rate the flow sent at
+    /// over the window; a sender its NIC holds back has a window far above that, which
+    /// grows without moving its rate), and the flow sends below its share of its host's
+    /// line (`host` flows from it; payload rate, less theta): there is room to climb into.
+    /// Its rate climbs by one MTU per RTT, under theta per window at loose settings, and a
+    /// skip at the window's rate runs late (measured after a link failure's RTO recovery:
+    /// four flows 19-27 % late at theta 0.2). dcfab's extension of Eq. 6 (5.1), as
+    /// `uno_drift.rs` is for UnoCC.
+    pub(super) fn window_climbing(&self, l: usize, cc_bps: u64, host: u32, w: &Wormhole) -> bool {
+        let Some((a, b)) = self.window(l) else {
+            return false;
+        };
+        if b.cwnd <= a.cwnd || b.ecn > a.ecn || b.losses > a.losses {
+            return false;
+        }
+        let bits = u128::from(b.sent - a.sent) * u128::from(w.mtu) * 8 * 1_000_000_000_000;
+        let measured = bits / (u128::from(w.sample_ps) * l as u128);
+        let share = u128::from(w.capacity_bps) * u128::from(w.mtu)
+            / (u128::from(w.mtu + w.hdr) * u128::from(host.max(1)));
+        let room = measured * 100 < share * 97;
+        room && u128::from(cc_bps) * 2 <= measured * 3
     }
 
     /// The samples `l` apart at the end of the history (`None` with fewer).
@@ -600,7 +630,8 @@ impl Sim {
         let keep_hist = metric != RateMetric::Packets
             || w.estimate == RateEstimate::Timed
             || w.nic_bound > 0
-            || w.slow_ramp;
+            || w.slow_ramp
+            || w.window_climb;
         // Partitions with a steady flow: the only ones that may be all steady.
         let mut ready: Vec<PartitionId> = Vec::new();
         // Out of `w` while sampling, so a sampler can read `w`'s settings.
@@ -637,7 +668,10 @@ impl Sim {
                         .get(flow.spec.src as usize)
                         .map_or((0, 0), |p| (p.tx_packets, p.tx_bytes)),
                     inflight: uno.map_or(0, |u| u.inflight),
-                    cwnd: uno.map_or(0, |u| u.cwnd),
+                    cwnd: uno.map_or_else(
+                        || flow.cc.as_ref().map_or(0, |cc| u64::from(cc.cwnd())),
+                        |u| u.cwnd,
+                    ),
                 });
                 if s.hist.len() > l + 1 {
                     s.hist.pop_front();
@@ -674,7 +708,15 @@ impl Sim {
                 let est = est
                     .filter(|_| !loss_pending)
                     .filter(|_| s.path_held(l))
-                    .filter(|_| uno.is_none_or(|u| uno_class(u, s, l) != UnoClass::Climbing));
+                    .filter(|_| uno.is_none_or(|u| uno_class(u, s, l) != UnoClass::Climbing))
+                    .filter(|_| {
+                        !w.window_climb
+                            || !flow.cc.as_ref().is_some_and(|cc| {
+                                let cc_bps = cc_rate(cc, flow.srtt8, RateMetric::Cc);
+                                let host = w.host_out[flow.spec.src as usize];
+                                s.window_climbing(l, cc_bps, host, w)
+                            })
+                    });
                 let steady = est.is_some();
                 if steady {
                     s.hint = est;
