@@ -19,7 +19,9 @@ by `partition_by` (`"all_ports"` is the sound default; `"data_ports"` is approxi
 design). `SWEEP_CC=uno` (any `transport.cc`) runs every case under that transport, `SWEEP_THETA=0.05`
 every case at that `skip.theta` (the draws stay the same), `SWEEP_FAIL=1` adds to every
 case one ToR uplink down for 20-300 us from 50-600 us (drawn after the rest), `SWEEP_LOSS=1` one
-ToR uplink losing 1, 5 or 20 % of its packets (`drop_prob`) for 20-600 us from 50-600 us.
+ToR uplink losing 1, 5 or 20 % of its packets (`drop_prob`) for 20-600 us from 50-600 us,
+`SWEEP_SLOW=1` one ToR uplink at 25, 50 or 75 % of its rate (`gbps`) for 20-600 us from
+50-600 us (any of the three together: each its own `failures` entry).
 `SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the largest mean FCT
 error between the full run and full runs with every link 1 or 2 ns longer or shorter
 (`topology.link_delay_ns`, the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
@@ -88,13 +90,21 @@ def settings(rng):
         at, span = rng.randrange(50, 600), rng.randrange(20, 300)
         up = rng.randrange(radix // 2)
         s.append(f'failures.0={{ link = "tor0.up{up}", at_us = {at}, for_us = {span} }}')
+    if os.environ.get("SWEEP_SLOW") == "1":
+        # A rate change: one ToR uplink at a quarter to three quarters of its rate for a while.
+        radix = int(next(x for x in s if x.startswith("topology.radix=")).split("=")[1])
+        gbps = int(next(x for x in s if x.startswith("topology.link_gbps=")).split("=")[1])
+        at, span = rng.randrange(50, 600), rng.randrange(20, 600)
+        up, g = rng.randrange(radix // 2), gbps * rng.choice([0.25, 0.5, 0.75])
+        i = sum(os.environ.get(k) == "1" for k in ("SWEEP_FAIL",))
+        s.append(f'failures.{i}={{ link = "tor0.up{up}", at_us = {at}, for_us = {span}, gbps = {g} }}')
     if os.environ.get("SWEEP_LOSS") == "1":
         # A lossy window (a `drop_prob` failure): one ToR uplink losing 1-20 % of its
         # packets for a while.
         radix = int(next(x for x in s if x.startswith("topology.radix=")).split("=")[1])
         at, span = rng.randrange(50, 600), rng.randrange(20, 600)
         up, p = rng.randrange(radix // 2), rng.choice([0.01, 0.05, 0.2])
-        i = 1 if os.environ.get("SWEEP_FAIL") == "1" else 0
+        i = sum(os.environ.get(k) == "1" for k in ("SWEEP_FAIL", "SWEEP_SLOW"))
         s.append(f'failures.{i}={{ link = "tor0.up{up}", at_us = {at}, for_us = {span}, drop_prob = {p} }}')
     return s, part
 

@@ -16,6 +16,13 @@
 //!   partitions never see any of it.
 //!   Pausing until the interrupt instead of shifting at the start makes skip-back a
 //!   shorter resume: no event is ever moved back in time.
+//! * **Block state advanced** (the "DCTCP / Uno window ... advanced consistently"):
+//!   a DCTCP window that saw no ECN mark and no loss over the detector window grows by the
+//!   skipped ACKs, unmarked ([`nic::transport::DctcpSender::fast_forward_acks`]), as the
+//!   full run's does (a NIC-bound flow in congestion avoidance climbs one MSS per RTT with
+//!   nothing marked; frozen, it met a later interrupt with less window than the full run's:
+//!   session 25); a marked window (AIMD around a queue) is kept. UnoCC's windows:
+//!   `uno_drift.rs`.
 
 use super::*;
 
@@ -461,10 +468,26 @@ impl Sim {
         let mtu = w.mtu;
         let delta = now - fr.plan.from_ps;
         w.st.skipped_ps += delta;
+        // A steady skip (Eq. 6) of DCTCP flows: the windows that saw no ECN mark and no loss
+        // over the detector window grow by the skipped ACKs, unmarked, as in the full run.
+        let plain = fr.follow.is_none()
+            && fr.traj.is_none()
+            && fr.transient.is_none()
+            && fr.exact.is_none()
+            && w.window_climb;
+        let l = w.samples;
         let mut skipped = 0;
         for (f, bytes) in advance {
             let n = self.fast_forward_flow(f, bytes / mtu, fr.plan.from_ps);
             skipped += n;
+            let w = self.wh.as_ref().expect("wormhole on");
+            if plain && w.active.get(&f).is_some_and(|s| !s.signalled(l)) {
+                if let Some(Cc::Dctcp(s)) = &mut self.flows[f as usize].cc {
+                    s.fast_forward_acks(u32::try_from(n).unwrap_or(u32::MAX), None);
+                    let w = self.wh.as_mut().expect("wormhole on");
+                    w.st.windows_grown += 1;
+                }
+            }
             if let Some(&(_, class)) = fr.growing.iter().find(|(g, _)| *g == f) {
                 let before = self.transport.uno_window(f).map_or(0, |u| u.cwnd);
                 self.transport.uno_fast_forward_unmarked(f, n, delta);

@@ -65,6 +65,8 @@ pub(super) struct WhStats {
     /// Memo lookups and stores not made because a port of the partition was down or
     /// slowed by a failure (`failure.rs`, [`Sim::partition_degraded`]).
     pub(super) failure_memo_refused: u64,
+    /// DCTCP windows grown through a steady skip by its unmarked ACKs (`fast_forward.rs`).
+    pub(super) windows_grown: u64,
 }
 
 /// Counters as `summary.json` `extra` keys.
@@ -144,6 +146,7 @@ impl Sim {
             ("wormhole_loss_memo_refused", w.st.loss_memo_refused),
             ("wormhole_failure_interrupts", w.st.failure_interrupts),
             ("wormhole_failure_memo_refused", w.st.failure_memo_refused),
+            ("wormhole_windows_grown", w.st.windows_grown),
         ] {
             if v > 0 {
                 x.insert(k.into(), v as f64);
