@@ -2058,6 +2058,18 @@ fn default_radix4(seed: u64, cc: sim_harness::scenario::CcKind) -> Scenario {
     s
 }
 
+/// `s` sampled over `samples` x `sample_us` windows at `theta` (Eq. 6).
+fn detector(s: &mut Scenario, theta: f64, samples: u32, sample_us: f64) {
+    s.skip.theta = theta;
+    s.skip.samples = samples;
+    s.skip.sample_us = sample_us;
+}
+
+/// `s` with one failure, given as its `[[failures]]` entry in TOML.
+fn one_failure(s: &mut Scenario, entry: &str) {
+    s.failures = vec![toml::from_str(entry).unwrap()];
+}
+
 /// A reroute is an interrupt (wormhole.md 5.3): a flow whose load balancer moved its one
 /// path within the detector window (PLB's repath after a congested round, a new flowlet's
 /// EV) is not steady, whatever its rate did. An 8-host ring allreduce under PLB (FlowBender
@@ -2251,15 +2263,8 @@ fn a_failure_restarts_the_steady_detectors() {
     s.transport.lb = LbKind::Ecmp;
     s.workload.kind = WorkloadKind::RingAllreduce;
     s.workload.message = Size::Bytes(8_000_000);
-    s.skip.theta = 0.2;
-    s.skip.samples = 20;
-    s.skip.sample_us = 20.0;
-    s.failures = vec![toml::from_str(
-        r#"link = "tor0.up1"
-at_us = 477
-for_us = 268"#,
-    )
-    .unwrap()];
+    detector(&mut s, 0.2, 20, 20.0);
+    one_failure(&mut s, "link = \"tor0.up1\"\nat_us = 477\nfor_us = 268");
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     let e = mean_err(&a, &b);
     eprintln!(
@@ -2300,16 +2305,11 @@ fn a_lossy_window_bounds_skips_and_restarts_the_detectors() {
     let mut s = default_radix4(1, sim_harness::scenario::CcKind::Dctcp);
     s.transport.lb = LbKind::Ops;
     s.workload.kind = WorkloadKind::Tornado;
-    s.skip.theta = 0.2;
-    s.skip.samples = 10;
-    s.skip.sample_us = 10.0;
-    s.failures = vec![toml::from_str(
-        r#"link = "tor0.up1"
-at_us = 400
-for_us = 600
-drop_prob = 0.2"#,
-    )
-    .unwrap()];
+    detector(&mut s, 0.2, 10, 10.0);
+    one_failure(
+        &mut s,
+        "link = \"tor0.up1\"\nat_us = 400\nfor_us = 600\ndrop_prob = 0.2",
+    );
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     let e = mean_err(&a, &b);
     let lost = |r: &RunResult| r.summary.drops_by_cause["random_loss"];
@@ -2346,19 +2346,17 @@ drop_prob = 0.2"#,
 #[test]
 fn a_dctcp_window_on_its_additive_increase_is_not_steady() {
     let failed = |s: &mut Scenario, at: u32, span: u32| {
-        s.failures = vec![toml::from_str(&format!(
-            "link = \"tor0.up0\"\nat_us = {at}\nfor_us = {span}"
-        ))
-        .unwrap()];
+        one_failure(
+            s,
+            &format!("link = \"tor0.up0\"\nat_us = {at}\nfor_us = {span}"),
+        );
     };
     let mut s = default_radix4(9141, sim_harness::scenario::CcKind::Dctcp);
     s.topology.link_gbps = 400.0;
     s.transport.lb = LbKind::Ops;
     s.workload.kind = WorkloadKind::Permutation;
     s.workload.message = Size::Bytes(8_000_000);
-    s.skip.theta = 0.2;
-    s.skip.samples = 10;
-    s.skip.sample_us = 5.0;
+    detector(&mut s, 0.2, 10, 5.0);
     s.skip.rate_metric = RateMetric::Cc;
     failed(&mut s, 70, 107);
     let mut t = s.clone();
@@ -2386,9 +2384,7 @@ fn a_dctcp_window_on_its_additive_increase_is_not_steady() {
     let mut u = default_radix4(3, sim_harness::scenario::CcKind::Dctcp);
     u.workload.kind = WorkloadKind::Tornado;
     u.topology.hosts = 2;
-    u.skip.theta = 0.2;
-    u.skip.samples = 10;
-    u.skip.sample_us = 5.0;
+    detector(&mut u, 0.2, 10, 5.0);
     let (a, b) = (run(&u, true, |_| {}), run(&u, false, |_| {}));
     assert!(key(&a, "wormhole_skips") > 0.0);
     assert_fewer_events(&a, &b, 2);
@@ -2413,16 +2409,11 @@ fn a_dctcp_window_grows_through_a_steady_skip() {
     s.topology.link_delay_ns = 500;
     s.transport.lb = LbKind::Reps;
     s.workload.kind = WorkloadKind::RingAllreduce;
-    s.skip.theta = 0.1;
-    s.skip.samples = 20;
-    s.skip.sample_us = 10.0;
-    s.failures = vec![toml::from_str(
-        r#"link = "tor0.up0"
-at_us = 541
-for_us = 241
-gbps = 200.0"#,
-    )
-    .unwrap()];
+    detector(&mut s, 0.1, 20, 10.0);
+    one_failure(
+        &mut s,
+        "link = \"tor0.up0\"\nat_us = 541\nfor_us = 241\ngbps = 200.0",
+    );
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     let e = mean_err(&a, &b);
     eprintln!(

@@ -107,12 +107,7 @@ impl Sim {
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
-            if self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id)) {
-                self.note_refollow(id);
-                self.thaw(id);
-            } else {
-                self.reset_partition(id);
-            }
+            self.interrupt_partition(id);
             let w = self.wh.as_mut().expect("wormhole on");
             w.misses.remove(&id);
             w.lookups.remove(&id);

@@ -240,12 +240,7 @@ impl Sim {
             return;
         }
         for id in w.parts.partitions_of_ports(acks) {
-            if self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id)) {
-                self.note_refollow(id);
-                self.thaw(id);
-            } else {
-                self.reset_partition(id);
-            }
+            self.interrupt_partition(id);
             let w = self.wh.as_mut().expect("wormhole on");
             w.misses.remove(&id);
             w.st.foreign_ack_interrupts += 1;
@@ -260,6 +255,17 @@ impl Sim {
             if let Some(id) = w.parts.partition_of_flow(f) {
                 w.lookups.insert(id);
             }
+        }
+    }
+
+    /// An interrupt not known in advance reaches partition `id` (5.3): resumed if skipped
+    /// (a skip-back, 6.3; the resume resets its detectors), else its detectors reset.
+    pub(super) fn interrupt_partition(&mut self, id: PartitionId) {
+        if self.wh.as_ref().is_some_and(|w| w.frozen.contains_key(&id)) {
+            self.note_refollow(id);
+            self.thaw(id);
+        } else {
+            self.reset_partition(id);
         }
     }
 

@@ -46,7 +46,12 @@ use super::*;
 /// the first RTT sample (`srtt8`, 8 x SRTT in 1 GHz NIC cycles = ns), or for a sender
 /// without a window (never skipped: refused at setup).
 pub(super) fn cc_rate(cc: &Cc, srtt8: u32, metric: RateMetric) -> u64 {
-    let Cc::Dctcp(s) = cc else { return 0 };
+    // (MPRDMA's window is its DCTCP sender's; `rate_metric` other than `"packets"` is
+    // refused for it, so only [`Sampler::window_climbing`] reads it here.)
+    let s = match cc {
+        Cc::Dctcp(s) => &**s,
+        Cc::Mprdma(s) => s.inner(),
+    };
     if srtt8 == 0 {
         return 0;
     }
@@ -169,8 +174,8 @@ impl Sampler {
     /// detector's last `l` samples the window grew with no ECN-marked ACK and no loss, the
     /// window binds (`cwnd / srtt`, `cc_bps`, within half again of the rate the flow sent at
     /// over the window; a sender its NIC holds back has a window far above that, which
-    /// grows without moving its rate), and the flow sends below its share of its host's
-    /// line (`host` flows from it; payload rate, less theta): there is room to climb into.
+    /// grows without moving its rate), and the flow sends below 97 % of its share of its
+    /// host's line (`host` flows from it; payload rate): there is room to climb into.
     /// Its rate climbs by one MTU per RTT, under theta per window at loose settings, and a
     /// skip at the window's rate runs late (measured after a link failure's RTO recovery:
     /// four flows 19-27 % late at theta 0.2). dcfab's extension of Eq. 6 (5.1), as
@@ -179,7 +184,7 @@ impl Sampler {
         let Some((a, b)) = self.window(l) else {
             return false;
         };
-        if b.cwnd <= a.cwnd || b.ecn > a.ecn || b.losses > a.losses {
+        if b.cwnd <= a.cwnd || self.signalled(l) {
             return false;
         }
         let bits = u128::from(b.sent - a.sent) * u128::from(w.mtu) * 8 * 1_000_000_000_000;
