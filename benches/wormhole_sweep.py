@@ -27,7 +27,8 @@ error between the full run and full runs with every link 1 or 2 ns longer or sho
 (`topology.link_delay_ns`, the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
 is more than twice its floor; the floor is printed (`floor X %`), and the last lines count
 the cases flagged against 1 % and against the floor. Nothing is asserted: a finding is read, reproduced with the case's own
-`scenario.toml` (OUT_DIR/sN), and becomes a test.
+`scenario.toml` (OUT_DIR/sN), and becomes a test. `benches/wormhole_sweep_diff.py` totals a
+saved log, or compares two logs of the same seeds (two builds).
 """
 import csv
 import json
