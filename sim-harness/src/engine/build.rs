@@ -405,7 +405,7 @@ impl Sim {
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;
-        sim.wormhole_setup(s)?;
+        sim.wormhole_setup(s, &resolved)?;
         Ok(sim)
     }
 }

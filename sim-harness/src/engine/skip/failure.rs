@@ -37,15 +37,15 @@ impl Sim {
     /// `a_lossy_window_bounds_skips_and_restarts_the_detectors`). A window in force for the
     /// whole run is the fabric itself (not listed). The times are `loss`'s own
     /// ([`crate::engine::loss::LossState::new`]).
-    pub(super) fn list_lossy_windows(&mut self, s: &Scenario) -> Result<()> {
+    /// `resolved`: the build's resolution of `s.failures` (each entry's cables).
+    pub(super) fn list_lossy_windows(&mut self, s: &Scenario, resolved: &[Vec<u32>]) {
         let window = |at_us: f64, for_us: Option<f64>| {
             let at = (at_us * 1e6).round() as Time;
             let until = for_us.map(|d| ((at_us + d) * 1e6).round() as Time);
             (at, until)
         };
         let mut add: Vec<(u32, Time, Option<Time>)> = Vec::new();
-        let resolved = crate::engine::failure_sets::resolve(s, &self.fabric)?;
-        for (f, cables) in s.failures.iter().zip(&resolved) {
+        for (f, cables) in s.failures.iter().zip(resolved) {
             if f.drop_prob.is_none() {
                 continue;
             }
@@ -81,7 +81,6 @@ impl Sim {
                 self.q.push(u, Comp::new(Kind::Failure, 2 * i + 1));
             }
         }
-        Ok(())
     }
 
     /// Failure ports `ports` go down, come up or change rate now (called before the change).

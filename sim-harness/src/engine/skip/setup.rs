@@ -51,7 +51,9 @@ use super::*;
 impl Sim {
     /// Install Wormhole for scenario `s` (after the transport): nothing unless
     /// `skip.enabled` or an `llm` workload.
-    pub(crate) fn wormhole_setup(&mut self, s: &Scenario) -> Result<()> {
+    /// `resolved`: each `failures[i]`'s ports ([`crate::engine::failure_sets::resolve`]), as
+    /// the build resolved them.
+    pub(crate) fn wormhole_setup(&mut self, s: &Scenario, resolved: &[Vec<u32>]) -> Result<()> {
         let llm = s.workload.kind == crate::scenario::WorkloadKind::Llm;
         if !s.skip.enabled && !llm {
             return Ok(());
@@ -192,7 +194,7 @@ impl Sim {
             flows_per_port_max: 0,
         }));
         if skip {
-            self.list_lossy_windows(s)?;
+            self.list_lossy_windows(s, resolved);
             self.q.push(sample_ps, Comp::new(Kind::Wormhole, TICK));
         }
         Ok(())
