@@ -22,6 +22,11 @@ case one ToR uplink down for 20-300 us from 50-600 us (drawn after the rest), `S
 ToR uplink losing 1, 5 or 20 % of its packets (`drop_prob`) for 20-600 us from 50-600 us,
 `SWEEP_SLOW=1` one ToR uplink at 25, 50 or 75 % of its rate (`gbps`) for 20-600 us from
 50-600 us (any of the three together: each its own `failures` entry).
+`SWEEP_LLM=1` runs every case on one training iteration of `scenarios/wormhole_{gpt,moe}_{64,128}.toml`
+(the flow DAGs of Wormhole Table 1 on 64 or 128 GPUs) at 1-10 % of the paper's
+message sizes, with drawn compute times, instead of the drawn workload and tree.
+`SWEEP_SET="field=value ..."` sets those fields on every case after the draws (for
+example a fixed `skip.*` setting).
 `SWEEP_FLOOR=1` also measures, for each case over 1 %, its chaos floor: the largest mean FCT
 error between the full run and full runs with every link 1 or 2 ns longer or shorter
 (`topology.link_delay_ns`, the check of benches/wormhole_chaos.sh). Such a case is then flagged only when its skip error
@@ -85,6 +90,21 @@ def settings(rng):
         s.append("skip.held_occupancy=true")
     if cc in ("dctcp", "mprdma") and rng.random() < 0.2:
         s.append("skip.rate_estimate=timed")
+    if os.environ.get("SWEEP_LLM") == "1":
+        # One training iteration of a Table 1 configuration on 64 or 128 GPUs (its scenario file's
+        # rail-optimized radix-16 fat tree), at a small share of the paper's message sizes.
+        fam = rng.choice(["gpt", "gpt", "moe"])
+        scale = rng.choice([0.02, 0.05, 0.1] if fam == "gpt" else [0.01, 0.02, 0.05])
+        drop = ("workload.", "topology.tiers=", "topology.radix=")
+        s = [x for x in s if not x.startswith(drop)]
+        s += [f"workload.llm.bytes_scale={scale}", f"workload.llm.fwd_us={rng.choice([10, 50])}",
+              f"workload.llm.bwd_us={rng.choice([20, 100])}", "topology.radix=16"]
+        gpus = rng.choice([64, 64, 128])
+        s.insert(0, f"llm={fam}_{gpus}")
+    # SWEEP_SET="field=value field=value": set on every case after the draws (a later
+    # `--set` of the same field wins).
+    s += os.environ.get("SWEEP_SET", "").split()
+    part = [x for x in s if x.startswith("skip.partition_by=")][-1].split("=")[1]
     if os.environ.get("SWEEP_FAIL") == "1":
         # A known interrupt of another kind (Wormhole 5.3): one ToR uplink down for a while.
         radix = int(next(x for x in s if x.startswith("topology.radix=")).split("=")[1])
@@ -126,7 +146,8 @@ def chaos_floor(args, sets, out, by=1):
     for x in sets:
         if x.startswith("topology.link_delay_ns="):
             x = f"topology.link_delay_ns={int(x.split('=')[1]) + by}"
-        moved += ["--set", x]
+        if not x.startswith("llm="):
+            moved += ["--set", x]
     base = args[: args.index("--set")]
     c = subprocess.run(base + moved + ["--no-skip", "--out", out], capture_output=True, text=True)
     return None if c.returncode != 0 else c
@@ -140,9 +161,13 @@ def main():
     worst = {"all_ports": (0.0, None), "data_ports": (0.0, None)}
     for i in range(FIRST, FIRST + CASES):
         sets, part = settings(random.Random(i))
-        args = [DCFAB, "run", "scenarios/default.toml", "-q", "--seed", str(i)]
+        base = "scenarios/default.toml"
+        if sets[0].startswith("llm="):
+            base = f"scenarios/wormhole_{sets[0][4:]}.toml"
+        args = [DCFAB, "run", base, "-q", "--seed", str(i)]
         for x in sets:
-            args += ["--set", x]
+            if not x.startswith("llm="):
+                args += ["--set", x]
         a = subprocess.run(args + ["--out", f"{OUT}/s{i}"], capture_output=True, text=True)
         if a.returncode != 0:
             print(f"{i} refused: {(a.stderr.strip().splitlines() or ['?'])[-1][:160]}", flush=True)
@@ -175,7 +200,7 @@ def main():
         bad[part] += flag
         if mean > worst[part][0]:
             worst[part] = (mean, i)
-        knobs = " ".join(x for x in sets if x.startswith(("transport.", "workload.kind", "skip.", "failures")) and "enabled" not in x)
+        knobs = " ".join(x for x in sets if x.startswith(("llm=", "transport.", "workload.kind", "workload.llm.bytes", "skip.", "failures")) and "enabled" not in x)
         print(
             f"{i} | skips {skips:.0f} | events {sa['events']} / {sb['events']} | FCT error mean "
             f"{mean * 100:.3f} % max {max(errs or [0]) * 100:.2f} % | one-run completions {odd} | "
