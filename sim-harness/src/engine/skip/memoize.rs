@@ -101,6 +101,18 @@ impl Sim {
         if !w.skip || n == 0 || n > MEMO_MAX_FLOWS || w.frozen.contains_key(&id) {
             return;
         }
+        // A flow still in its start-up (DCSIM: no DATA sent yet) is not in the state a
+        // stored transient starts from, nor one a hit may start from: the lookup waits for
+        // the tick after its first DATA ([`crate::transport::TransportDriver::in_startup`]).
+        if w.parts
+            .flows(id)
+            .is_some_and(|fl| fl.iter().any(|&f| self.transport.in_startup(f)))
+        {
+            let w = self.wh.as_mut().expect("wormhole on");
+            w.lookups.insert(id);
+            w.st.memo_deferred += 1;
+            return;
+        }
         if self.partition_degraded(id) {
             let w = self.wh.as_mut().expect("wormhole on");
             w.st.failure_memo_refused += 1;

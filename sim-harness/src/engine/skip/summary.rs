@@ -62,6 +62,9 @@ pub(super) struct WhStats {
     pub(super) loss_memo_refused: u64,
     /// Partitions whose steady state a failure's start or end ended (`failure.rs`).
     pub(super) failure_interrupts: u64,
+    /// Memo lookups put off to the next tick: a flow of the partition was still in its
+    /// start-up ([`crate::transport::TransportDriver::in_startup`]).
+    pub(super) memo_deferred: u64,
     /// Memo lookups and stores not made because a port of the partition was down or
     /// slowed by a failure (`failure.rs`, [`Sim::partition_degraded`]).
     pub(super) failure_memo_refused: u64,
@@ -139,12 +142,14 @@ impl Sim {
                 ],
             );
         }
-        // Flows held by a loss their senders had not settled yet (`steady.rs`), and a
-        // failure's interrupts (`failure.rs`); absent from runs that never met one.
+        // Flows held by a loss their senders had not settled yet (`steady.rs`), a failure's
+        // interrupts (`failure.rs`) and memo lookups put off by a DCSIM start-up
+        // (`memoize.rs`); absent from runs that never met one.
         for (k, v) in [
             ("wormhole_loss_held", w.st.loss_held),
             ("wormhole_loss_memo_refused", w.st.loss_memo_refused),
             ("wormhole_failure_interrupts", w.st.failure_interrupts),
+            ("wormhole_memo_deferred", w.st.memo_deferred),
             ("wormhole_failure_memo_refused", w.st.failure_memo_refused),
             ("wormhole_windows_grown", w.st.windows_grown),
         ] {

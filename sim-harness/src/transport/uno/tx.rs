@@ -386,16 +386,16 @@ impl UnoTx {
     /// packets were sent and delivered at the steady rate while the flow's partition was
     /// skipped. Whole units come off the never-sent part of the message, the last unit
     /// (possibly a short block or packet) kept, as [`nic::transport::DctcpSender::fast_forward`]
-    /// shrinks its PSN space: with erasure coding `wire / (x + y)` whole blocks of `x` data
-    /// packets (a block's parity goes with it), without one packet per wire packet. Every
+    /// shrinks its PSN space: with erasure coding the whole blocks nearest to `wire / (x + y)`
+    /// (`x` data packets each; a block's parity goes with it), without one packet per wire
+    /// packet ([`UnoTx::units_for`]). Every
     /// unit sent so far keeps its number, wire packets, timers and bits; the kept last unit
     /// is renumbered `k` lower on both ends ([`super::rx::UnoRx::fast_forward`] takes the
     /// same `k` units), so block numbering, parity (a function of the flow and the block
     /// number) and the receiver's per-block state stay consistent. The congestion control
     /// (window, epoch, pacer) is the steady state's and stays. Returns the units taken.
     pub fn fast_forward(&mut self, wire: u64) -> u32 {
-        let avail = self.units.saturating_sub(self.next_new).saturating_sub(1);
-        let k = (wire / u64::from(self.stride)).min(u64::from(avail)) as u32;
+        let k = self.units_for(wire);
         let data = if self.p.ec { k * self.p.x } else { k };
         self.units -= k;
         self.data_pkts -= data;
@@ -403,11 +403,19 @@ impl UnoTx {
         k
     }
 
+    /// The whole units nearest to `wire` wire packets (half up; rounded down, each skip lost
+    /// half a block of `x + y` on average, session 26), at most the never-sent ones but the
+    /// last.
+    fn units_for(&self, wire: u64) -> u32 {
+        let avail = self.units.saturating_sub(self.next_new).saturating_sub(1);
+        let stride = u64::from(self.stride.max(1));
+        (wire.saturating_add(stride / 2) / stride).min(u64::from(avail)) as u32
+    }
+
     /// The data packets [`UnoTx::fast_forward`]`(wire)` would take now (whole units, the
     /// last one kept), without taking them.
     pub fn fast_forward_data(&self, wire: u64) -> u32 {
-        let avail = self.units.saturating_sub(self.next_new).saturating_sub(1);
-        let k = (wire / u64::from(self.stride)).min(u64::from(avail)) as u32;
+        let k = self.units_for(wire);
         if self.p.ec {
             k * self.p.x
         } else {
