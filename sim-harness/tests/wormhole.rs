@@ -51,6 +51,12 @@ fn one_tor_incast(hosts: u32, message: u64, degree: u32) -> Scenario {
     s
 }
 
+/// The shipped scenario file `scenarios/{name}.toml`.
+fn shipped(name: &str) -> Scenario {
+    let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn run(s: &Scenario, skip: bool, edit: impl Fn(&mut Sim)) -> RunResult {
     let mut s = s.clone();
     s.skip.enabled = skip;
@@ -475,11 +481,7 @@ fn llm_gpt64_iteration_under_dcsim_within_one_percent() {
 /// after every flow of the partition has sent a DATA (`wormhole_memo_deferred`): 0.52 %.
 #[test]
 fn a_dcsim_memo_transient_starts_after_the_first_data() {
-    let path = format!(
-        "{}/../scenarios/wormhole_gpt_64.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = shipped("wormhole_gpt_64");
     s.seed = 3048;
     s.transport.cc = sim_harness::scenario::CcKind::Dcsim;
     s.transport.lb = LbKind::Ops;
@@ -981,11 +983,7 @@ fn assert_collectives_complete(a: &RunResult, b: &RunResult) {
 /// 216 us inter-DC base RTT, and one inter-DC flow of 64 MiB into host 6 (a mixed incast
 /// of one inter-DC sender); skipping with 20 samples of 20 us, theta 0.03.
 fn uno_inter_dc() -> Scenario {
-    let path = format!(
-        "{}/../scenarios/uno_failures.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = shipped("uno_failures");
     s.failures.clear();
     s.topology.two_dc.dc_link_delay_us = 100.0;
     s.output.queue_sample_us = 0.0;
@@ -2093,8 +2091,7 @@ fn skipped_data_counts_as_delivered() {
 /// 16 MB messages, seed `seed`, skipping under `all_ports` (a case of
 /// `benches/wormhole_sweep.py`, which draws its settings from the seed).
 fn default_radix4(seed: u64, cc: sim_harness::scenario::CcKind) -> Scenario {
-    let path = format!("{}/../scenarios/default.toml", env!("CARGO_MANIFEST_DIR"));
-    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = shipped("default");
     s.seed = seed;
     s.topology.tiers = 2;
     s.topology.radix = 4;
@@ -2270,11 +2267,7 @@ fn a_uno_flow_on_its_additive_increase_is_not_steady() {
 /// 0.004 % iteration error at 4.0x fewer events (measured).
 #[test]
 fn a_uno_window_growing_into_a_queue_is_not_skipped_through_its_cut() {
-    let path = format!(
-        "{}/../scenarios/wormhole_moe_64.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut s: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = shipped("wormhole_moe_64");
     s.transport.cc = sim_harness::scenario::CcKind::Uno;
     s.workload
         .llm

@@ -440,25 +440,29 @@ impl TransportDriver {
 /// The DATAs DCSIM's fast-forward takes of flow `f` (source host `h`) when asked for `n`:
 /// the whole DATA-ACK rounds of its receiver (`ack_every` DATAs) nearest to `n`
 /// ([`nearest_whole`]), at most its host engine's [`nic::dcsim::DcsimFlow::skippable`], so
-/// the receiver's count towards its next DATA-ACK
-/// is where the full run has it (measured: a skip of 3,203 DATAs, 3 past a round, left the
-/// last DATAs of 20 MB flows at 400 Gb/s acknowledged at once instead of by the receiver's
-/// interval timer, 14.7 us and 3.3 % early).
+/// the receiver's count towards its next DATA-ACK is where the full run has it (measured: a
+/// skip of 3,203 DATAs, 3 past a round, left the last DATAs of 20 MB flows at 400 Gb/s
+/// acknowledged at once instead of by the receiver's interval timer, 14.7 us and 3.3 %
+/// early).
 fn dcsim_takes(st: &crate::dcsim::host::DcsimState, h: u32, f: u32, n: u32) -> u32 {
     let Phase::Open(slot) = st.send[f as usize].phase else {
         return 0;
     };
     let round = u32::from(st.p.rx.ack_every.max(1));
     let room = st.hosts[h as usize].eng.skippable(slot);
-    nearest_whole(n, round).min(room - room % round)
+    let k = nearest_whole(u64::from(n), u64::from(round));
+    u32::try_from(k)
+        .unwrap_or(u32::MAX)
+        .min(room - room % round)
 }
 
 /// `n` rounded to the nearest multiple of `unit` (half up). A skip's credit rounded down to
 /// whole units lost half a unit per skip on average, every time: DCSIM rings of 4 MB on
 /// `wormhole_gpt_64` (2 % sizes, 0.5 us links) ended 5.2-5.9 us late each after their
 /// skips at 16-DATA rounds, 1.05-1.08 % mean FCT error against a chaos floor of 0.06 %
-/// (session 26, sweep cases 3071 and 3076).
-pub(crate) fn nearest_whole(n: u32, unit: u32) -> u32 {
+/// (session 26, sweep cases 3071 and 3076). Uno's erasure-coded blocks take it too
+/// ([`super::uno::tx::UnoTx::fast_forward`]).
+pub(crate) fn nearest_whole(n: u64, unit: u64) -> u64 {
     let unit = unit.max(1);
     n.saturating_add(unit / 2) / unit * unit
 }
@@ -487,6 +491,8 @@ fn dcsim_fast_forward(st: &mut crate::dcsim::host::DcsimState, h: u32, f: u32, n
 mod tests {
     use super::nearest_whole;
     use crate::engine::Sim;
+    use crate::run::RunControl;
+    use crate::scenario::{CcKind, LbKind, Scenario, Size, WorkloadKind};
 
     /// A skip's credit in whole units is the nearest whole number of them, half up: never
     /// biased down by half a unit per skip.
@@ -496,20 +502,17 @@ mod tests {
         assert_eq!(nearest_whole(8, 16), 16);
         assert_eq!(nearest_whole(23, 16), 16);
         assert_eq!(nearest_whole(24, 16), 32);
-        assert_eq!(nearest_whole(u32::MAX, 16), u32::MAX / 16 * 16);
+        assert_eq!(nearest_whole(u64::MAX, 16), u64::MAX / 16 * 16);
         for n in 0..40 {
             assert_eq!(nearest_whole(n, 1), n);
             assert_eq!(nearest_whole(n, 0), n);
         }
         // Over many skips the rounding error averages out instead of piling up.
-        let lost: i64 = (0..1600u32)
-            .map(|n| i64::from(n) - i64::from(nearest_whole(n, 16)))
+        let lost: i64 = (0..1600u64)
+            .map(|n| n as i64 - nearest_whole(n, 16) as i64)
             .sum();
         assert!(lost.abs() <= 800, "{lost}");
     }
-
-    use crate::run::RunControl;
-    use crate::scenario::{CcKind, LbKind, Scenario, Size, WorkloadKind};
 
     /// A 4-host tornado of 20 MB flows on one ToR under `cc` (two steady pairs skipped for
     /// about 1.5 ms each), run with skipping `skip`: each flow's smoothed RTT at the end.

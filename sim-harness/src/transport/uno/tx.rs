@@ -403,13 +403,13 @@ impl UnoTx {
         k
     }
 
-    /// The whole units nearest to `wire` wire packets (half up; rounded down, each skip lost
-    /// half a block of `x + y` on average, session 26), at most the never-sent ones but the
-    /// last.
+    /// The whole units nearest to `wire` wire packets ([`crate::transport::skip::nearest_whole`];
+    /// rounded down, each skip lost half a block of `x + y` on average, session 26), at most
+    /// the never-sent ones but the last.
     fn units_for(&self, wire: u64) -> u32 {
         let avail = self.units.saturating_sub(self.next_new).saturating_sub(1);
         let stride = u64::from(self.stride.max(1));
-        (wire.saturating_add(stride / 2) / stride).min(u64::from(avail)) as u32
+        (crate::transport::skip::nearest_whole(wire, stride) / stride).min(u64::from(avail)) as u32
     }
 
     /// The data packets [`UnoTx::fast_forward`]`(wire)` would take now (whole units, the
