@@ -42,9 +42,10 @@
 //!   window: a reroute is an interrupt (5.3), and one that is not known in advance
 //!   ([`crate::flow::Lb::moving_path`], `Sampler::path_held`).
 //!
-//! * **Window against RTT.** A flow whose base RTT exceeds the detector's window
-//!   (`skip.samples` x `skip.sample_us`) is never steady ([`Sim::steady_flows`]); the run
-//!   warns at setup naming both fields.
+//! * **Window against RTT.** A flow whose feedback loop (its base RTT; under DCSIM plus
+//!   `RTTmax`, [`crate::transport::TransportDriver::feedback_ps`]) exceeds the detector's
+//!   window (`skip.samples` x `skip.sample_us`) is never steady ([`Sim::steady_flows`]); the
+//!   run warns at setup naming both fields.
 
 use super::*;
 
@@ -74,18 +75,24 @@ impl Sim {
                  simulated in full"
             ));
         }
-        // A flow whose base RTT exceeds the detector's window is never steady (its window
-        // would hold no feedback, [`Sim::steady_flows`]): say so up front.
+        // A flow whose feedback loop (base RTT; DCSIM: plus RTTmax) exceeds the detector's
+        // window is never steady (its window would hold no feedback,
+        // [`Sim::steady_flows`]): say so up front.
         let window_ps = sample_ps.saturating_mul(u64::from(s.skip.samples));
         let long: Vec<u64> = self
             .flows
             .iter()
-            .map(|f| f.base.rtt_ps)
+            .map(|f| self.transport.feedback_ps(f.base.rtt_ps))
             .filter(|&r| r > window_ps)
             .collect();
         if skip && !long.is_empty() {
+            let what = if matches!(self.transport, crate::transport::TransportDriver::Dcsim(_)) {
+                "feedback loop (base RTT + DCSIM's RTTmax)"
+            } else {
+                "base RTT"
+            };
             warnings.push(format!(
-                "skip.samples x skip.sample_us = {} us is shorter than the base RTT of {} \
+                "skip.samples x skip.sample_us = {} us is shorter than the {what} of {} \
                  flows (up to {} us): a window without one round of feedback cannot tell a \
                  steady flow, so they are never skipped (Eq. 13 wants T_C RTTs)",
                 window_ps as f64 / 1e6,

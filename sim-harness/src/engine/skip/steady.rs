@@ -774,7 +774,11 @@ impl Sim {
         let w = self.wh.as_ref()?;
         let mut v = Vec::new();
         for &f in w.parts.flows(id)? {
-            if self.flows[f as usize].base.rtt_ps > w.window_ps() {
+            if self
+                .transport
+                .feedback_ps(self.flows[f as usize].base.rtt_ps)
+                > w.window_ps()
+            {
                 return None;
             }
             let view = self.transport.skip_view(&self.flows, f)?;
