@@ -489,9 +489,7 @@ fn a_dcsim_memo_transient_starts_after_the_first_data() {
     let llm = s.workload.llm.as_mut().unwrap();
     llm.bytes_scale = 0.02;
     llm.bwd_us = 20.0;
-    s.skip.theta = 0.1;
-    s.skip.samples = 10;
-    s.skip.sample_us = 10.0;
+    detector(&mut s, 0.1, 10, 10.0);
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     let m = mean_err(&a, &b);
     eprintln!(
@@ -524,9 +522,7 @@ fn a_dcsim_window_shorter_than_its_rtt_max_never_skips_and_says_so() {
     s.workload.kind = WorkloadKind::Tornado;
     s.workload.message = Size::Bytes(4_000_000);
     s.topology.link_delay_ns = 500;
-    s.skip.theta = 0.2;
-    s.skip.samples = 10;
-    s.skip.sample_us = 5.0;
+    detector(&mut s, 0.2, 10, 5.0);
     let (a, b) = (run(&s, true, |_| {}), run(&s, false, |_| {}));
     assert_eq!(key(&a, "wormhole_skips"), 0.0);
     assert_eq!(a.flows, b.flows);
