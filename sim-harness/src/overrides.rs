@@ -359,7 +359,9 @@ fn field_error(e: &toml::de::Error) -> Error {
             }
         }
     }
-    let msg = too_large_integer(msg).unwrap_or_else(|| msg.to_string());
+    let msg = too_large_integer(msg)
+        .or_else(|| short_float(msg))
+        .unwrap_or_else(|| msg.to_string());
     match parent {
         Some(p) => Error::field(p, msg),
         None => Error::field("scenario", msg),
@@ -380,6 +382,18 @@ fn too_large_integer(msg: &str) -> Option<String> {
     Some(format!(
         "{digits} is too large for an integer (TOML integers are -9223372036854775808 to \
          9223372036854775807); expected {expected}"
+    ))
+}
+
+/// serde's `invalid type: floating point `1000...0`, expected u32` prints a float in full
+/// (301 digits for `1e300`): print it as the user wrote it ([`crate::units::num`]).
+fn short_float(msg: &str) -> Option<String> {
+    let (head, rest) = msg.split_once("floating point `")?;
+    let (number, tail) = rest.split_once('`')?;
+    let v: f64 = number.parse().ok()?;
+    Some(format!(
+        "{head}floating point `{}`{tail}",
+        crate::units::num(v)
     ))
 }
 

@@ -3,7 +3,8 @@
 //! and `[[failures]]`), a bounded set of values its type makes hostile goes through what
 //! `dcfab run --dry-run` does (`overrides::resolve`, `estimate::check`,
 //! `output::scenario_toml`), in-process, on a shipped scenario where the field matters.
-//! Each must be accepted or refused with an error that names the field; none may panic.
+//! Each must be accepted or refused with an error that names the field (and prints a number
+//! like `1e30` as written, not as its 31 digits); none may panic.
 //!
 //! `explore` (ignored) sends every value to every field on every base and prints a table of
 //! the outcomes, for audits (`cargo test -p sim-harness --test field_fuzz -- --ignored
@@ -344,11 +345,27 @@ fn check_field(table: &Table, resolved: &Value, path: &str, problems: &mut Vec<S
                         "{path}={raw}: error does not name the field: {msg}"
                     ));
                 }
+                if longest_digit_run(&msg) > MAX_DIGITS {
+                    problems.push(format!(
+                        "{path}={raw}: error prints a number in full (1e30 as 31 digits): {msg}"
+                    ));
+                }
             }
             Err(p) => problems.push(format!("{path}={raw}: PANIC: {p}")),
         }
     }
     values.len()
+}
+
+/// The most digits in a row an error may print: every 64-bit integer fits (20); a float
+/// like `1e30` is printed as written (`crate::units::num`), not as its 31 digits.
+const MAX_DIGITS: usize = 24;
+
+fn longest_digit_run(msg: &str) -> usize {
+    msg.split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0)
 }
 
 fn quiet_panics() {

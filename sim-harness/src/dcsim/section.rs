@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::scenario::Size;
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 
 /// DCSIM release rule (DCSIM 2.4 Eq. 4 and 4.4).
@@ -86,7 +87,7 @@ impl DcsimSection {
                 "transport.dcsim.fraction",
                 format!(
                     "must be a fraction of RTT_max, 0 to 1, got {}",
-                    self.fraction
+                    num(self.fraction)
                 ),
             ));
         }
@@ -114,7 +115,7 @@ impl DcsimSection {
                 "transport.dcsim.h",
                 format!(
                     "{} is out of range: allowed more than 0 and at most 1000",
-                    self.h
+                    num(self.h)
                 ),
             ));
         }
@@ -128,7 +129,7 @@ impl DcsimSection {
         if self.data_buffer_ratio < 0.0 {
             return Err(Error::field(
                 "transport.dcsim.data_buffer_ratio",
-                format!("must not be negative, got {}", self.data_buffer_ratio),
+                format!("must not be negative, got {}", num(self.data_buffer_ratio)),
             ));
         }
         if self.data_buffer.is_some() && self.data_buffer_ratio > 0.0 {
@@ -152,7 +153,7 @@ impl DcsimSection {
                 "transport.dcsim.ack_interval_rtts",
                 format!(
                     "{} is out of range: allowed more than 0 and at most 1000 RTTs",
-                    self.ack_interval_rtts
+                    num(self.ack_interval_rtts)
                 ),
             ));
         }

@@ -22,6 +22,7 @@ use super::*;
 use crate::results::Table;
 use crate::scenario::{Failure, Scenario, TopologyKind};
 use crate::topology::PortRole;
+use crate::units::num;
 use rand::seq::SliceRandom;
 
 /// The cable sets `failures[].link` may name with `random_fraction`.
@@ -209,7 +210,10 @@ pub fn check_entry(i: usize, f: &Failure) -> Result<()> {
         if !(d.is_finite() && d > 0.0 && d <= 1.0) {
             return Err(Error::field(
                 p("drop_prob"),
-                format!("must be a probability above 0 and at most 1, got {d}"),
+                format!(
+                    "must be a probability above 0 and at most 1, got {}",
+                    num(d)
+                ),
             ));
         }
         if f.gbps.is_some() {
@@ -223,7 +227,7 @@ pub fn check_entry(i: usize, f: &Failure) -> Result<()> {
         if !(x.is_finite() && x > 0.0 && x <= 1.0) {
             return Err(Error::field(
                 p("random_fraction"),
-                format!("must be a fraction above 0 and at most 1, got {x}"),
+                format!("must be a fraction above 0 and at most 1, got {}", num(x)),
             ));
         }
     }

@@ -20,6 +20,7 @@
 
 use super::*;
 use crate::scenario::{Loss, LossModel, LossPlace};
+use crate::units::num;
 
 /// Largest `loss[].block_packets`.
 pub const MAX_BLOCK_PACKETS: u32 = 64;
@@ -50,14 +51,14 @@ pub fn check_entry(i: usize, l: &Loss) -> Result<()> {
         } else {
             Err(Error::field(
                 name,
-                format!("must be a probability 0 to 1, got {v}"),
+                format!("must be a probability 0 to 1, got {}", num(v)),
             ))
         }
     };
     if !(l.at_us.is_finite() && l.at_us >= 0.0) {
         return Err(Error::field(
             f("at_us"),
-            format!("must be a time of at least 0 us, got {}", l.at_us),
+            format!("must be a time of at least 0 us, got {}", num(l.at_us)),
         ));
     }
     crate::units::us_to_ps(&f("at_us"), l.at_us)?;
@@ -65,7 +66,7 @@ pub fn check_entry(i: usize, l: &Loss) -> Result<()> {
         if !(d.is_finite() && d > 0.0) {
             return Err(Error::field(
                 f("for_us"),
-                format!("must be a duration above 0 us, got {d}"),
+                format!("must be a duration above 0 us, got {}", num(d)),
             ));
         }
         crate::units::us_to_ps(&f("for_us"), l.at_us + d)?;

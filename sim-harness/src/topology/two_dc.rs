@@ -35,6 +35,7 @@ use super::fat_tree::{add_tree, TreeAt};
 use super::{Fabric, FabricBuilder, PathShape, Route, Tier};
 use crate::error::{Error, Result};
 use crate::scenario::{Size, Topology};
+use crate::units::num;
 use crate::validate::host_count;
 use serde::{Deserialize, Serialize};
 
@@ -115,7 +116,10 @@ impl TwoDcSection {
         if !(d.is_finite() && d > 0.0 && d <= MAX_DC_LINK_DELAY_US) {
             return Err(Error::field(
                 D,
-                format!("must be a delay above 0 and at most {MAX_DC_LINK_DELAY_US} us, got {d}"),
+                format!(
+                    "must be a delay above 0 and at most {MAX_DC_LINK_DELAY_US} us, got {}",
+                    num(d)
+                ),
             ));
         }
         if let Some(g) = self.dc_link_gbps {
@@ -123,7 +127,7 @@ impl TwoDcSection {
             if !(g.is_finite() && (0.01..=100_000.0).contains(&g)) {
                 return Err(Error::field(
                     G,
-                    format!("must be a rate from 0.01 to 100000 Gb/s, got {g}"),
+                    format!("must be a rate from 0.01 to 100000 Gb/s, got {}", num(g)),
                 ));
             }
         }

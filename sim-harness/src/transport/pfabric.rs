@@ -48,6 +48,7 @@ use crate::scenario::{LbKind, Scenario, Size, TopologyKind};
 use crate::transport::ctx::Cx;
 use crate::transport::side::SideTable;
 use crate::transport::TransportDriver;
+use crate::units::num;
 use flow::{Next, PfRx, PfTx, TxStats};
 use nic::lb::LoadBalancer;
 use nic::pfabric::PfabricRateConfig;
@@ -95,7 +96,7 @@ impl PfabricSection {
             if !v.is_finite() || v < lo || v > hi {
                 return Err(Error::field(
                     format!("transport.pfabric.{name}"),
-                    format!("must be a number in {lo} ..= {hi}, got {v}"),
+                    format!("must be a number in {lo} ..= {hi}, got {}", num(v)),
                 ));
             }
             Ok(())

@@ -3,6 +3,7 @@
 //! `nic` block's [`nic::reps::RepsConfig`].
 
 use crate::error::{Error, Result};
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 
 /// Bound (exclusive) of `transport.reps.freezing_timeout_us`: REPS keeps `exitFreezingMode`
@@ -96,16 +97,25 @@ impl RepsSection {
         let v = self.freezing_timeout_us;
         const F: &str = "transport.reps.freezing_timeout_us";
         if !v.is_finite() {
-            return Err(Error::field(F, format!("must be a finite number, got {v}")));
+            return Err(Error::field(
+                F,
+                format!("must be a finite number, got {}", num(v)),
+            ));
         }
         if v < 0.0 {
-            return Err(Error::field(F, format!("must not be negative, got {v}")));
+            return Err(Error::field(
+                F,
+                format!("must not be negative, got {}", num(v)),
+            ));
         }
         // FREEZING_TIMEOUT is compared as a 32-bit wrap-around cycle stamp (1 GHz NIC clock).
         if v >= MAX_FREEZING_TIMEOUT_US {
             return Err(Error::field(
                 F,
-                format!("must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {v}"),
+                format!(
+                    "must be below {MAX_FREEZING_TIMEOUT_US} us (2^31 NIC cycles), got {}",
+                    num(v)
+                ),
             ));
         }
         let m = self.failure_rtt_multiple;
@@ -117,7 +127,8 @@ impl RepsSection {
                 M,
                 format!(
                     "must be a multiple of the base RTT of at least 1 and below 256 (Q8.8), \
-                     got {m}"
+                     got {}",
+                    num(m)
                 ),
             ));
         }
@@ -127,7 +138,8 @@ impl RepsSection {
             return Err(Error::field(
                 W,
                 format!(
-                    "must be 0 (one RTO) or a time below {MAX_FREEZING_TIMEOUT_US} us, got {w}"
+                    "must be 0 (one RTO) or a time below {MAX_FREEZING_TIMEOUT_US} us, got {}",
+                    num(w)
                 ),
             ));
         }

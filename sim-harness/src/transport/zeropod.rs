@@ -11,6 +11,7 @@
 
 use crate::error::{Error, Result};
 use crate::scenario::Size;
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 
 /// Which hosts a non-websearch workload runs over.
@@ -116,7 +117,7 @@ impl ZeropodSection {
             if !d.is_finite() || !(0.0..=10_000.0).contains(&d) {
                 return Err(Error::field(
                     f("scheduling_delay_us"),
-                    format!("must be 0..=10000 us, got {d}"),
+                    format!("must be 0..=10000 us, got {}", num(d)),
                 ));
             }
         }
@@ -124,7 +125,7 @@ impl ZeropodSection {
         if !g.is_finite() || !(0.0..=1_000_000.0).contains(&g) {
             return Err(Error::field(
                 f("guard_band_ns"),
-                format!("must be 0..=1000000 ns, got {g}"),
+                format!("must be 0..=1000000 ns, got {}", num(g)),
             ));
         }
         if self.optimistic_max_cells > 1_000_000 {
@@ -165,7 +166,7 @@ impl ZeropodSection {
             if !x.is_finite() || !(0.0..=1.0).contains(&x) {
                 return Err(Error::field(
                     f("intra_pod_fraction"),
-                    format!("must be in [0, 1], got {x}"),
+                    format!("must be in [0, 1], got {}", num(x)),
                 ));
             }
         }

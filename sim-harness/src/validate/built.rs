@@ -2,7 +2,7 @@
 //! cable, BDP-relative buffers and messages, the DCSIM, pFabric and pHost parameters, and
 //! phantom queues per switch port rate.
 
-use super::numbers::finite;
+use super::numbers::{finite, num};
 use super::MAX_MESSAGE_PACKETS;
 use crate::error::{Error, Result};
 use crate::scenario::Scenario;
@@ -138,7 +138,7 @@ fn check_phantom(
             "topology.phantom_drain",
             format!(
                 "must be in (0, 1] (a fraction of the line rate), got {}",
-                t.phantom_drain
+                num(t.phantom_drain)
             ),
         ));
     }

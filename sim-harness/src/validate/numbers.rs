@@ -20,15 +20,8 @@ pub(super) fn problem_of(e: Error) -> String {
     }
 }
 
-/// A number as the user would read it: `1e308`, not 309 digits; `0.5` as is.
-pub(super) fn num(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && a.is_finite() && !(1e-3..1e6).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
+/// A number as the user would read it ([`crate::units::num`]).
+pub(super) use crate::units::num;
 
 pub(super) fn finite(field: &str, v: f64) -> Result<()> {
     if v.is_finite() {

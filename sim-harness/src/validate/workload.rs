@@ -118,7 +118,10 @@ pub(super) fn check_workload(s: &Scenario, hosts: u64) -> Result<()> {
     if !w.background_ecmp.is_finite() || !(0.0..=1.0).contains(&w.background_ecmp) {
         return Err(Error::field(
             "workload.background_ecmp",
-            format!("must be a fraction in [0, 1], got {}", w.background_ecmp),
+            format!(
+                "must be a fraction in [0, 1], got {}",
+                num(w.background_ecmp)
+            ),
         ));
     }
     if w.one_way && w.kind != WorkloadKind::Tornado {

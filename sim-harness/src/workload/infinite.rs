@@ -15,6 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::scenario::{CcKind, Scenario, TopologyKind, WorkloadKind};
+use crate::units::num;
 use crate::workload::FlowSpec;
 
 /// Bytes of an infinite flow: more than a `host_gbps` link carries in `max_time_us`
@@ -51,7 +52,7 @@ pub fn check(s: &Scenario) -> Result<()> {
     if !warm.is_finite() || warm < 0.0 {
         return Err(Error::field(
             "workload.infinite_warmup_us",
-            format!("must be a time in us, at least 0, got {warm}"),
+            format!("must be a time in us, at least 0, got {}", num(warm)),
         ));
     }
     if !w.infinite {

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::event::NEVER;
 use crate::scenario::{LlmFamily, LlmWorkload, Scenario};
 use crate::units;
+use crate::units::num;
 use crate::wormhole::llm::{self, ComputeTimes, Family, LlmConfig, LlmDag, TaskKind};
 use crate::wormhole::rail::RailLayout;
 
@@ -36,7 +37,7 @@ pub fn config(l: &LlmWorkload) -> Result<LlmConfig> {
         if !v.is_finite() || v < 0.0 {
             return Err(Error::field(
                 field,
-                format!("must be a non-negative number of us, got {v}"),
+                format!("must be a non-negative number of us, got {}", num(v)),
             ));
         }
         units::us_to_ps(field, v)
@@ -52,7 +53,7 @@ pub fn config(l: &LlmWorkload) -> Result<LlmConfig> {
     if !(l.bytes_scale > 0.0 && l.bytes_scale <= 1.0) {
         return Err(Error::field(
             "workload.llm.bytes_scale",
-            format!("must be in (0, 1], got {}", l.bytes_scale),
+            format!("must be in (0, 1], got {}", num(l.bytes_scale)),
         ));
     }
     Ok(c)

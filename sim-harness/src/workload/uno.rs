@@ -27,6 +27,7 @@
 use super::FlowSpec;
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, Size, WorkloadKind};
+use crate::units::num;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -370,13 +371,16 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
     if !(x.inter_fraction.is_finite() && (0.0..=1.0).contains(&x.inter_fraction)) {
         return Err(Error::field(
             f("inter_fraction"),
-            format!("must be a fraction 0 to 1, got {}", x.inter_fraction),
+            format!("must be a fraction 0 to 1, got {}", num(x.inter_fraction)),
         ));
     }
     if !(x.iteration_us.is_finite() && x.iteration_us >= 0.0) {
         return Err(Error::field(
             f("iteration_us"),
-            format!("must be a time of at least 0 us, got {}", x.iteration_us),
+            format!(
+                "must be a time of at least 0 us, got {}",
+                num(x.iteration_us)
+            ),
         ));
     }
     crate::units::us_to_ps(&f("iteration_us"), x.iteration_us * f64::from(x.iterations))?;
@@ -384,13 +388,16 @@ pub fn check(s: &Scenario, hosts: u64) -> Result<()> {
     if !(x.rpc_gap_us.is_finite() && x.rpc_gap_us > 0.0) {
         return Err(Error::field(
             f("rpc_gap_us"),
-            format!("must be a time above 0 us, got {}", x.rpc_gap_us),
+            format!("must be a time above 0 us, got {}", num(x.rpc_gap_us)),
         ));
     }
     if !(x.rpc_start_us.is_finite() && x.rpc_start_us >= 0.0) {
         return Err(Error::field(
             f("rpc_start_us"),
-            format!("must be a time of at least 0 us, got {}", x.rpc_start_us),
+            format!(
+                "must be a time of at least 0 us, got {}",
+                num(x.rpc_start_us)
+            ),
         ));
     }
     crate::units::us_to_ps(&f("rpc_start_us"), x.rpc_start_us)?;

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::scenario::{Scenario, WorkloadKind};
 use crate::units;
+use crate::units::num;
 
 /// Largest `skip.samples`: each active flow keeps a ring of `l` 8-byte samples.
 pub const MAX_SAMPLES: u32 = 100_000;
@@ -14,13 +15,13 @@ pub fn check(s: &Scenario) -> Result<()> {
     if !(us.is_finite() && us > 0.0) {
         return Err(Error::field(
             "skip.sample_us",
-            format!("must be a positive number of us, got {us}"),
+            format!("must be a positive number of us, got {}", num(us)),
         ));
     }
     if units::us_to_ps("skip.sample_us", us)? < 1000 {
         return Err(Error::field(
             "skip.sample_us",
-            format!("must be at least 0.001 us (one NIC cycle), got {us}"),
+            format!("must be at least 0.001 us (one NIC cycle), got {}", num(us)),
         ));
     }
     if s.skip.samples > MAX_SAMPLES {

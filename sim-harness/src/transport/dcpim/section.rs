@@ -6,6 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind};
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 
 /// `[transport.dcpim]`: the epoch and its matching rounds.
@@ -76,7 +77,7 @@ impl DcpimSection {
             if !v.is_finite() || v < lo || v > hi {
                 return Err(Error::field(
                     format!("transport.dcpim.{name}"),
-                    format!("must be a number in {lo} ..= {hi}, got {v}"),
+                    format!("must be a number in {lo} ..= {hi}, got {}", num(v)),
                 ));
             }
             Ok(())

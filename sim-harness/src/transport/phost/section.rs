@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::scenario::{CcKind, LbKind, Scenario, TopologyKind};
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 
 /// `[transport.phost]`: pHost's parameters.
@@ -78,7 +79,7 @@ impl PhostSection {
             if !v.is_finite() || v < lo || v > hi {
                 return Err(Error::field(
                     format!("transport.phost.{name}"),
-                    format!("must be a number in {lo} ..= {hi}, got {v}"),
+                    format!("must be a number in {lo} ..= {hi}, got {}", num(v)),
                 ));
             }
             Ok(())

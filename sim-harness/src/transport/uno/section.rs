@@ -5,6 +5,7 @@
 use super::subflows;
 use crate::error::{Error, Result};
 use crate::scenario::{CcKind, LbKind, Scenario};
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 
 /// `[transport.uno]`: UnoCC (Table 2), UnoRC and UnoLB parameters.
@@ -254,7 +255,7 @@ impl UnoSection {
             if !v.is_finite() || v < lo || v > hi {
                 return Err(Error::field(
                     format!("transport.uno.{name}"),
-                    format!("must be a number in {lo} ..= {hi}, got {v}"),
+                    format!("must be a number in {lo} ..= {hi}, got {}", num(v)),
                 ));
             }
             Ok(())
@@ -306,7 +307,7 @@ impl UnoSection {
             if !(g.is_finite() && g > 0.0 && g <= 1.0 && (g * 65536.0).round() >= 1.0) {
                 return Err(Error::field(
                     "transport.uno.ewma_gain",
-                    format!("must be in (0, 1] and at least 2^-16, got {g}"),
+                    format!("must be in (0, 1] and at least 2^-16, got {}", num(g)),
                 ));
             }
         }
