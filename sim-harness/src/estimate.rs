@@ -44,6 +44,9 @@ const SAMPLE_BYTES: f64 = 64.0;
 const SELECTION_BYTES: f64 = 170.0;
 /// Bytes per row of the CSV files.
 const CSV_ROW_BYTES: f64 = 40.0;
+/// Memory per `trace.jsonl` record (`output.trace`): about 90 bytes of text, held in a
+/// string that grows by doubling (measured: 1.35 M records, 120 MB, 283 MB more RSS).
+const TRACE_RECORD_BYTES: f64 = 200.0;
 /// Memory per `rates.csv` row: the sampler's row and the result's (`output.rate_sample_us`).
 const RATE_ROW_BYTES: f64 = 64.0;
 
@@ -270,6 +273,13 @@ pub fn estimate(s: &Scenario) -> Estimate {
         1.0
     };
     let events = packets * done * 4.0 * path_links as f64 + queue_samples / 4.0;
+    // `output.trace`: about a record per event (a transmission and a queue change per hop,
+    // a reception per packet), at most `output.trace_max_records`.
+    let trace_records = if s.output.trace {
+        events.min(s.output.trace_max_records as f64)
+    } else {
+        0.0
+    };
     let init_pkts = (bytes_of(s.transport.init_cwnd) / mtu).ceil().max(1.0);
     let in_flight = flows as f64 * init_pkts.min((mean / mtu).ceil().max(1.0)) * 2.0;
     // (bytes, field, what, grows with the flows)
@@ -312,6 +322,13 @@ pub fn estimate(s: &Scenario) -> Estimate {
              stop.max_time_us)",
             true,
         ),
+        (
+            trace_records * TRACE_RECORD_BYTES,
+            "output.trace_max_records",
+            "the packet trace (narrow it with output.trace_from_us / _until_us / _flows / \
+             _ports, or lower output.trace_max_records)",
+            false,
+        ),
     ];
     let (a, b, c, largest_per_flow) =
         parts
@@ -328,6 +345,7 @@ pub fn estimate(s: &Scenario) -> Estimate {
     let memory = ports as f64 * PORT_BYTES + parts.iter().map(|p| p.0).sum::<f64>();
     let output = (flows as f64 + queue_samples + selection_cells + rate_rows + ports as f64)
         * CSV_ROW_BYTES
+        + trace_records * TRACE_RECORD_BYTES / 2.0
         + 4096.0;
     Estimate {
         hosts,
@@ -510,6 +528,20 @@ mod tests {
         // The same with a time limit fits.
         s.stop.max_time_us = 10.0;
         assert!(check(&s, 8 << 30).is_ok());
+    }
+
+    #[test]
+    fn a_trace_larger_than_memory_is_refused_on_its_cap() {
+        let mut s = Scenario::default();
+        s.output.queue_sample_us = 0.0;
+        s.output.selection_bucket_us = 0.0;
+        s.workload.message = Size::Bytes(8 << 30);
+        assert!(check(&s, 2 << 30).is_ok(), "no trace: fits in 2 GiB");
+        s.output.trace = true;
+        s.output.trace_max_records = 100_000_000;
+        assert_eq!(field_of(check(&s, 2 << 30)), "output.trace_max_records");
+        s.output.trace_max_records = 1_000_000;
+        assert!(check(&s, 2 << 30).is_ok(), "a million records fit");
     }
 
     #[test]

@@ -440,6 +440,9 @@ fn write_run_into(
     for (name, t) in &tables {
         put(name, &mut |w| write_table(w, &prov, t))?;
     }
+    if let Some(text) = &r.trace {
+        put("trace.jsonl", &mut |w| w.write_all(text.as_bytes()))?;
+    }
     put("scenario.toml", &mut |w| {
         w.write_all(scenario_text.as_bytes())
     })?;

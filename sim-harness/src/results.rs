@@ -154,6 +154,9 @@ pub struct RunResult {
     /// Extra CSV tables a transport or load balancer adds (file name -> header + rows),
     /// e.g. REPS per-uplink selection counts over time, DCSIM `collectives.csv`.
     pub tables: BTreeMap<String, Table>,
+    /// `trace.jsonl` (`output.trace`): the fabric's packet trace as JSON Lines.
+    #[serde(skip)]
+    pub trace: Option<String>,
 }
 
 /// A CSV table.

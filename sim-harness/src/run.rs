@@ -31,5 +31,7 @@ pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     let mut sim = crate::engine::Sim::build(s)?;
     sim.run(ctl);
     sim.dcsim_time_check()?;
-    Ok(sim.results(s))
+    let mut r = sim.results(s);
+    r.trace = sim.take_trace();
+    Ok(r)
 }

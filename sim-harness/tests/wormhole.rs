@@ -251,6 +251,30 @@ fn small_instance_error_below_one_percent_with_fewer_events() {
     assert_eq!(a.summary.events, c.summary.events);
 }
 
+/// `output.trace` under Wormhole (`engine/trace.rs`): the skip run's other outputs are the
+/// same with the trace on, and it holds one host-port `tx` per DATA the run simulated (a
+/// fast-forwarded packet is never sent, so never traced).
+#[test]
+fn a_trace_of_a_skip_run_holds_what_it_simulates_and_moves_nothing() {
+    let mut s = one_tor(4, 20_000_000);
+    let plain = sim_harness::simulate(&s, &RunControl::default()).unwrap();
+    s.output.trace = true;
+    let traced = sim_harness::simulate(&s, &RunControl::default()).unwrap();
+    assert!(
+        key(&traced, "wormhole_skipped_packets") > 0.0,
+        "nothing skipped"
+    );
+    assert_eq!(plain.flows, traced.flows);
+    assert_eq!(plain.links, traced.links);
+    assert_eq!(plain.summary.events, traced.summary.events);
+    let text = traced.trace.as_deref().expect("a trace");
+    let data_tx = text
+        .lines()
+        .filter(|l| l.contains("\"signal\":\"host") && l.contains(".tx\",\"value\":\"DATA "))
+        .count() as u64;
+    assert_eq!(data_tx, traced.summary.data_packets);
+}
+
 /// `output.skip_flows`: `skip_flows.csv` accounts for every DATA packet of every flow
 /// (simulated + skipped = the packets the full run simulates, one table row per flow,
 /// summed as the summary's keys), a paused flow has its first pause and what it simulated

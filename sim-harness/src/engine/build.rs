@@ -353,7 +353,10 @@ impl Sim {
             wh: None,
             wh_holding: false,
             wh_shadowing: false,
+            tx_hooks: false,
+            deliver_hooks: false,
             chain: None,
+            trace: None,
             conns,
         };
         // (`llm` flows have no start time: their dependencies start them.)
@@ -391,6 +394,15 @@ impl Sim {
         }
         if s.workload.self_clocked {
             sim.chain = chain::Chain::new(&sim.flows, hosts);
+        }
+        if s.output.trace {
+            sim.trace = Some(Box::new(trace::Tracer::new(
+                s,
+                &sim.fabric,
+                sim.flows.len(),
+            )?));
+            sim.tx_hooks = true;
+            sim.deliver_hooks = true;
         }
         let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
         if rate_ps > 0 {

@@ -14,7 +14,7 @@ impl Sim {
     /// fewer per transmission there); every other caller keeps the call.
     #[inline(always)]
     pub(crate) fn transmit_inline(&mut self, p: u32, mut pk: Packet) {
-        if self.wh_shadowing && self.shadow_transmit(p, &pk) {
+        if self.tx_hooks && self.tx_hooked(p, &pk) {
             return;
         }
         if pk.kind == PktKind::Data && p < self.fabric.hosts {
@@ -41,6 +41,21 @@ impl Sim {
         let port = &mut self.ports[p as usize];
         let at = port.busy_until + port.delay_ps;
         port.enter_link(&mut self.q, p, at, pk);
+    }
+
+    /// A transmission's hooks ([`Sim::tx_hooks`]): Wormhole's shadow placeholders (true:
+    /// the packet goes no further) and the packet trace (`trace.rs`; a packet into a link
+    /// that is down is traced as its drop).
+    #[cold]
+    #[inline(never)]
+    fn tx_hooked(&mut self, p: u32, pk: &Packet) -> bool {
+        if self.wh_shadowing && self.shadow_transmit(p, pk) {
+            return true;
+        }
+        if self.trace.is_some() && self.ports[p as usize].down == 0 {
+            self.trace_tx(p, pk);
+        }
+        false
     }
 
     /// `skip.lockstep_shadow` is in use (`engine/skip/shadow.rs`): a lockstep follower's
@@ -94,11 +109,32 @@ impl Sim {
             let peer = port.peer;
             match peer {
                 Node::Switch(s) => self.switch_arrive(s, p, pk),
-                // While a Wormhole partition is skipped, a packet of one of its flows is held
-                // until it resumes (engine/skip/held.rs, `skip.partition_by = "data_ports"`).
-                Node::Host(h) if self.wh_holding => self.arrive_or_hold(h, pk),
+                Node::Host(h) if self.deliver_hooks => self.host_hooked(h, pk),
                 Node::Host(h) => self.transport_arrive(h, pk),
             }
         }
+    }
+
+    /// Packet `pk` reaches host `h` with a delivery hook on: traced (`trace.rs`), and while a
+    /// Wormhole partition is skipped, held if its flow's is, until it resumes
+    /// (`engine/skip/held.rs`, `skip.partition_by = "data_ports"`).
+    #[cold]
+    #[inline(never)]
+    fn host_hooked(&mut self, h: u32, pk: Packet) {
+        if self.trace.is_some() {
+            self.trace_rx(h, &pk);
+        }
+        if self.wh_holding {
+            self.arrive_or_hold(h, pk)
+        } else {
+            self.transport_arrive(h, pk)
+        }
+    }
+
+    /// Set [`Sim::wh_holding`] (Wormhole holds deliveries to hosts) and the delivery hooks
+    /// with it.
+    pub(crate) fn set_wh_holding(&mut self, on: bool) {
+        self.wh_holding = on;
+        self.deliver_hooks = on || self.trace.is_some();
     }
 }

@@ -318,6 +318,9 @@ impl Sim {
             self.c.ctrl_dropped += 1;
         }
         self.ports[p as usize].drops += 1;
+        if self.trace.is_some() {
+            self.trace_drop(p, pk, "random_loss");
+        }
     }
 
     /// `[[loss]]` runs only: `drops_by_cause.random_loss` (also in `drops`), and the loss

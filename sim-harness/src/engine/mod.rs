@@ -79,6 +79,7 @@ mod run;
 mod sampling;
 mod shift;
 mod skip;
+mod trace;
 mod two_dc;
 
 pub use skip::SKIP_FLOWS_COLUMNS;
@@ -299,8 +300,16 @@ pub struct Sim {
     /// checked for placeholders and mirrored ([`Sim::wh_mirror`]). Never reset (placeholders
     /// may still wait in a control lane).
     pub(crate) wh_shadowing: bool,
+    /// A transmission takes its cold hooks ([`Sim::transmit`]): `wh_shadowing` or the packet
+    /// trace; one test on the hot path for both.
+    pub(crate) tx_hooks: bool,
+    /// A delivery to a host takes its cold hooks ([`Sim::on_deliver`]): `wh_holding` or the
+    /// packet trace ([`Sim::set_wh_holding`] keeps it).
+    pub(crate) deliver_hooks: bool,
     /// Self-clocked flow starts (`workload.self_clocked`; [`chain`]); `None` without.
     pub(crate) chain: Option<Box<chain::Chain>>,
+    /// `output.trace`: the packet trace being recorded (`trace.rs`).
+    pub(crate) trace: Option<Box<trace::Tracer>>,
     /// Per-connection state (`transport.reps.per_connection`,
     /// `transport.per_connection_cwnd`); empty without.
     pub(crate) conns: crate::flow::Conns,

@@ -141,9 +141,13 @@ impl Sim {
         }
         self.c.drops[cause as usize] += 1;
         self.ports[p as usize].drops += 1;
+        if self.trace.is_some() {
+            self.trace_drop(p, pk, CAUSE_NAMES[cause as usize]);
+        }
     }
 
-    /// Packet `pk` delivered into switch `s` by the link of port `from`.
+    /// Packet `pk` delivered into switch `s` by the link of port `from` (the packet trace
+    /// records the output port's buffer after it, `trace.rs`).
     pub(super) fn switch_arrive(&mut self, s: u32, from: u32, mut pk: Packet) {
         let (route, seed) = self.switches[s as usize];
         let out = match self.routing.as_deref_mut() {
@@ -177,10 +181,18 @@ impl Sim {
             }
         }
         if self.ports[out as usize].kind.self_scheduled() {
-            return self.port_arrive(out, pk);
+            self.port_arrive(out, pk);
+            if self.trace.is_some() {
+                self.trace_queue(out);
+            }
+            return;
         }
         if let PortDriver::Pfabric(_) = self.ports[out as usize].kind {
-            return self.pfabric_arrive(out, pk);
+            self.pfabric_arrive(out, pk);
+            if self.trace.is_some() {
+                self.trace_queue(out);
+            }
+            return;
         }
         let port = &mut self.ports[out as usize];
         match port.kind.admit(self.now, &mut pk, &mut port.rng) {
@@ -198,5 +210,8 @@ impl Sim {
             }
         }
         self.kick(out);
+        if self.trace.is_some() {
+            self.trace_queue(out);
+        }
     }
 }

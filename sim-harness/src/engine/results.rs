@@ -150,6 +150,7 @@ impl Sim {
                 .map(|t| (SELECTION_TABLE.to_string(), t))
                 .into_iter()
                 .collect(),
+            trace: None,
         };
         self.metrics_results(&mut r);
         self.rate_results(&mut r);
@@ -163,6 +164,7 @@ impl Sim {
         self.loss_results(&mut r);
         self.failure_results(s, &mut r);
         self.phantom_results(&mut r);
+        self.trace_results(&mut r);
         r
     }
 }

@@ -176,7 +176,7 @@ impl Sim {
     /// next planned start.
     #[inline(never)]
     fn port_start_kept(&mut self, p: u32) {
-        if p >= self.fabric.hosts && !self.wh_shadowing && self.loss.is_none() {
+        if p >= self.fabric.hosts && !self.tx_hooks && self.loss.is_none() {
             let now = self.now;
             let Sim { ports, q, .. } = self;
             let port = &mut ports[p as usize];
@@ -203,7 +203,8 @@ impl Sim {
     }
 
     /// [`Sim::port_start_kept`] on a switch port with its link up, no `[[loss]]` and no
-    /// Wormhole shadowing (every DCSIM switch port of the shipped scenarios): the same
+    /// transmission hooks ([`Sim::tx_hooks`]: Wormhole shadowing, the packet trace; every
+    /// DCSIM switch port of the shipped scenarios): the same
     /// steps (`take_kept_plan`, [`Sim::transmit`]'s link entry and `Deliver`, the line busy
     /// to the arbiter's end, the wake-up at the next planned start, events pushed in that
     /// order) on one borrow of the port, without the host hooks' tests and the repeated

@@ -30,7 +30,7 @@ mod transport_aliases;
 mod workload;
 
 pub use failures::{Failure, Loss, LossModel, LossPlace};
-pub use output::Output;
+pub use output::{Output, DEFAULT_TRACE_MAX_RECORDS};
 pub use size::Size;
 pub use skip::{
     PartitionBy, RateEstimate, RateMetric, Skip, DEFAULT_RESERVE_BDPS, DEFAULT_SAMPLE_US,

@@ -6,14 +6,40 @@ use serde::{Deserialize, Serialize};
 
 use super::{is_false, is_off};
 
+/// Default `output.trace_max_records`: about 1 GB of JSON Lines.
+pub const DEFAULT_TRACE_MAX_RECORDS: u64 = 10_000_000;
+
+fn is_default_trace_max(v: &u64) -> bool {
+    *v == DEFAULT_TRACE_MAX_RECORDS
+}
+
 /// What to record.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Output {
     /// Queue-occupancy sampling interval in us (0 = off).
     pub queue_sample_us: f64,
-    /// Record a packet trace.
+    /// Record the fabric's packet trace, `trace.jsonl` (`engine/trace.rs`).
     pub trace: bool,
+    /// Trace records from this simulated time, us (0: from the start). Left out of the
+    /// resolved `scenario.toml` when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub trace_from_us: f64,
+    /// Trace records before this simulated time, us (0: to the end of the run). Left out of
+    /// the resolved `scenario.toml` when 0.
+    #[serde(skip_serializing_if = "is_off")]
+    pub trace_until_us: f64,
+    /// Trace only the packets of these flows (ids as in `flows.csv`; empty: every flow).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trace_flows: Vec<u32>,
+    /// Trace only these ports (names as in `links.csv`, e.g. `"tor0.up1"`, `"host3"`; a
+    /// host's name also selects what it receives; empty: every port).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub trace_ports: Vec<String>,
+    /// Most trace records written; the trace stops there and the summary says so
+    /// (`extra.trace_truncated`). Left out of the resolved `scenario.toml` at its default.
+    #[serde(skip_serializing_if = "is_default_trace_max")]
+    pub trace_max_records: u64,
     /// Width of the time buckets of `uplink_selection.csv` (DATA packets and bytes each ToR
     /// uplink was chosen for, per bucket), in us; 0 = no table.
     pub selection_bucket_us: f64,
@@ -44,6 +70,11 @@ impl Default for Output {
         Output {
             queue_sample_us: 1.0,
             trace: false,
+            trace_from_us: 0.0,
+            trace_until_us: 0.0,
+            trace_flows: Vec::new(),
+            trace_ports: Vec::new(),
+            trace_max_records: DEFAULT_TRACE_MAX_RECORDS,
             selection_bucket_us: 10.0,
             rate_sample_us: 0.0,
             fair_window_us: 0.0,

@@ -22,6 +22,57 @@ pub(super) fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// `output.trace_*`: the packet trace's window and cap (its flows and ports are checked
+/// against the workload and the fabric when the engine is built, `engine/trace.rs`). Each
+/// applies to the trace only, so setting one without `output.trace = true` is refused
+/// rather than ignored.
+fn check_trace(s: &Scenario) -> Result<()> {
+    let o = &s.output;
+    for (field, v) in [
+        ("output.trace_from_us", o.trace_from_us),
+        ("output.trace_until_us", o.trace_until_us),
+    ] {
+        non_negative(field, v)?;
+        units::us_to_ps(field, v)?;
+    }
+    if o.trace_until_us > 0.0 && o.trace_until_us <= o.trace_from_us {
+        return Err(Error::field(
+            "output.trace_until_us",
+            format!(
+                "{} us is not after output.trace_from_us ({} us): the window would be empty \
+                 (0 = to the end of the run)",
+                units::num(o.trace_until_us),
+                units::num(o.trace_from_us)
+            ),
+        ));
+    }
+    if o.trace_max_records == 0 {
+        return Err(Error::field(
+            "output.trace_max_records",
+            "must be at least 1 (leave it out for the default, 10000000)",
+        ));
+    }
+    if !o.trace {
+        let set = [
+            ("output.trace_from_us", o.trace_from_us > 0.0),
+            ("output.trace_until_us", o.trace_until_us > 0.0),
+            ("output.trace_flows", !o.trace_flows.is_empty()),
+            ("output.trace_ports", !o.trace_ports.is_empty()),
+            (
+                "output.trace_max_records",
+                o.trace_max_records != crate::scenario::DEFAULT_TRACE_MAX_RECORDS,
+            ),
+        ];
+        if let Some((field, _)) = set.iter().find(|(_, on)| *on) {
+            return Err(Error::field(
+                *field,
+                "applies to the packet trace only: set output.trace = true (or leave it out)",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `output.*`: sample intervals (0 = off, else at least [`units::MIN_SAMPLE_US`]), the
 /// fairness window against the rate series, and `fct_slowdown` (two datacenters only).
 pub(super) fn check_output(s: &Scenario) -> Result<()> {
@@ -59,6 +110,7 @@ pub(super) fn check_output(s: &Scenario) -> Result<()> {
             "needs the rate series: set output.rate_sample_us above 0",
         ));
     }
+    check_trace(s)?;
     if s.output.fct_slowdown && s.topology.kind != TopologyKind::TwoDc {
         return Err(Error::field(
             "output.fct_slowdown",

@@ -100,13 +100,6 @@ pub(super) fn check_supported(s: &Scenario) -> Result<()> {
             "only permutation, all_to_all and all_to_all_v form collectives (set it to 0)",
         ));
     }
-    if s.output.trace {
-        return not_yet(
-            "output.trace",
-            "a packet trace of a fabric run",
-            "set it to false; block-level traces: dcfab trace",
-        );
-    }
     // FREEZING_TIMEOUT and the RTO are kept in 32-bit NIC-cycle (1 GHz) registers.
     let rto_cycles = crate::clock::NIC_CLOCK.us_to_cycles(s.transport.rto_us);
     if !(1.0..(1u64 << 31) as f64).contains(&rto_cycles) {

@@ -347,7 +347,10 @@ fn each_problem_names_its_field() {
             "workload.background_ecmp",
             Box::new(|s| s.workload.background_ecmp = 1.5),
         ),
-        ("output.trace", Box::new(|s| s.output.trace = true)),
+        (
+            "output.trace_ports",
+            Box::new(|s| s.output.trace_ports = vec!["host0".into()]),
+        ),
         (
             "transport.header_bytes",
             Box::new(|s| s.transport.header_bytes = 4097),
@@ -480,7 +483,14 @@ fn unsupported_and_built_checks_are_validation() {
                 s.workload.kind = WorkloadKind::Llm;
             }),
         ),
-        ("output.trace", Box::new(|s| s.output.trace = true)),
+        (
+            "output.trace",
+            Box::new(|s| {
+                s.topology.kind = TopologyKind::ZeropodPods;
+                s.transport.cc = CcKind::Zeropod;
+                s.output.trace = true;
+            }),
+        ),
         (
             "output.skip_flows",
             Box::new(|s| {

@@ -570,6 +570,7 @@ fn results(
     RunResult {
         rates: Vec::new(),
         fairness: Vec::new(),
+        trace: None,
         summary: Summary {
             seed: s.seed,
             scenario: s.name.clone(),

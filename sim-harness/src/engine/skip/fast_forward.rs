@@ -279,7 +279,7 @@ impl Sim {
         self.add_phantom(&phantom, true);
         // Under `all_ports` every port of the partition's flows is paused: none of their
         // packets can reach a host until it resumes, so deliveries need no check.
-        self.wh_holding = !all_ports || purged;
+        self.set_wh_holding(!all_ports || purged);
         self.q.pause(id, shift::partition_set(&ports, &flow_ids));
         let w = self.wh.as_mut().expect("wormhole on");
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
@@ -547,7 +547,8 @@ impl Sim {
                 Comp::new(Kind::Wormhole, HELD0 + slot),
             );
         }
-        self.wh_holding = (!w.all_ports && !w.frozen.is_empty()) || w.purged_any;
+        let holding = (!w.all_ports && !w.frozen.is_empty()) || w.purged_any;
+        self.set_wh_holding(holding);
         self.reset_partition(id);
     }
 }

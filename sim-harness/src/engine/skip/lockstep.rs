@@ -485,7 +485,7 @@ impl Sim {
             w.purged_any = true;
             w.st.skipped_packets += left;
             w.st.lock_completions += 1;
-            self.wh_holding = true;
+            self.set_wh_holding(true);
         }
     }
 

@@ -103,6 +103,7 @@ impl Sim {
             fr.shadow = entries;
         }
         self.wh_shadowing = true;
+        self.tx_hooks = true;
     }
 
     /// Take follower `id`'s mirror entries out (it resumes).
