@@ -354,5 +354,26 @@ fn cli_writes_trace_jsonl_and_dcfab_trace_reads_it() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v = std::fs::read_to_string(&vcd).unwrap();
     assert!(v.contains("$scope module host0 $end"));
+    // --dry-run checks the trace's ports and flows against the fabric and the workload.
+    for set in [
+        r#"output.trace_ports=["tor0.nope"]"#,
+        "output.trace_flows=[128]",
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcfab"))
+            .args([
+                "run",
+                "--dry-run",
+                "--set",
+                "output.trace=true",
+                "--set",
+                set,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        let field = set.split('=').next().unwrap();
+        assert!(!o.status.success(), "{set}: accepted");
+        assert!(err.contains(&format!("error: {field}: ")), "{set}: {err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -57,6 +57,12 @@ pub fn execute(args: Args) -> Result<Outcome> {
         eprintln!("warning: {warning}");
     }
     if args.dry_run {
+        // The packet trace's flows and ports are checked against the workload and the
+        // fabric, which only the engine's build makes: build it (nothing runs).
+        let o = &scenario.output;
+        if o.trace && !(o.trace_flows.is_empty() && o.trace_ports.is_empty()) {
+            sim_harness::engine::Sim::build(&scenario)?;
+        }
         print!("{}", output::scenario_toml(&scenario)?);
         return Ok(Outcome::Done);
     }
