@@ -253,7 +253,8 @@ fn small_instance_error_below_one_percent_with_fewer_events() {
 
 /// `output.trace` under Wormhole (`engine/trace.rs`): the skip run's other outputs are the
 /// same with the trace on, and it holds one host-port `tx` per DATA the run simulated (a
-/// fast-forwarded packet is never sent, so never traced).
+/// fast-forwarded packet is never sent, so never traced), and a record of each pause and
+/// resume.
 #[test]
 fn a_trace_of_a_skip_run_holds_what_it_simulates_and_moves_nothing() {
     let mut s = one_tor(4, 20_000_000);
@@ -273,6 +274,15 @@ fn a_trace_of_a_skip_run_holds_what_it_simulates_and_moves_nothing() {
         .filter(|l| l.contains("\"signal\":\"host") && l.contains(".tx\",\"value\":\"DATA "))
         .count() as u64;
     assert_eq!(data_tx, traced.summary.data_packets);
+    // A `wormhole.pause` record per skip, a `wormhole.resume` for each that ended.
+    let count = |sig: &str| text.lines().filter(|l| l.contains(sig)).count() as f64;
+    let pauses = count("\"signal\":\"wormhole.pause\"");
+    let resumes = count("\"signal\":\"wormhole.resume\"");
+    assert_eq!(pauses, key(&traced, "wormhole_skips"));
+    assert!(
+        resumes >= 1.0 && resumes <= pauses,
+        "{resumes} resumes, {pauses} pauses"
+    );
 }
 
 /// `output.skip_flows`: `skip_flows.csv` accounts for every DATA packet of every flow

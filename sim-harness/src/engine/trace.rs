@@ -15,20 +15,31 @@
 //!   * `<port>.queue_bytes`: the bytes in the port's buffer (what its admission counts, as in
 //!     `queues.csv`) after an arrival, a departure or a drop, written when it changes (switch
 //!     ports; a host NIC has no buffer of its own);
-//!   * `<host>.rx`: a packet reached host `<host>` (the name of its NIC port).
+//!   * `<host>.rx`: a packet reached host `<host>` (the name of its NIC port);
+//!   * `wormhole.pause` / `wormhole.resume` (`skip.enabled`): a partition fast-forwarded
+//!     (its id, flows, planned end and the interrupt that ends it) and resumed (the time it
+//!     was paused; `skip_back` when earlier than planned, 6.3).
 //! * **Scope** (`output.trace_from_us` / `_until_us` / `_flows` / `_ports`): records in the
 //!   window, of the listed flows (a queue record belongs to its port, not to a flow), at the
 //!   listed ports (a host's name selects its `tx`, `drop` and `rx`). At most
 //!   `output.trace_max_records`; then the trace stops and the summary says so
 //!   (`extra.trace_truncated`).
 //! * **Wormhole** (`skip.enabled`): only simulated packets are traced; a fast-forwarded
-//!   packet never exists, and a paused partition's records resume at the shifted times.
+//!   packet never exists, and a paused partition's records resume at the shifted times,
+//!   after its `wormhole.resume` record. A pause or resume is in scope when one of its flows
+//!   is (`trace_ports` does not select them).
 //!
 //! The trace only reads the engine's state: a run's other outputs are bit-identical with it
 //! on or off (`tests/trace.rs`).
 
 use super::*;
 use std::fmt::Write as _;
+
+/// Flow ids as `3,5,9`.
+fn flow_list(flows: &[u32]) -> String {
+    let v: Vec<String> = flows.iter().map(u32::to_string).collect();
+    v.join(",")
+}
 
 /// The kinds' names in a record's packet string.
 fn kind_name(k: PktKind) -> &'static str {
@@ -222,6 +233,31 @@ impl Tracer {
         self.text.push_str("\"}\n");
     }
 
+    /// A Wormhole record (`wormhole.pause` / `wormhole.resume`) about partition flows
+    /// `flows`: in the window, and of a traced flow when the trace has a flow list.
+    fn wormhole(&mut self, now: Time, sig: &str, flows: &[u32], text: std::fmt::Arguments) {
+        if now < self.from_ps || now >= self.until_ps {
+            return;
+        }
+        if let Some(on) = &self.flows {
+            if !flows
+                .iter()
+                .any(|&f| on.get(f as usize).copied().unwrap_or(false))
+            {
+                return;
+            }
+        }
+        if self.records >= self.max {
+            self.truncated = true;
+            return;
+        }
+        self.records += 1;
+        let _ = writeln!(
+            self.text,
+            "{{\"cycle\":{now},\"signal\":\"wormhole.{sig}\",\"value\":\"{text}\"}}"
+        );
+    }
+
     /// Port `p`'s buffered bytes now, written if changed.
     fn queue(&mut self, now: Time, p: u32, bytes: Option<u64>) {
         let Some(b) = bytes else { return };
@@ -290,6 +326,44 @@ impl Sim {
         let now = self.now;
         if let Some(t) = self.trace.as_deref_mut() {
             t.packet(now, h, "rx", pk, None);
+        }
+    }
+
+    /// Wormhole paused partition `id` (its `flows`) from now until `until_ps` (the planned
+    /// interrupt, `cause`).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_pause(&mut self, id: u32, flows: &[u32], until_ps: Time, cause: &str) {
+        let now = self.now;
+        if let Some(t) = self.trace.as_deref_mut() {
+            let list = flow_list(flows);
+            t.wormhole(
+                now,
+                "pause",
+                flows,
+                format_args!("partition={id} flows={list} until_ps={until_ps} cause={cause}"),
+            );
+        }
+    }
+
+    /// Wormhole resumed partition `id` (its `flows`), paused since `from_ps`, planned until
+    /// `until_ps` (earlier: a skip-back, 6.3).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_resume(&mut self, id: u32, flows: &[u32], from_ps: Time, until_ps: Time) {
+        let now = self.now;
+        if let Some(t) = self.trace.as_deref_mut() {
+            let list = flow_list(flows);
+            let early = if now < until_ps { " skip_back" } else { "" };
+            t.wormhole(
+                now,
+                "resume",
+                flows,
+                format_args!(
+                    "partition={id} flows={list} paused_ps={}{early}",
+                    now - from_ps
+                ),
+            );
         }
     }
 

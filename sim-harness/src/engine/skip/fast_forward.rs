@@ -281,6 +281,14 @@ impl Sim {
         // packets can reach a host until it resumes, so deliveries need no check.
         self.set_wh_holding(!all_ports || purged);
         self.q.pause(id, shift::partition_set(&ports, &flow_ids));
+        if self.trace.is_some() {
+            let cause = match plan.cause {
+                skip::Interrupt::Completion(f) => format!("completion_of_{f}"),
+                skip::Interrupt::Known(_) => "known_event".to_string(),
+                skip::Interrupt::Horizon => "horizon".to_string(),
+            };
+            self.trace_pause(id, &flow_ids, plan.until_ps, &cause);
+        }
         let w = self.wh.as_mut().expect("wormhole on");
         self.q.push(plan.until_ps, Comp::new(Kind::Wormhole, WAKE));
         w.st.skips += 1;
@@ -344,6 +352,10 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
+        if self.trace.is_some() {
+            self.trace_resume(id, &fr.flow_ids, fr.plan.from_ps, fr.plan.until_ps);
+        }
+        let w = self.wh.as_mut().expect("wormhole on");
         for &f in &fr.flow_ids {
             w.active.set_frozen(f, false);
         }
