@@ -53,6 +53,8 @@ Examples:
       stop after 2 ms of simulated time and draw the SVG figures next to the results
   dcfab run scenarios/dcsim_a2av.toml --dry-run
       check the scenario and print it fully resolved; run nothing
+  dcfab run --set output.trace=true --set stop.max_time_us=5
+      also record the packet trace, out/default/trace.jsonl (`dcfab trace` turns it into VCD)
 
 A run shows a progress bar on stderr (when it is a terminal). Ctrl-C stops it and still writes
 what was computed (summary.json says \"interrupted\": true; exit code 130).";
@@ -87,7 +89,10 @@ Examples:
 const TRACE_HELP: &str = "\
 Examples:
   dcfab trace token_bucket_quarter_rate --vcd tb.vcd      open tb.vcd in GTKWave / Surfer
-  dcfab trace phantom_red_ramp --jsonl -                  the trace as JSON Lines on stdout";
+  dcfab trace phantom_red_ramp --jsonl -                  the trace as JSON Lines on stdout
+
+A fabric run's packet trace (`dcfab run --set output.trace=true`) is such a file:
+`dcfab trace out/default/trace.jsonl --vcd default.vcd` opens every port of the run.";
 
 /// `dcfab plot --help`.
 const PLOT_HELP: &str = "\
