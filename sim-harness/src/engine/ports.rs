@@ -86,9 +86,18 @@ impl Sim {
         let mtu = self.wh_mtu();
         let port = &mut self.ports[p as usize];
         let tx = ser_ps(mtu, port.ser_q32).max(1);
-        let line_bps = (port.gbps * 1e9) as u128;
-        let period = (u128::from(tx) * line_bps / u128::from(port.virt_bps)).max(u128::from(tx));
-        let phase = (u128::from(self.now.saturating_sub(port.virt_t0)) % period) as u64;
+        let line_bps = (port.gbps * 1e9) as u64;
+        let since = self.now.saturating_sub(port.virt_t0);
+        // u64 arithmetic when `tx * line_bps` fits (always at the shipped rates: the same
+        // floors as in u128, without its software division), else u128.
+        let phase = match tx.checked_mul(line_bps) {
+            Some(x) => since % (x / port.virt_bps).max(tx),
+            None => {
+                let period = (u128::from(tx) * u128::from(line_bps) / u128::from(port.virt_bps))
+                    .max(u128::from(tx));
+                (u128::from(since) % period) as u64
+            }
+        };
         if phase == 0 || phase >= tx {
             return false;
         }

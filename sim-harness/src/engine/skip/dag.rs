@@ -17,6 +17,9 @@ pub(super) struct DagRun {
     pub(super) succ: Vec<Vec<u32>>,
     /// (start, finish) per task.
     pub(super) times: Vec<(Time, Time)>,
+    /// The compute tasks started and not finished, in start order (what
+    /// [`Sim::dag_next_start`] looks through, instead of every task).
+    pub(super) running: Vec<u32>,
     pub(super) done: usize,
 }
 
@@ -51,6 +54,7 @@ impl Sim {
             waiting,
             succ,
             times: vec![(NEVER, NEVER); n],
+            running: Vec::new(),
             done: 0,
         }
     }
@@ -63,6 +67,7 @@ impl Sim {
         d.times[t as usize].0 = now;
         match d.dag.tasks[t as usize].kind {
             TaskKind::Compute { duration_ps, .. } => {
+                d.running.push(t);
                 self.q.push(
                     now.saturating_add(duration_ps),
                     Comp::new(Kind::Wormhole, TASK0 + 2 * t + 1),
@@ -85,6 +90,9 @@ impl Sim {
         };
         d.times[t as usize].1 = now;
         d.done += 1;
+        if let Some(i) = d.running.iter().position(|&x| x == t) {
+            d.running.remove(i);
+        }
         let mut ready = Vec::new();
         for &s in &d.succ[t as usize] {
             d.waiting[s as usize] -= 1;

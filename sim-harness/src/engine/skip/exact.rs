@@ -470,8 +470,10 @@ impl Sim {
             return NEVER;
         };
         let mut next = NEVER;
-        for (t, task) in d.dag.tasks.iter().enumerate() {
-            let TaskKind::Compute { duration_ps, .. } = task.kind else {
+        // (The minimum over the running compute tasks: their order does not matter.)
+        for &t in &d.running {
+            let t = t as usize;
+            let TaskKind::Compute { duration_ps, .. } = d.dag.tasks[t].kind else {
                 continue;
             };
             let (start, end) = d.times[t];
