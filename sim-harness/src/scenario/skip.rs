@@ -112,6 +112,13 @@ pub struct Skip {
     /// (`engine/skip/exact.rs`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub nic_bound_exact: bool,
+    /// With `nic_bound_exact`: a partition the model finds steady whose skip cannot go by
+    /// whole rounds (no joint period of its host ports, a flow of it steady by Eq. 6 only)
+    /// is skipped as without `nic_bound_exact` (at the model's rates, each flow resuming up
+    /// to a packet off) instead of not at all. dcfab's extension
+    /// (`engine/skip/fast_forward.rs`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nic_bound_inexact: bool,
 }
 
 /// Default [`Skip::reserve_bdps`]: one BDP of packet-level tail.
@@ -215,6 +222,7 @@ impl Default for Skip {
             reserve_bdps: DEFAULT_RESERVE_BDPS,
             nic_bound_samples: 0,
             nic_bound_exact: false,
+            nic_bound_inexact: false,
         }
     }
 }

@@ -189,6 +189,14 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
             ));
         }
     }
+    if s.skip.nic_bound_inexact && !s.skip.nic_bound_exact {
+        return Err(Error::field(
+            "skip.nic_bound_inexact",
+            "says what skip.nic_bound_exact does with a partition it cannot skip by whole \
+             rounds, so it needs nic_bound_exact = true; set that, or nic_bound_inexact = false"
+                .to_string(),
+        ));
+    }
     if s.skip.nic_bound_exact && s.skip.nic_bound_samples == 0 {
         return Err(Error::field(
             "skip.nic_bound_exact",

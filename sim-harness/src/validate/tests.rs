@@ -230,6 +230,14 @@ fn each_problem_names_its_field() {
                 s.skip.nic_bound_exact = true;
             }),
         ),
+        (
+            "skip.nic_bound_inexact",
+            Box::new(|s| {
+                s.skip.enabled = true;
+                s.skip.nic_bound_samples = 2;
+                s.skip.nic_bound_inexact = true;
+            }),
+        ),
         ("skip.sample_us", Box::new(|s| s.skip.sample_us = 0.0)),
         (
             "skip.reserve_bdps",

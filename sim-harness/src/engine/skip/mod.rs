@@ -124,6 +124,9 @@ pub(crate) struct Wormhole {
     loss_aware: bool,
     /// `skip.nic_bound_exact`: model skips by whole round-robin rounds ([`exact`]).
     nic_exact: bool,
+    /// `skip.nic_bound_inexact`: a model skip that cannot go by whole rounds goes at the
+    /// model's rates instead of not at all.
+    nic_inexact: bool,
     /// `skip.nic_bound_exact`: each started flow's DATA path and ACK path apart (under
     /// `all_ports` its partition path is their union), for the model's load test.
     split_paths: Vec<(Vec<u32>, Vec<u32>)>,

@@ -150,6 +150,7 @@ impl Sim {
                 0
             },
             nic_exact: skip && s.skip.nic_bound_samples > 0 && s.skip.nic_bound_exact,
+            nic_inexact: s.skip.nic_bound_inexact,
             slow_ramp: self.transport.slow_ramp(s),
             window_climb: matches!(self.transport, crate::transport::TransportDriver::Dctcp(_)),
             loss_aware: self.transport.holds_unsettled_losses(),
