@@ -216,6 +216,9 @@ pub(super) struct Samplers {
     pub(super) live: Vec<u32>,
     /// Per flow index, its place in `live` ([`NOT_LIVE`] if none).
     pub(super) live_at: Vec<u32>,
+    /// Bumped whenever a flow joins or leaves (with it the hosts' flow counts change):
+    /// [`NicLoads`] over the same flows are reused while it holds.
+    pub(super) gen: u64,
 }
 
 /// [`Samplers::live_at`] of a flow not in `live`.
@@ -236,6 +239,7 @@ impl Samplers {
             self.slots.resize_with(i + 1, || None);
         }
         if self.slots[i].replace(Box::new(s)).is_none() {
+            self.gen += 1;
             let at = self.ids.partition_point(|&x| x < f);
             self.ids.insert(at, f);
             self.put_live(f, true);
@@ -249,6 +253,7 @@ impl Samplers {
             .and_then(Option::take)
             .is_some()
         {
+            self.gen += 1;
             let at = self.ids.partition_point(|&x| x < *f);
             self.ids.remove(at);
             self.put_live(*f, false);
@@ -329,6 +334,9 @@ pub(super) struct NicLoads {
     ack: Vec<u128>,
     /// Ports written in `load` / `ack` since the last refresh.
     touched: Vec<u32>,
+    /// [`Samplers::gen`] at the last refresh: the same flows on the same hosts give the
+    /// same loads, so a later tick reuses them.
+    gen: Option<u64>,
 }
 
 /// [`NicLoads`] summed at a tick's first [`nic_bound_rate`] that needs them (most ticks
@@ -337,12 +345,17 @@ pub(super) struct LazyLoads<'a> {
     pub(super) nl: NicLoads,
     pub(super) fresh: bool,
     pub(super) ids: &'a [u32],
+    /// [`Samplers::gen`] of `ids`.
+    pub(super) gen: u64,
 }
 
 impl LazyLoads<'_> {
     fn get(&mut self, w: &Wormhole, flows: &[FlowRt], n_ports: usize) -> &NicLoads {
         if !self.fresh {
-            self.nl.refresh(w, self.ids, flows, n_ports);
+            if self.nl.gen != Some(self.gen) || self.nl.load.len() != n_ports {
+                self.nl.refresh(w, self.ids, flows, n_ports);
+                self.nl.gen = Some(self.gen);
+            }
             self.fresh = true;
         }
         &self.nl
@@ -645,6 +658,7 @@ impl Sim {
             nl: std::mem::take(&mut w.nic_loads),
             fresh: false,
             ids: &active.ids,
+            gen: active.gen,
         });
         for &f in &active.live {
             let Some(s) = active.slots[f as usize].as_deref_mut() else {
