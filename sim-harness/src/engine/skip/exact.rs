@@ -476,9 +476,9 @@ impl Sim {
             let TaskKind::Compute { duration_ps, .. } = d.dag.tasks[t].kind else {
                 continue;
             };
-            let (start, end) = d.times[t];
-            let at = start.saturating_add(duration_ps);
-            if start == NEVER || end != NEVER || at >= next {
+            // (Started and not finished: in `running`.)
+            let at = d.times[t].0.saturating_add(duration_ps);
+            if at >= next {
                 continue;
             }
             // (The DAG's `src` / `dst` are GPU ranks: the flow's spec has its hosts.)
