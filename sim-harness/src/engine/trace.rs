@@ -182,14 +182,26 @@ impl Tracer {
     /// scope, and room is left (else the trace is marked truncated).
     #[inline]
     fn wants(&mut self, now: Time, p: u32, flow: Option<u32>) -> bool {
-        if now < self.from_ps || now >= self.until_ps || !self.ports[p as usize] {
-            return false;
-        }
-        if let (Some(on), Some(f)) = (&self.flows, flow) {
-            if !on.get(f as usize).copied().unwrap_or(false) {
-                return false;
-            }
-        }
+        self.in_window(now)
+            && self.ports[p as usize]
+            && flow.is_none_or(|f| self.traced_flow(f))
+            && self.take_record()
+    }
+
+    /// `now` is in `[trace_from_us, trace_until_us)`.
+    fn in_window(&self, now: Time) -> bool {
+        now >= self.from_ps && now < self.until_ps
+    }
+
+    /// Flow `f` is traced (every flow without `output.trace_flows`).
+    fn traced_flow(&self, f: u32) -> bool {
+        self.flows
+            .as_ref()
+            .is_none_or(|on| on.get(f as usize).copied().unwrap_or(false))
+    }
+
+    /// Count one more record, or mark the trace truncated at the cap.
+    fn take_record(&mut self) -> bool {
         if self.records >= self.max {
             self.truncated = true;
             return false;
@@ -236,22 +248,12 @@ impl Tracer {
     /// A Wormhole record (`wormhole.pause` / `wormhole.resume`) about partition flows
     /// `flows`: in the window, and of a traced flow when the trace has a flow list.
     fn wormhole(&mut self, now: Time, sig: &str, flows: &[u32], text: std::fmt::Arguments) {
-        if now < self.from_ps || now >= self.until_ps {
+        if !(self.in_window(now)
+            && flows.iter().any(|&f| self.traced_flow(f))
+            && self.take_record())
+        {
             return;
         }
-        if let Some(on) = &self.flows {
-            if !flows
-                .iter()
-                .any(|&f| on.get(f as usize).copied().unwrap_or(false))
-            {
-                return;
-            }
-        }
-        if self.records >= self.max {
-            self.truncated = true;
-            return;
-        }
-        self.records += 1;
         let _ = writeln!(
             self.text,
             "{{\"cycle\":{now},\"signal\":\"wormhole.{sig}\",\"value\":\"{text}\"}}"
