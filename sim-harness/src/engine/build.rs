@@ -194,88 +194,88 @@ impl Sim {
             init_cwnd: cfg.init_cwnd,
         };
         let background = s.workload.background_ecmp;
-        let flows = specs
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                if f.src >= fabric.hosts || f.dst >= fabric.hosts {
-                    return Err(Error::field(
-                        "workload.kind",
-                        format!(
-                            "a flow {} -> {} names a host the topology lacks",
-                            f.src, f.dst
-                        ),
-                    ));
-                }
-                // Each flow's own base RTT and BDP (`FlowBase`): the run's inside a datacenter,
-                // its path's across two.
-                let (base, flow_lb, detector) = if fabric.is_inter(f.src, f.dst) {
-                    let p = fabric.path(f.src, f.dst, sw_ps, mtu + hdr, hdr);
-                    let extra = NIC_CLOCK.cycle_at(p.base_rtt_ps.saturating_sub(base_rtt_ps));
-                    let rto = (u64::from(rto_cycles) + extra).min(u64::from(u32::MAX >> 1));
-                    let base = FlowBase {
-                        inter: true,
-                        rtt_ps: p.base_rtt_ps,
-                        bdp_bytes: p.bdp_bytes,
-                        rto_cycles: rto as u32,
-                        init_cwnd: s
-                            .transport
-                            .init_cwnd
-                            .bytes(p.bdp_bytes)
-                            .clamp(mtu as u64, u32::MAX as u64 / 2)
-                            as u32,
-                    };
-                    let det = FailureDetector::new(flow::detector_config(
-                        s,
-                        NIC_CLOCK.cycle_at(p.base_rtt_ps),
-                        base.rto_cycles,
-                    ))
-                    .map_err(|e| cfg_err("topology.two_dc.dc_link_delay_us", e))?;
-                    let lbp =
-                        flow::LbParams::new(s, p.bdp_bytes, NIC_CLOCK.cycle_at(p.base_rtt_ps));
-                    (base, lbp, det)
-                } else {
-                    (intra_base, lb_params, detector)
+        let made = specs.iter().enumerate().map(|(i, f)| {
+            if f.src >= fabric.hosts || f.dst >= fabric.hosts {
+                return Err(Error::field(
+                    "workload.kind",
+                    format!(
+                        "a flow {} -> {} names a host the topology lacks",
+                        f.src, f.dst
+                    ),
+                ));
+            }
+            // Each flow's own base RTT and BDP (`FlowBase`): the run's inside a datacenter,
+            // its path's across two.
+            let (base, flow_lb, detector) = if fabric.is_inter(f.src, f.dst) {
+                let p = fabric.path(f.src, f.dst, sw_ps, mtu + hdr, hdr);
+                let extra = NIC_CLOCK.cycle_at(p.base_rtt_ps.saturating_sub(base_rtt_ps));
+                let rto = (u64::from(rto_cycles) + extra).min(u64::from(u32::MAX >> 1));
+                let base = FlowBase {
+                    inter: true,
+                    rtt_ps: p.base_rtt_ps,
+                    bdp_bytes: p.bdp_bytes,
+                    rto_cycles: rto as u32,
+                    init_cwnd: s
+                        .transport
+                        .init_cwnd
+                        .bytes(p.bdp_bytes)
+                        .clamp(mtu as u64, u32::MAX as u64 / 2)
+                        as u32,
                 };
-                let mut frng = Lfsr32::new(rng.gen());
-                // `workload.background_ecmp` (REPS 4.3.2): this flow is background ECMP
-                // traffic (a draw of its own, so no other draw moves).
-                let kind =
-                    if background > 0.0 && flow::background_draw(s.seed, i as u64) < background {
-                        crate::scenario::LbKind::Ecmp
-                    } else {
-                        s.transport.lb
-                    };
-                let lb = Lb::new(kind, &flow_lb, &mut frng).map_err(|e| {
-                    let field = match e.field {
-                        "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
-                        "ev_bits" => "transport.evs_bits",
-                        _ => "transport.lb",
-                    };
-                    cfg_err(field, e)
-                })?;
-                Ok(FlowRt {
-                    spec: *f,
-                    cc: None,
-                    rx: TransportDriver::flow_rx(s.transport.cc),
-                    lb,
-                    rng: frng,
-                    in_ready: false,
-                    timer_at: NEVER,
-                    clock: NIC_CLOCK,
-                    end_ps: 0,
-                    stats: SenderStats::default(),
-                    failure_detections: 0,
-                    detector,
-                    base,
-                    conn: flow::NO_CONN,
-                    conn_lb: flow::NO_CONN,
-                    srtt8: 0,
-                    skipped: 0,
-                })
+                let det = FailureDetector::new(flow::detector_config(
+                    s,
+                    NIC_CLOCK.cycle_at(p.base_rtt_ps),
+                    base.rto_cycles,
+                ))
+                .map_err(|e| cfg_err("topology.two_dc.dc_link_delay_us", e))?;
+                let lbp = flow::LbParams::new(s, p.bdp_bytes, NIC_CLOCK.cycle_at(p.base_rtt_ps));
+                (base, lbp, det)
+            } else {
+                (intra_base, lb_params, detector)
+            };
+            let mut frng = Lfsr32::new(rng.gen());
+            // `workload.background_ecmp` (REPS 4.3.2): this flow is background ECMP
+            // traffic (a draw of its own, so no other draw moves).
+            let kind = if background > 0.0 && flow::background_draw(s.seed, i as u64) < background {
+                crate::scenario::LbKind::Ecmp
+            } else {
+                s.transport.lb
+            };
+            let lb = Lb::new(kind, &flow_lb, &mut frng).map_err(|e| {
+                let field = match e.field {
+                    "freezing_timeout_cycles" => "transport.reps.freezing_timeout_us",
+                    "ev_bits" => "transport.evs_bits",
+                    _ => "transport.lb",
+                };
+                cfg_err(field, e)
+            })?;
+            Ok(FlowRt {
+                spec: *f,
+                cc: None,
+                rx: TransportDriver::flow_rx(s.transport.cc),
+                lb,
+                rng: frng,
+                in_ready: false,
+                timer_at: NEVER,
+                clock: NIC_CLOCK,
+                end_ps: 0,
+                stats: SenderStats::default(),
+                failure_detections: 0,
+                detector,
+                base,
+                conn: flow::NO_CONN,
+                conn_lb: flow::NO_CONN,
+                srtt8: 0,
+                skipped: 0,
             })
-            .collect::<Result<Vec<_>>>()?;
-        let mut flows = flows;
+        });
+        // Sized once: a collect through `Result` has no size hint, and growing by doubling
+        // copied the flows (~2 KB each) and faulted in their pages again at every step
+        // (at 274 k flows, `wormhole_moe_1024`, most of the build).
+        let mut flows = Vec::with_capacity(specs.len());
+        for f in made {
+            flows.push(f?);
+        }
         let conns = connections(s, &mut flows);
 
         let mut failures = Vec::with_capacity(s.failures.len());
