@@ -35,7 +35,7 @@ pub fn check(s: &Scenario) -> Result<()> {
         let t = &s.topology;
         let d = crate::validate::tor_host_ports(u64::from(t.radix), t.oversubscription);
         let hosts = crate::validate::host_count(t);
-        crate::workload::llm::dag(s, d as u32, hosts.min(u64::from(u32::MAX)) as u32)?;
+        crate::workload::llm::placement(s, d as u32, hosts.min(u64::from(u32::MAX)) as u32)?;
     } else if s.workload.llm.is_some() {
         return Err(Error::field(
             "workload.llm",
