@@ -35,3 +35,15 @@ pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
     r.trace = sim.take_trace();
     Ok(r)
 }
+
+/// `output.trace_flows` and `output.trace_ports` checked against the workload's flows and
+/// the fabric's port names, which only a build makes: the packet engine's fabric, or a
+/// Zeropod run's region names ([`crate::zeropod::check_trace`]). Nothing runs (`dcfab run
+/// --dry-run`).
+pub fn check_trace_scope(s: &Scenario) -> Result<()> {
+    crate::validate::validate(s)?;
+    if s.transport.cc == crate::scenario::CcKind::Zeropod {
+        return crate::zeropod::check_trace(s);
+    }
+    crate::engine::Sim::build(s).map(|_| ())
+}

@@ -305,10 +305,13 @@ fn bad_scope_fields_are_refused_by_name() {
             "output.trace_flows",
             Box::new(|s| s.output.trace_flows = vec![0]),
         ),
+        // A Zeropod run is traced on its region's ports (`zeropod/trace.rs`): a packet
+        // engine port name is refused.
         (
-            "output.trace",
+            "output.trace_ports",
             Box::new(|s| {
                 s.output.trace = true;
+                s.output.trace_ports = vec!["tor0.up0".into()];
                 s.topology.kind = sim_harness::scenario::TopologyKind::ZeropodPods;
                 s.transport.cc = CcKind::Zeropod;
                 s.topology.radix = 8;
@@ -374,6 +377,30 @@ fn cli_writes_trace_jsonl_and_dcfab_trace_reads_it() {
         let field = set.split('=').next().unwrap();
         assert!(!o.status.success(), "{set}: accepted");
         assert!(err.contains(&format!("error: {field}: ")), "{set}: {err}");
+    }
+    // A Zeropod run's trace has its region's ports: --dry-run checks against those, not
+    // against the packet engine's fabric of the same topology.
+    let zeropod = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenarios/zeropod_multipod.toml"
+    );
+    for (set, ok) in [
+        (r#"output.trace_ports=["tor0.down0"]"#, false),
+        (r#"output.trace_ports=["core0.pod1","pod1.agg2.up3"]"#, true),
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcfab"))
+            .args(["run", zeropod, "--dry-run", "--set", "output.trace=true"])
+            .args(["--set", set])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.success(), ok, "{set}: {err}");
+        if !ok {
+            assert!(
+                err.contains("error: output.trace_ports: no port is named \"tor0.down0\""),
+                "{err}"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

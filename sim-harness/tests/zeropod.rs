@@ -459,3 +459,121 @@ fn single_tor_is_one_tor_of_a_pod() {
         other => panic!("{:?}", other.map(|s| s.topology)),
     }
 }
+
+/// `output.trace` on a Zeropod run (`zeropod/trace.rs`): a multi-pod web search with
+/// optimistic cells (seed 2: cells through the Cores and collisions). Every cell a NIC
+/// sends is a `host<i>.tx` record and ends as a `.rx` at its receiver or a collision `.drop`
+/// at a switch output; every Core send is a `core<c>.pod<p>.tx`; the records are in time
+/// order; the run's other outputs are those of the run without a trace; the scope and cap
+/// fields apply as on the packet engine.
+#[test]
+fn zeropod_trace_records_every_cell_in_time_order() {
+    let sets = [
+        "topology.hosts=48",
+        "workload.flows=20",
+        "transport.zeropod.intra_pod_fraction=0.5",
+        "transport.zeropod.optimistic_max_cells=64",
+    ];
+    let mut s = scenario("zeropod_multipod.toml", &sets);
+    s.seed = 2;
+    let plain = run(&s);
+    assert!(plain.trace.is_none());
+    s.output.trace = true;
+    let r = run(&s);
+    let same = |r: &RunResult| {
+        let mut r = r.clone();
+        r.trace = None;
+        r.summary.wall_s = 0.0;
+        r.summary.events_per_s = 0.0;
+        r.summary.data_packets_per_s = 0.0;
+        r.summary.extra.remove("trace_records");
+        r.summary.extra.remove("trace_truncated");
+        serde_json::to_string(&r).unwrap()
+    };
+    assert_eq!(same(&r), same(&plain), "the trace only reads the region");
+    let t = golden::schema::Trace::from_jsonl(r.trace.as_deref().expect("a trace")).unwrap();
+    assert_eq!(t.records.len() as f64, x(&r, "trace_records"));
+    assert_eq!(x(&r, "trace_truncated"), 0.0);
+    assert!(
+        t.records.windows(2).all(|w| w[0].cycle <= w[1].cycle),
+        "records in time order"
+    );
+    let mut n = std::collections::BTreeMap::<&str, f64>::new();
+    for rec in &t.records {
+        let (port, sig) = rec.signal.rsplit_once('.').unwrap();
+        let v = rec.value.as_str().unwrap_or("");
+        let key = match (port.split('.').next().unwrap(), sig) {
+            (h, "tx") if h.starts_with("host") => "host_tx",
+            (h, "rx") if h.starts_with("host") => {
+                if v.ends_with(" dup") {
+                    "rx_dup"
+                } else {
+                    "rx"
+                }
+            }
+            (c, "tx") if c.starts_with("core") => "core_tx",
+            (_, "queue_bytes") => "queue",
+            (p, "drop") if p.starts_with("pod") => {
+                assert!(v.ends_with(" opt cause=collision"), "{v}");
+                "lost"
+            }
+            other => panic!("unexpected record {other:?}: {}", rec.signal),
+        };
+        *n.entry(key).or_default() += 1.0;
+    }
+    let get = |k: &str| n.get(k).copied().unwrap_or(0.0);
+    let sent = x(&r, "zeropod_scheduled_cells_sent") + x(&r, "zeropod_optimistic_sent");
+    assert_eq!(get("host_tx"), sent);
+    assert_eq!(get("core_tx"), x(&r, "zeropod_core_sent"));
+    assert!(get("core_tx") > 0.0 && get("queue") > 0.0, "{n:?}");
+    assert_eq!(get("lost"), x(&r, "zeropod_optimistic_dropped"));
+    assert!(get("lost") > 0.0, "seed 2 has collisions: {n:?}");
+    assert_eq!(get("rx_dup"), x(&r, "zeropod_duplicates"));
+    // Every flow completed: each cell sent reached its receiver or was lost.
+    assert_eq!(r.summary.flows_completed, r.summary.flows);
+    assert_eq!(get("host_tx"), get("rx") + get("rx_dup") + get("lost"));
+    let cells: u64 = r.flows.iter().map(|f| f.bytes.div_ceil(512)).sum();
+    assert_eq!(
+        get("rx"),
+        cells as f64,
+        "each cell of each flow received once"
+    );
+
+    // Scope: one flow, one Core port; then the cap.
+    let f = r
+        .flows
+        .iter()
+        .find(|f| f.src / 16 != f.dst / 16)
+        .expect("an inter-pod flow")
+        .id;
+    let mut one = s.clone();
+    one.output.trace_flows = vec![f];
+    one.output.trace_ports = vec!["core0.pod1".into(), "host0".into()];
+    let t1 = golden::schema::Trace::from_jsonl(run(&one).trace.as_deref().unwrap()).unwrap();
+    assert!(!t1.records.is_empty());
+    for rec in &t1.records {
+        assert!(
+            rec.signal.starts_with("core0.pod1.") || rec.signal.starts_with("host0."),
+            "{}",
+            rec.signal
+        );
+        if let Some(v) = rec.value.as_str() {
+            assert!(v.contains(&format!(" f={f} ")), "{v}");
+        }
+    }
+    let mut capped = s.clone();
+    capped.output.trace_max_records = 100;
+    let rc = run(&capped);
+    assert_eq!(x(&rc, "trace_records"), 100.0);
+    assert_eq!(x(&rc, "trace_truncated"), 1.0);
+    let mut bad = s.clone();
+    bad.output.trace_ports = vec!["tor0.up1".into()];
+    let e = simulate(&bad, &RunControl::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("output.trace_ports: no port is named \"tor0.up1\"")
+            && e.contains("pod<p>.tor<i>"),
+        "{e}"
+    );
+}

@@ -58,10 +58,10 @@ pub fn execute(args: Args) -> Result<Outcome> {
     }
     if args.dry_run {
         // The packet trace's flows and ports are checked against the workload and the
-        // fabric, which only the engine's build makes: build it (nothing runs).
+        // fabric, which only a build makes (nothing runs).
         let o = &scenario.output;
         if o.trace && !(o.trace_flows.is_empty() && o.trace_ports.is_empty()) {
-            sim_harness::engine::Sim::build(&scenario)?;
+            sim_harness::run::check_trace_scope(&scenario)?;
         }
         print!("{}", output::scenario_toml(&scenario)?);
         return Ok(Outcome::Done);

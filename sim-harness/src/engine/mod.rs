@@ -79,7 +79,7 @@ mod run;
 mod sampling;
 mod shift;
 mod skip;
-mod trace;
+pub(crate) mod trace;
 mod two_dc;
 
 pub use skip::SKIP_FLOWS_COLUMNS;

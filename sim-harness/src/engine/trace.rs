@@ -81,8 +81,32 @@ impl Tracer {
     /// The tracer of scenario `s` on `fabric` with `n_flows` flows, its header written;
     /// `output.trace_flows` and `output.trace_ports` checked against them.
     pub(crate) fn new(s: &Scenario, fabric: &Fabric, n_flows: usize) -> Result<Tracer> {
+        let names: Vec<&str> = fabric.ports.iter().map(|p| p.name.as_str()).collect();
+        Tracer::with_ports(
+            s,
+            &names,
+            n_flows,
+            "fabric packet trace: per port, packets sent (tx), dropped (drop), buffered bytes \
+             (queue_bytes); per host, packets received (rx)",
+            "as in links.csv",
+        )
+    }
+
+    /// The tracer of scenario `s` over ports named `names` (a record's signal scope; hosts
+    /// first, each named `host<i>`) with `n_flows` flows, its header (with `description`)
+    /// written; `output.trace_flows` and `output.trace_ports` checked against them (an
+    /// unknown port's error says the names are `naming`). The packet engine's ports come
+    /// from its fabric ([`Tracer::new`]); a Zeropod region names its own
+    /// (`zeropod/trace.rs`).
+    pub(crate) fn with_ports(
+        s: &Scenario,
+        names: &[&str],
+        n_flows: usize,
+        description: &str,
+        naming: &str,
+    ) -> Result<Tracer> {
         let o = &s.output;
-        let n_ports = fabric.ports.len();
+        let n_ports = names.len();
         let flows = if o.trace_flows.is_empty() {
             None
         } else {
@@ -106,22 +130,18 @@ impl Tracer {
         } else {
             let mut on = vec![false; n_ports];
             for name in &o.trace_ports {
-                let Some(i) = fabric.ports.iter().position(|p| &p.name == name) else {
-                    let some: Vec<&str> = fabric
-                        .ports
+                let Some(i) = names.iter().position(|p| p == name) else {
+                    let some: Vec<&str> = names
                         .iter()
-                        .map(|p| p.name.as_str())
+                        .copied()
                         .filter(|n| !n.starts_with("host"))
                         .take(4)
                         .collect();
                     return Err(Error::field(
                         "output.trace_ports",
                         format!(
-                            "no port is named {name:?}: names are as in links.csv, e.g. \"host0\", {}",
-                            some.iter()
-                                .map(|n| format!("{n:?}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            "no port is named {name:?}: names are {naming}, e.g. \"host0\"{}",
+                            some.iter().map(|n| format!(", {n:?}")).collect::<String>()
                         ),
                     ));
                 };
@@ -129,11 +149,10 @@ impl Tracer {
             }
             on
         };
-        let names = fabric
-            .ports
+        let names = names
             .iter()
             .map(|p| {
-                let q = serde_json::to_string(&p.name).expect("a string serialises");
+                let q = serde_json::to_string(p).expect("a string serialises");
                 q[1..q.len() - 1].to_string()
             })
             .collect();
@@ -156,9 +175,7 @@ impl Tracer {
                 "max_records": o.trace_max_records,
             }),
             seed: s.seed,
-            description: "fabric packet trace: per port, packets sent (tx), dropped (drop), \
-                          buffered bytes (queue_bytes); per host, packets received (rx)"
-                .into(),
+            description: description.into(),
         };
         let single = golden::schema::Trace {
             header,
@@ -243,6 +260,46 @@ impl Tracer {
             let _ = write!(self.text, " cause={c}");
         }
         self.text.push_str("\"}\n");
+    }
+
+    /// A record of port `p`'s signal `sig` whose value is the string `value`, of flow
+    /// `flow` (`None`: of no flow), if in scope (the Zeropod region's cells,
+    /// `zeropod/trace.rs`).
+    pub(crate) fn text_record(
+        &mut self,
+        now: Time,
+        p: u32,
+        sig: &str,
+        flow: Option<u32>,
+        value: std::fmt::Arguments,
+    ) {
+        if !self.wants(now, p, flow) {
+            return;
+        }
+        self.open(now, p, sig);
+        let _ = writeln!(self.text, "\"{value}\"}}");
+    }
+
+    /// Port `p`'s buffered bytes `bytes` at `now`, written if changed since its last record
+    /// (the Zeropod region's Core ports).
+    pub(crate) fn queue_bytes(&mut self, now: Time, p: u32, bytes: u64) {
+        self.queue(now, p, Some(bytes));
+    }
+
+    /// The text so far, moved out.
+    pub(crate) fn take_text(&mut self) -> String {
+        std::mem::take(&mut self.text)
+    }
+
+    /// The trace's summary keys: `extra.trace_records` / `trace_truncated`.
+    pub(crate) fn put_counts(&self, r: &mut RunResult) {
+        let (records, truncated) = self.counts();
+        r.summary
+            .extra
+            .insert("trace_records".into(), records as f64);
+        r.summary
+            .extra
+            .insert("trace_truncated".into(), u8::from(truncated) as f64);
     }
 
     /// A Wormhole record (`wormhole.pause` / `wormhole.resume`) about partition flows
@@ -372,22 +429,13 @@ impl Sim {
     /// The trace's text (`trace.jsonl`), moved out: [`crate::run::simulate`] puts it in the
     /// results (not [`Sim::results`], which would copy it).
     pub(crate) fn take_trace(&mut self) -> Option<String> {
-        self.trace
-            .as_deref_mut()
-            .map(|t| std::mem::take(&mut t.text))
+        self.trace.as_deref_mut().map(Tracer::take_text)
     }
 
     /// The trace's summary keys: `extra.trace_records` / `trace_truncated`.
     pub(super) fn trace_results(&self, r: &mut RunResult) {
-        let Some(t) = self.trace.as_deref() else {
-            return;
-        };
-        let (records, truncated) = t.counts();
-        r.summary
-            .extra
-            .insert("trace_records".into(), records as f64);
-        r.summary
-            .extra
-            .insert("trace_truncated".into(), u8::from(truncated) as f64);
+        if let Some(t) = self.trace.as_deref() {
+            t.put_counts(r);
+        }
     }
 }

@@ -492,14 +492,6 @@ fn unsupported_and_built_checks_are_validation() {
             }),
         ),
         (
-            "output.trace",
-            Box::new(|s| {
-                s.topology.kind = TopologyKind::ZeropodPods;
-                s.transport.cc = CcKind::Zeropod;
-                s.output.trace = true;
-            }),
-        ),
-        (
             "output.skip_flows",
             Box::new(|s| {
                 s.topology.kind = TopologyKind::ZeropodPods;

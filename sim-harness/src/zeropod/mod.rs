@@ -31,6 +31,7 @@
 pub mod ideal;
 pub mod region;
 pub mod sched;
+pub mod trace;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -77,9 +78,6 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
     }
     if s.skip.enabled {
         return no("skip.enabled", "Wormhole fast-forwarding");
-    }
-    if s.output.trace {
-        return no("output.trace", "a packet trace");
     }
     if s.output.rate_sample_us > 0.0 {
         return no("output.rate_sample_us", "the per-flow rate series");
@@ -246,6 +244,15 @@ fn p99(mut v: Vec<u64>) -> u64 {
     v[idx]
 }
 
+/// `output.trace_flows` and `output.trace_ports` of Zeropod scenario `s` (validated)
+/// checked against its flows and the region's port names ([`trace`]); nothing runs.
+pub fn check_trace(s: &Scenario) -> Result<()> {
+    let shape = PodShape::of(s)?;
+    let t = timing(s, &shape)?;
+    let n = flows(s, &shape, &t)?.len();
+    trace::ZeropodTrace::new(s, &shape, n).map(|_| ())
+}
+
 /// Run a Zeropod scenario (validated) to completion, `stop.max_time_us`, a stall, or the
 /// caller's stop flag.
 pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
@@ -334,6 +341,14 @@ fn run(
     });
     let window_ps = specs.last().map_or(0, |f| f.start_ps);
     let mut r = Region::new(shape, rc, specs)?;
+    if s.output.trace {
+        r.trace = Some(Box::new(trace::ZeropodTrace::new(
+            s,
+            &shape,
+            r.specs.len(),
+        )?));
+        r.tap_lost();
+    }
     let limit = if s.stop.max_time_us > 0.0 {
         (s.stop.max_time_us * 1e6).round() as u64
     } else {
@@ -372,7 +387,8 @@ fn run(
     if let Some(p) = ctl.progress {
         p(progress(&r, end_ps, max_time_ps));
     }
-    Ok(results(
+    let tr = r.trace.take();
+    let mut res = results(
         s,
         &r,
         ideal,
@@ -381,7 +397,11 @@ fn run(
         wall_s,
         interrupted,
         stalled,
-    ))
+    );
+    if let Some(z) = tr {
+        z.finish(&mut res);
+    }
+    Ok(res)
 }
 
 /// A progress report of region `r` at `now_ps`: payload bytes delivered (distinct cells) of

@@ -42,6 +42,7 @@ use switch::zeropod::core_switch::CoreSwitch;
 use switch::zeropod::{BufferlessConfig, BufferlessSwitch, Cell};
 
 use super::sched::PodScheduler;
+use super::trace::{TracedCell, ZeropodTrace};
 use crate::topology::zeropod::PodShape;
 use crate::workload::FlowSpec;
 
@@ -222,6 +223,8 @@ pub struct Region {
     next_sample_ps: u64,
     /// Slot of the last new-cell delivery (stall detection).
     pub last_progress_slot: u64,
+    /// `output.trace`: the cell trace ([`super::trace`]); it only reads the region.
+    pub trace: Option<Box<ZeropodTrace>>,
 }
 
 /// Region parameters beyond the shape.
@@ -361,6 +364,7 @@ impl Region {
             sample_every_ps: rc.sample_every_ps,
             next_sample_ps: 0,
             last_progress_slot: 0,
+            trace: None,
         })
     }
 
@@ -626,6 +630,18 @@ impl Region {
         self.stats.epochs_skipped += k;
     }
 
+    /// `info`'s cell as the trace shows it (`None` for a probe, which belongs to no flow).
+    fn traced(&self, info: &CellInfo) -> Option<TracedCell> {
+        let f = self.specs.get(info.flow as usize)?;
+        Some(TracedCell {
+            flow: info.flow,
+            seq: info.seq,
+            src: f.src,
+            dst: f.dst,
+            opt: !info.scheduled,
+        })
+    }
+
     fn deliver(&mut self, info: CellInfo) {
         if info.flow == PROBE {
             self.stats.probes_delivered += 1;
@@ -633,6 +649,18 @@ impl Region {
         }
         let f = info.flow as usize;
         let at = self.t.arrival(info.sent, info.hops);
+        if self.trace.is_some() {
+            let st = &self.flows[f];
+            let dup = st.end_ps > 0
+                || info.seq >= st.cells
+                || st
+                    .bits
+                    .get(info.seq as usize / 64)
+                    .is_some_and(|w| w >> (info.seq % 64) & 1 == 1);
+            if let (Some(c), Some(z)) = (self.traced(&info), self.trace.as_deref_mut()) {
+                z.host_rx(at, c, dup);
+            }
+        }
         self.stats.cells_delivered += 1;
         if !info.scheduled {
             self.stats.opt_delivered += 1;
@@ -664,6 +692,35 @@ impl Region {
             st.end_ps = st.last_ps.max(self.specs[f].start_ps + 1);
             st.bits = Vec::new();
             self.flows_done += 1;
+        }
+    }
+
+    /// `output.trace`: the pods' switches keep their collision losers ([`Self::trace_lost`]).
+    pub fn tap_lost(&mut self) {
+        for pod in self.pods.iter_mut() {
+            for w in pod.tors.iter_mut().chain(pod.aggs.iter_mut()) {
+                w.tap_lost();
+            }
+        }
+    }
+
+    /// `output.trace`: the cells that lost a collision in the pods' switches in this slot.
+    fn trace_lost(&mut self, start: u64) {
+        let mut lost = Vec::new();
+        for (p, pod) in self.pods.iter().enumerate() {
+            for (agg, sws) in [(false, &pod.tors), (true, &pod.aggs)] {
+                for (i, w) in sws.iter().enumerate() {
+                    for d in w.lost() {
+                        lost.push((p as u32, agg, i as u32, u32::from(d.port), d.cell.tag));
+                    }
+                }
+            }
+        }
+        for (p, agg, i, port, tag) in lost {
+            let info = self.ring[tag as usize];
+            if let (Some(cell), Some(z)) = (self.traced(&info), self.trace.as_deref_mut()) {
+                z.switch_lost(start, p, agg, i, port, cell);
+            }
         }
     }
 
@@ -705,6 +762,9 @@ impl Region {
         let m = self.shape.m as usize;
         let n = self.shape.n as usize;
         let e = g / self.t.n;
+        if let Some(z) = self.trace.as_deref_mut() {
+            z.flush_before(start);
+        }
         // Arrivals.
         while let Some(f) = self.specs.get(self.next_arrival) {
             if f.start_ps > start {
@@ -732,14 +792,21 @@ impl Region {
                 }
             };
             let core = &mut self.cores[c as usize];
-            if !core.enqueue(dst as u16, tag) {
+            let taken = core.enqueue(dst as u16, tag);
+            let p = dst as usize / CORE_HOSTS;
+            let cells = core.port(p).map_or(0, |q| q.occupancy());
+            if !taken {
                 self.stats.core_drops += 1;
                 self.slab_free.push(tag);
             } else {
-                let p = dst as usize / CORE_HOSTS;
-                if let Some(q) = core.port(p) {
-                    self.stats.core_peak_cells =
-                        self.stats.core_peak_cells.max(q.occupancy() as u64);
+                self.stats.core_peak_cells = self.stats.core_peak_cells.max(cells as u64);
+            }
+            if self.trace.is_some() {
+                if let Some(cell) = self.traced(&info) {
+                    let sent = (!taken).then_some(false);
+                    if let Some(z) = self.trace.as_deref_mut() {
+                        z.core(start, c, p as u32, cell, sent, cells);
+                    }
                 }
             }
         }
@@ -791,6 +858,16 @@ impl Region {
             if !c.scheduled {
                 st.opt_sent += 1;
             }
+            if let Some(z) = self.trace.as_deref_mut() {
+                let cell = TracedCell {
+                    flow: f,
+                    seq: c.seq,
+                    src: h as u32,
+                    dst: self.specs[f as usize].dst,
+                    opt: !c.scheduled,
+                };
+                z.host_tx(start, h as u32, cell);
+            }
             let local = self.specs[f as usize].dst as usize / n == h / n;
             let tag = self.ring_put(CellInfo {
                 flow: f,
@@ -823,6 +900,14 @@ impl Region {
                     self.slab_free.push(d.tag);
                     info.sent = g;
                     info.hops = 3;
+                    if self.trace.is_some() {
+                        let cells = self.cores[c].port(p).map_or(0, |q| q.occupancy());
+                        if let Some(cell) = self.traced(&info) {
+                            if let Some(z) = self.trace.as_deref_mut() {
+                                z.core(start, c as u32, p as u32, cell, Some(true), cells);
+                            }
+                        }
+                    }
                     let tag = self.ring_put(info);
                     self.c2e.push((
                         c as u32,
@@ -842,6 +927,9 @@ impl Region {
             for w in pod.tors.iter_mut().chain(pod.aggs.iter_mut()) {
                 w.tick();
             }
+        }
+        if self.trace.is_some() {
+            self.trace_lost(start);
         }
         // ToR outputs.
         for p in 0..self.pods.len() {

@@ -114,8 +114,18 @@ pub struct BufferlessSwitch<const P: usize, const D: usize> {
     offers: Deque<(u8, Cell), P>,
     flight: [Deque<InFlight, D>; P],
     out: [Option<Departure>; P],
+    /// The cells that lost a collision in the last closed phase, each with the output it was
+    /// headed for and its route as it arrived: a tap for traces, not switch state (the
+    /// hardware drops them, [`BufferlessStats::optimistic_dropped`] counts them, or with
+    /// `forward_garbled` sends their bits on). Kept only after [`BufferlessSwitch::tap_lost`].
+    lost: heapless::Vec<Departure, LOST_TAP>,
+    tap: bool,
     stats: BufferlessStats,
 }
+
+/// Room in [`BufferlessSwitch::lost`] per phase; more losses in one phase are counted
+/// (`optimistic_dropped`) but not listed.
+pub const LOST_TAP: usize = 128;
 
 impl<const P: usize, const D: usize> BufferlessSwitch<P, D> {
     /// A switch; checks `phases_per_cell >= 1`, `latency >= phases_per_cell`, `latency < D`.
@@ -144,6 +154,8 @@ impl<const P: usize, const D: usize> BufferlessSwitch<P, D> {
             offers: Deque::new(),
             flight: core::array::from_fn(|_| Deque::new()),
             out: [None; P],
+            lost: heapless::Vec::new(),
+            tap: false,
             stats: BufferlessStats::default(),
         })
     }
@@ -170,6 +182,19 @@ impl<const P: usize, const D: usize> BufferlessSwitch<P, D> {
     /// Cells whose head left each output in the last closed phase.
     pub fn departures(&self) -> &[Option<Departure>; P] {
         &self.out
+    }
+
+    /// From now on keep each phase's collision losers for [`Self::lost`] (a trace tap; off by
+    /// default, and then nothing is kept).
+    pub fn tap_lost(&mut self) {
+        self.tap = true;
+    }
+
+    /// With [`Self::tap_lost`]: the cells that lost a collision in the last closed phase (an
+    /// optimistic cell meeting a scheduled one or another optimistic cell, counted in
+    /// [`BufferlessStats::optimistic_dropped`]), with the output each was headed for.
+    pub fn lost(&self) -> &[Departure] {
+        &self.lost
     }
 
     /// Evaluate one arriving cell against the cells overlapping it on its output.
@@ -201,6 +226,12 @@ impl<const P: usize, const D: usize> BufferlessSwitch<P, D> {
                 (true, false) => {
                     if !me.lost {
                         self.stats.optimistic_dropped += 1;
+                        if self.tap {
+                            let _ = self.lost.push(Departure {
+                                port: port as u8,
+                                cell,
+                            });
+                        }
                     }
                     me.lost = true;
                     me.on_wire = false;
@@ -209,16 +240,34 @@ impl<const P: usize, const D: usize> BufferlessSwitch<P, D> {
                     if !other.lost {
                         other.lost = true;
                         opt_lost += 1;
+                        if self.tap {
+                            let _ = self.lost.push(Departure {
+                                port: port as u8,
+                                cell: other.cell,
+                            });
+                        }
                     }
                 }
                 (false, false) => {
                     if !other.lost {
                         other.lost = true;
                         opt_lost += 1;
+                        if self.tap {
+                            let _ = self.lost.push(Departure {
+                                port: port as u8,
+                                cell: other.cell,
+                            });
+                        }
                     }
                     if !me.lost {
                         me.lost = true;
                         opt_lost += 1;
+                        if self.tap {
+                            let _ = self.lost.push(Departure {
+                                port: port as u8,
+                                cell,
+                            });
+                        }
                     }
                 }
             }
@@ -273,6 +322,9 @@ impl<const P: usize, const D: usize> Clocked for BufferlessSwitch<P, D> {
     /// Close the phase: evaluate this phase's offers in input order, then move to the next
     /// phase and emit the cells whose head leaves in it.
     fn tick(&mut self) {
+        if self.tap {
+            self.lost.clear();
+        }
         while let Some((_, c)) = self.offers.pop_front() {
             self.arrive(c);
         }
@@ -284,6 +336,9 @@ impl<const P: usize, const D: usize> Clocked for BufferlessSwitch<P, D> {
     fn advance(&mut self, cycles: Cycles) {
         if cycles == 0 {
             return;
+        }
+        if self.tap {
+            self.lost.clear();
         }
         while let Some((_, c)) = self.offers.pop_front() {
             self.arrive(c);
@@ -342,6 +397,7 @@ mod tests {
     #[test]
     fn collision_rule() {
         let mut s = BufferlessSwitch::<8, 8>::new(BufferlessConfig::default()).unwrap();
+        s.tap_lost();
         // scheduled vs optimistic on port 3: the optimistic one goes.
         s.offer(0, cell(&[3], false, 1));
         s.offer(1, cell(&[3], true, 2));
@@ -357,12 +413,24 @@ mod tests {
         assert_eq!(s.departures()[3].unwrap().cell.tag, 2);
         assert!(s.departures()[4].is_none());
         assert_eq!(s.departures()[5].unwrap().cell.tag, 5);
+        // The trace tap lists the three losers with the output each was on.
+        let mut lost = [(0u8, 0u32); 3];
+        assert_eq!(s.lost().len(), 3);
+        for (l, d) in lost.iter_mut().zip(s.lost()) {
+            *l = (d.port, d.cell.tag);
+        }
+        lost.sort_unstable();
+        assert_eq!(lost, [(3, 1), (4, 3), (4, 4)]);
         // two scheduled: counted as a scheduler bug, the first is kept.
         s.offer(0, cell(&[6], true, 6));
         s.offer(1, cell(&[6], true, 7));
         s.tick();
         assert_eq!(s.stats().scheduled_collisions, 1);
         assert_eq!(s.departures()[6].unwrap().cell.tag, 6);
+        assert!(
+            s.lost().is_empty(),
+            "the tap holds the last phase's losers only"
+        );
     }
 
     #[test]
