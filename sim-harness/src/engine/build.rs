@@ -166,7 +166,8 @@ impl Sim {
             });
         }
 
-        let mut specs = workload::generate(s, fabric.hosts, bdp_bytes, fabric.host_gbps, &mut rng)?;
+        let (mut specs, llm_dag) =
+            workload::generate_with_dag(s, fabric.hosts, bdp_bytes, fabric.host_gbps, &mut rng)?;
         specs.sort_by_key(|f| f.start_ps);
         let max_pkts = specs
             .iter()
@@ -417,7 +418,7 @@ impl Sim {
         }
         sim.metrics_setup(s)?;
         sim.transport_setup(s)?;
-        sim.wormhole_setup(s, &resolved)?;
+        sim.wormhole_setup(s, &resolved, llm_dag)?;
         Ok(sim)
     }
 }

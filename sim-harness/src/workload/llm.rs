@@ -97,8 +97,13 @@ pub fn scaled(bytes: u64, scale: f64) -> u64 {
 /// The flows of scenario `s` on `hosts` hosts with `tor_hosts` per ToR (see the module doc).
 pub fn flows(s: &Scenario, tor_hosts: u32, hosts: u32) -> Result<Vec<FlowSpec>> {
     let (d, rail) = dag(s, tor_hosts, hosts)?;
+    Ok(flows_of(s, &d, &rail))
+}
+
+/// The flows of DAG `d` of scenario `s`, its GPUs placed by `rail` ([`dag`]'s pair).
+pub fn flows_of(s: &Scenario, d: &LlmDag, rail: &RailLayout) -> Vec<FlowSpec> {
     let scale = section(s).bytes_scale;
-    Ok(d.tasks
+    d.tasks
         .iter()
         .filter_map(|t| match t.kind {
             TaskKind::Flow { src, dst, bytes } => Some(FlowSpec {
@@ -110,7 +115,7 @@ pub fn flows(s: &Scenario, tor_hosts: u32, hosts: u32) -> Result<Vec<FlowSpec>> 
             }),
             TaskKind::Compute { .. } => None,
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]

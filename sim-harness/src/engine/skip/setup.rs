@@ -53,8 +53,14 @@ impl Sim {
     /// Install Wormhole for scenario `s` (after the transport): nothing unless
     /// `skip.enabled` or an `llm` workload.
     /// `resolved`: each `failures[i]`'s ports ([`crate::engine::failure_sets::resolve`]), as
-    /// the build resolved them.
-    pub(crate) fn wormhole_setup(&mut self, s: &Scenario, resolved: &[Vec<u32>]) -> Result<()> {
+    /// the build resolved them; `llm_dag`: an `llm` workload's DAG, as the build generated
+    /// it with the flows ([`crate::workload::generate_with_dag`]).
+    pub(crate) fn wormhole_setup(
+        &mut self,
+        s: &Scenario,
+        resolved: &[Vec<u32>],
+        llm_dag: Option<crate::wormhole::llm::LlmDag>,
+    ) -> Result<()> {
         let llm = s.workload.kind == crate::scenario::WorkloadKind::Llm;
         if !s.skip.enabled && !llm {
             return Ok(());
@@ -122,9 +128,14 @@ impl Sim {
             eprintln!("warning: {w}");
         }
         let dag = if llm {
-            let t = &s.topology;
-            let d = crate::validate::tor_host_ports(u64::from(t.radix), t.oversubscription);
-            let (dag, _) = crate::workload::llm::dag(s, d as u32, self.fabric.hosts)?;
+            let dag = match llm_dag {
+                Some(d) => d,
+                None => {
+                    let t = &s.topology;
+                    let d = crate::validate::tor_host_ports(u64::from(t.radix), t.oversubscription);
+                    crate::workload::llm::dag(s, d as u32, self.fabric.hosts)?.0
+                }
+            };
             // The collective metrics need every flow's start time up front; an LLM
             // iteration reports its own (`llm_*` keys, `iterations.csv`) instead.
             self.cm = None;
