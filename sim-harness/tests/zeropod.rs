@@ -539,6 +539,59 @@ fn zeropod_trace_records_every_cell_in_time_order() {
         "each cell of each flow received once"
     );
 
+    // links.csv (`zeropod/links.rs`): one row per output, named as the trace's ports; a
+    // host's or Core port's sends and every link's drops are its records in the trace.
+    let mut tx = std::collections::BTreeMap::<&str, u64>::new();
+    let mut drops = std::collections::BTreeMap::<&str, u64>::new();
+    for rec in &t.records {
+        let (port, sig) = rec.signal.rsplit_once('.').unwrap();
+        match sig {
+            "tx" => *tx.entry(port).or_default() += 1,
+            "drop" => *drops.entry(port).or_default() += 1,
+            _ => {}
+        }
+    }
+    let names: std::collections::BTreeSet<&str> = r.links.iter().map(|l| l.link.as_str()).collect();
+    assert_eq!(names.len(), r.links.len(), "link names are unique");
+    assert!(names.contains("host47") && names.contains("core6.pod2"));
+    assert!(names.contains("pod2.tor3.down3") && names.contains("pod2.agg3.up1"));
+    let sum = |pre: &str| -> u64 {
+        r.links
+            .iter()
+            .filter(|l| l.link.starts_with(pre))
+            .map(|l| l.tx_packets)
+            .sum()
+    };
+    assert_eq!(sum("host") as f64, sent);
+    assert_eq!(sum("core") as f64, x(&r, "zeropod_core_sent"));
+    assert!(
+        sum("pod") as f64 > sent,
+        "each cell crosses at least two switch outputs"
+    );
+    let dropped: u64 = r.links.iter().map(|l| l.drops).sum();
+    assert_eq!(
+        dropped as f64,
+        x(&r, "zeropod_optimistic_dropped") + x(&r, "zeropod_core_drops")
+    );
+    for l in &r.links {
+        if !l.link.starts_with("pod") {
+            assert_eq!(
+                l.tx_packets,
+                tx.get(l.link.as_str()).copied().unwrap_or(0),
+                "{}",
+                l.link
+            );
+        }
+        assert_eq!(
+            l.drops,
+            drops.get(l.link.as_str()).copied().unwrap_or(0),
+            "{}",
+            l.link
+        );
+        assert_eq!(l.tx_bytes, l.tx_packets * 552);
+        assert!((0.0..=1.0).contains(&l.utilization), "{}", l.link);
+    }
+
     // Scope: one flow, one Core port; then the cap.
     let f = r
         .flows

@@ -29,6 +29,7 @@
 //! * [`ideal`]: the Ideal baseline (fluid global SRPT with preemption).
 
 pub mod ideal;
+pub mod links;
 pub mod region;
 pub mod sched;
 pub mod trace;
@@ -250,7 +251,7 @@ pub fn check_trace(s: &Scenario) -> Result<()> {
     let shape = PodShape::of(s)?;
     let t = timing(s, &shape)?;
     let n = flows(s, &shape, &t)?.len();
-    trace::ZeropodTrace::new(s, &shape, n).map(|_| ())
+    trace::ZeropodTrace::new(s, links::LinkIndex::new(&shape), n).map(|_| ())
 }
 
 /// Run a Zeropod scenario (validated) to completion, `stop.max_time_us`, a stall, or the
@@ -344,10 +345,9 @@ fn run(
     if s.output.trace {
         r.trace = Some(Box::new(trace::ZeropodTrace::new(
             s,
-            &shape,
+            r.links.ix,
             r.specs.len(),
         )?));
-        r.tap_lost();
     }
     let limit = if s.stop.max_time_us > 0.0 {
         (s.stop.max_time_us * 1e6).round() as u64
@@ -616,7 +616,7 @@ fn results(
         },
         flows,
         queues,
-        links: Vec::new(),
+        links: r.links.records(gbps, end_ps),
         tables: BTreeMap::new(),
     }
 }

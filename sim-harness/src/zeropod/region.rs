@@ -41,6 +41,7 @@ use switch::zeropod::core_port::CorePortConfig;
 use switch::zeropod::core_switch::CoreSwitch;
 use switch::zeropod::{BufferlessConfig, BufferlessSwitch, Cell};
 
+use super::links::Links;
 use super::sched::PodScheduler;
 use super::trace::{TracedCell, ZeropodTrace};
 use crate::topology::zeropod::PodShape;
@@ -225,6 +226,9 @@ pub struct Region {
     pub last_progress_slot: u64,
     /// `output.trace`: the cell trace ([`super::trace`]); it only reads the region.
     pub trace: Option<Box<ZeropodTrace>>,
+    /// Cells sent and dropped per link (`links.csv`, [`super::links`]).
+    pub links: Links,
+    lost_buf: Vec<(u32, bool, u32, u32, u32)>,
 }
 
 /// Region parameters beyond the shape.
@@ -310,7 +314,13 @@ impl Region {
                 ..scheduler_asic::SchedulerConfig::default()
             };
             let sched = super::sched::new_scheduler(shape.k, cfg)?;
-            let mk = || Sw::new(sw_cfg).map_err(cfg_err);
+            // Each switch lists its collision losers ([`Region::take_lost`]).
+            let mk = || {
+                Sw::new(sw_cfg).map_err(cfg_err).map(|mut w| {
+                    w.tap_lost();
+                    w
+                })
+            };
             pods.push(Pod {
                 sched,
                 tors: (0..m).map(|_| mk()).collect::<Result<_, _>>()?,
@@ -365,6 +375,8 @@ impl Region {
             next_sample_ps: 0,
             last_progress_slot: 0,
             trace: None,
+            links: Links::new(&shape),
+            lost_buf: Vec::new(),
         })
     }
 
@@ -695,33 +707,31 @@ impl Region {
         }
     }
 
-    /// `output.trace`: the pods' switches keep their collision losers ([`Self::trace_lost`]).
-    pub fn tap_lost(&mut self) {
-        for pod in self.pods.iter_mut() {
-            for w in pod.tors.iter_mut().chain(pod.aggs.iter_mut()) {
-                w.tap_lost();
-            }
-        }
-    }
-
-    /// `output.trace`: the cells that lost a collision in the pods' switches in this slot.
-    fn trace_lost(&mut self, start: u64) {
-        let mut lost = Vec::new();
+    /// The cells that lost a collision in the pods' switches in this slot: counted as their
+    /// output's drops (`links.csv`) and traced (`output.trace`).
+    fn take_lost(&mut self, start: u64) {
+        let mut lost = std::mem::take(&mut self.lost_buf);
+        lost.clear();
         for (p, pod) in self.pods.iter().enumerate() {
             for (agg, sws) in [(false, &pod.tors), (true, &pod.aggs)] {
                 for (i, w) in sws.iter().enumerate() {
                     for d in w.lost() {
-                        lost.push((p as u32, agg, i as u32, u32::from(d.port), d.cell.tag));
+                        let (p, i, port) = (p as u32, i as u32, u32::from(d.port));
+                        self.links.drops[self.links.ix.switch_port(p, agg, i, port) as usize] += 1;
+                        if self.trace.is_some() {
+                            lost.push((p, agg, i, port, d.cell.tag));
+                        }
                     }
                 }
             }
         }
-        for (p, agg, i, port, tag) in lost {
+        for &(p, agg, i, port, tag) in &lost {
             let info = self.ring[tag as usize];
             if let (Some(cell), Some(z)) = (self.traced(&info), self.trace.as_deref_mut()) {
                 z.switch_lost(start, p, agg, i, port, cell);
             }
         }
+        self.lost_buf = lost;
     }
 
     /// Offer one optimistic probe cell from host `h` to host `dst` of the same pod over Agg
@@ -798,6 +808,7 @@ impl Region {
             if !taken {
                 self.stats.core_drops += 1;
                 self.slab_free.push(tag);
+                self.links.drops[self.links.ix.core_port(c, p as u32) as usize] += 1;
             } else {
                 self.stats.core_peak_cells = self.stats.core_peak_cells.max(cells as u64);
             }
@@ -858,6 +869,7 @@ impl Region {
             if !c.scheduled {
                 st.opt_sent += 1;
             }
+            self.links.tx[self.links.ix.host(h as u32) as usize] += 1;
             if let Some(z) = self.trace.as_deref_mut() {
                 let cell = TracedCell {
                     flow: f,
@@ -900,6 +912,7 @@ impl Region {
                     self.slab_free.push(d.tag);
                     info.sent = g;
                     info.hops = 3;
+                    self.links.tx[self.links.ix.core_port(c as u32, p as u32) as usize] += 1;
                     if self.trace.is_some() {
                         let cells = self.cores[c].port(p).map_or(0, |q| q.occupancy());
                         if let Some(cell) = self.traced(&info) {
@@ -928,15 +941,18 @@ impl Region {
                 w.tick();
             }
         }
-        if self.trace.is_some() {
-            self.trace_lost(start);
-        }
+        self.take_lost(start);
         // ToR outputs.
         for p in 0..self.pods.len() {
             for t in 0..m {
                 let deps = *self.pods[p].tors[t].departures();
                 for d in deps.iter().flatten() {
                     let port = d.port as usize;
+                    let l = self
+                        .links
+                        .ix
+                        .switch_port(p as u32, false, t as u32, port as u32);
+                    self.links.tx[l as usize] += 1;
                     if port < m {
                         if !d.cell.garbled {
                             let info = self.ring[d.cell.tag as usize];
@@ -959,6 +975,11 @@ impl Region {
                 let deps = *self.pods[p].aggs[a].departures();
                 for d in deps.iter().flatten() {
                     let port = d.port as usize;
+                    let l = self
+                        .links
+                        .ix
+                        .switch_port(p as u32, true, a as u32, port as u32);
+                    self.links.tx[l as usize] += 1;
                     if port < m {
                         self.pods[p].tors[port].offer((m + a) as u8, d.cell);
                     } else if !d.cell.garbled {

@@ -33,12 +33,12 @@ use std::collections::BinaryHeap;
 
 use rtl_models::zeropod_cell::DATA_CELL_LEN;
 
+use super::links::LinkIndex;
 use crate::engine::trace::Tracer;
 use crate::error::Result;
 use crate::event::Time;
 use crate::results::RunResult;
 use crate::scenario::Scenario;
-use crate::topology::zeropod::PodShape;
 
 /// One cell as a record shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -78,72 +78,31 @@ pub struct ZeropodTrace {
     /// By `(time, order made)`: unique keys, so a record's own fields never order it.
     pending: BinaryHeap<Reverse<(Time, u64, Rec)>>,
     made: u64,
-    hosts: u32,
-    pods: u32,
-    cores: u32,
-    m: u32,
+    ix: LinkIndex,
 }
 
 impl ZeropodTrace {
-    /// The trace of scenario `s` on `shape` with `n_flows` flows (its ports: the hosts, then
-    /// each Core's pod ports).
-    pub fn new(s: &Scenario, shape: &PodShape, n_flows: usize) -> Result<ZeropodTrace> {
-        let mut names: Vec<String> = (0..shape.hosts).map(|h| format!("host{h}")).collect();
-        for c in 0..shape.cores {
-            for p in 0..shape.pods {
-                names.push(format!("core{c}.pod{p}"));
-            }
-        }
-        let m = shape.m;
-        for p in 0..shape.pods {
-            for (sw, up) in [("tor", "up"), ("agg", "up")] {
-                for i in 0..m {
-                    for port in 0..2 * m {
-                        let (dir, j) = if port < m {
-                            ("down", port)
-                        } else {
-                            (up, port - m)
-                        };
-                        names.push(format!("pod{p}.{sw}{i}.{dir}{j}"));
-                    }
-                }
-            }
-        }
+    /// The trace of scenario `s` over links `ix` (its ports, named as in `links.csv`) with
+    /// `n_flows` flows.
+    pub fn new(s: &Scenario, ix: LinkIndex, n_flows: usize) -> Result<ZeropodTrace> {
+        let names = ix.names();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let t = Tracer::with_ports(
             s,
             &refs,
             n_flows,
             "zeropod cell trace: per host, cells sent (tx) and received (rx); per pod switch \
-             output, collision losers (drop); per Core port, \
-             cells sent (tx), dropped (drop), buffered bytes (queue_bytes)",
-            "host<i>, core<c>.pod<p> (as in queues.csv), pod<p>.tor<i>.down<j> / .up<j> and \
-             pod<p>.agg<i>.down<j> / .up<j> in a Zeropod run",
+             output, collision losers (drop); per Core port, cells sent (tx), dropped (drop), \
+             buffered bytes (queue_bytes)",
+            "as in links.csv (host<i>, core<c>.pod<p>, pod<p>.tor<i>.down<j> / .up<j>, \
+             pod<p>.agg<i>.down<j> / .up<j> in a Zeropod run)",
         )?;
         Ok(ZeropodTrace {
             t,
             pending: BinaryHeap::new(),
             made: 0,
-            hosts: shape.hosts,
-            pods: shape.pods,
-            cores: shape.cores,
-            m: shape.m,
+            ix,
         })
-    }
-
-    /// The trace port of Core `c`'s port to pod `p`.
-    fn core_port(&self, c: u32, p: u32) -> u32 {
-        self.hosts + c * self.pods + p
-    }
-
-    /// The trace port of output `port` of pod `p`'s ToR `i` (`agg`: its Agg `i`).
-    fn switch_port(&self, p: u32, agg: bool, i: u32, port: u32) -> u32 {
-        let k = 2 * self.m;
-        self.hosts
-            + self.cores * self.pods
-            + p * 2 * self.m * k
-            + (u32::from(agg) * self.m + i) * k
-            + port
     }
 
     /// Output `port` of pod `p`'s ToR `i` (`agg`: Agg `i`) discarded `cell`, a collision's
@@ -157,7 +116,7 @@ impl ZeropodTrace {
         port: u32,
         cell: TracedCell,
     ) {
-        let port = self.switch_port(p, agg, i, port);
+        let port = self.ix.switch_port(p, agg, i, port);
         self.push(
             at,
             Rec::Cell {
@@ -214,7 +173,7 @@ impl ZeropodTrace {
         sent: Option<bool>,
         cells: u32,
     ) {
-        let port = self.core_port(c, p);
+        let port = self.ix.core_port(c, p);
         match sent {
             Some(true) => self.push(
                 at,
