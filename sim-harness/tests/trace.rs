@@ -4,6 +4,9 @@
 //! refused by name. (Under Wormhole: `tests/wormhole.rs`,
 //! `a_trace_of_a_skip_run_holds_what_it_simulates_and_moves_nothing`.)
 
+mod common;
+
+use common::outputs_without_trace;
 use golden::schema::Trace;
 use sim_harness::scenario::{CcKind, Loss, LossModel, Scenario, Size, WorkloadKind};
 use sim_harness::{simulate, RunControl, RunResult};
@@ -56,18 +59,6 @@ fn counts(t: &Trace) -> BTreeMap<(String, bool, String), u64> {
     c
 }
 
-/// Every output but the trace and its summary keys, and the wall-clock fields.
-fn outputs(r: &RunResult) -> String {
-    let mut r = r.clone();
-    r.trace = None;
-    r.summary.wall_s = 0.0;
-    r.summary.events_per_s = 0.0;
-    r.summary.data_packets_per_s = 0.0;
-    r.summary.extra.remove("trace_records");
-    r.summary.extra.remove("trace_truncated");
-    serde_json::to_string(&r).unwrap()
-}
-
 /// Per port, its `tx` records and its `drop` records are `links.csv`'s `tx_packets` and
 /// `drops` (every port, switch and host, whatever path sent the packet).
 fn assert_links_match(r: &RunResult, t: &Trace, what: &str) {
@@ -97,7 +88,11 @@ fn trace_agrees_with_the_run_and_changes_nothing_else() {
     let plain = run(&s);
     assert!(plain.trace.is_none());
     let (r, t) = traced(&s);
-    assert_eq!(outputs(&plain), outputs(&r), "the trace moved a result");
+    assert_eq!(
+        outputs_without_trace(&plain),
+        outputs_without_trace(&r),
+        "the trace moved a result"
+    );
     assert_eq!(t.header.block, "fabric");
     assert_eq!(t.header.seed, s.seed);
     assert_eq!(t.header.config["period_ps"], 1);
@@ -233,8 +228,8 @@ fn random_loss_and_dcsim_control_packets_are_traced() {
     let plain = run(&d);
     let (r, t) = traced(&d);
     assert_eq!(
-        outputs(&plain),
-        outputs(&r),
+        outputs_without_trace(&plain),
+        outputs_without_trace(&r),
         "the trace moved a DCSIM result"
     );
     // DCSIM's switch ports start their packets on a path of their own (`port/dcsim.rs`):

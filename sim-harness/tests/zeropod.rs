@@ -8,6 +8,9 @@
 //! * incast finish time near the Ideal (§V-B, Fig. 3c);
 //! * determinism (same seed, same results).
 
+mod common;
+
+use common::outputs_without_trace;
 use sim_harness::overrides::{load, Source};
 use sim_harness::workload::FlowSpec;
 use sim_harness::{simulate, RunControl, RunResult, Scenario};
@@ -480,17 +483,11 @@ fn zeropod_trace_records_every_cell_in_time_order() {
     assert!(plain.trace.is_none());
     s.output.trace = true;
     let r = run(&s);
-    let same = |r: &RunResult| {
-        let mut r = r.clone();
-        r.trace = None;
-        r.summary.wall_s = 0.0;
-        r.summary.events_per_s = 0.0;
-        r.summary.data_packets_per_s = 0.0;
-        r.summary.extra.remove("trace_records");
-        r.summary.extra.remove("trace_truncated");
-        serde_json::to_string(&r).unwrap()
-    };
-    assert_eq!(same(&r), same(&plain), "the trace only reads the region");
+    assert_eq!(
+        outputs_without_trace(&r),
+        outputs_without_trace(&plain),
+        "the trace only reads the region"
+    );
     let t = golden::schema::Trace::from_jsonl(r.trace.as_deref().expect("a trace")).unwrap();
     assert_eq!(t.records.len() as f64, x(&r, "trace_records"));
     assert_eq!(x(&r, "trace_truncated"), 0.0);

@@ -117,16 +117,7 @@ impl ZeropodTrace {
         cell: TracedCell,
     ) {
         let port = self.ix.switch_port(p, agg, i, port);
-        self.push(
-            at,
-            Rec::Cell {
-                port,
-                sig: "drop",
-                cell,
-                dup: false,
-                cause: Some("collision"),
-            },
-        );
+        self.cell(at, port, "drop", cell, false, Some("collision"));
     }
 
     fn push(&mut self, at: Time, r: Rec) {
@@ -134,32 +125,36 @@ impl ZeropodTrace {
         self.made += 1;
     }
 
-    /// Host `h` sends `cell` at `at`.
-    pub fn host_tx(&mut self, at: Time, h: u32, cell: TracedCell) {
+    /// A record of `cell` on `port`'s signal `sig`.
+    fn cell(
+        &mut self,
+        at: Time,
+        port: u32,
+        sig: &'static str,
+        cell: TracedCell,
+        dup: bool,
+        cause: Option<&'static str>,
+    ) {
         self.push(
             at,
             Rec::Cell {
-                port: h,
-                sig: "tx",
+                port,
+                sig,
                 cell,
-                dup: false,
-                cause: None,
+                dup,
+                cause,
             },
         );
     }
 
+    /// Host `h` sends `cell` at `at`.
+    pub fn host_tx(&mut self, at: Time, h: u32, cell: TracedCell) {
+        self.cell(at, self.ix.host(h), "tx", cell, false, None);
+    }
+
     /// `cell` reaches its destination host at `at` (`dup`: already received).
     pub fn host_rx(&mut self, at: Time, cell: TracedCell, dup: bool) {
-        self.push(
-            at,
-            Rec::Cell {
-                port: cell.dst,
-                sig: "rx",
-                cell,
-                dup,
-                cause: None,
-            },
-        );
+        self.cell(at, self.ix.host(cell.dst), "rx", cell, dup, None);
     }
 
     /// Core `c`'s port to pod `p` at `at`: sent `cell` down (`Some(true)`), dropped it on
@@ -175,26 +170,8 @@ impl ZeropodTrace {
     ) {
         let port = self.ix.core_port(c, p);
         match sent {
-            Some(true) => self.push(
-                at,
-                Rec::Cell {
-                    port,
-                    sig: "tx",
-                    cell,
-                    dup: false,
-                    cause: None,
-                },
-            ),
-            Some(false) => self.push(
-                at,
-                Rec::Cell {
-                    port,
-                    sig: "drop",
-                    cell,
-                    dup: false,
-                    cause: Some("buffer_full"),
-                },
-            ),
+            Some(true) => self.cell(at, port, "tx", cell, false, None),
+            Some(false) => self.cell(at, port, "drop", cell, false, Some("buffer_full")),
             None => {}
         }
         self.push(

@@ -1,5 +1,6 @@
 //! Helpers shared by the `dcfab` CLI tests: run the binary (with `CI=true`, so no progress
-//! bar), and check its exit and its one-line errors. Each test file uses a subset.
+//! bar), and check its exit and its one-line errors; and by the trace tests, a run's outputs
+//! without its trace. Each test file uses a subset.
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -81,4 +82,17 @@ kind = "permutation"
 message = "{message}"
 {rest}"#
     )
+}
+
+/// Every output of `r` but the packet trace and its summary keys, and the wall-clock fields:
+/// what a run with `output.trace` must leave as the run without it had it.
+pub fn outputs_without_trace(r: &sim_harness::RunResult) -> String {
+    let mut r = r.clone();
+    r.trace = None;
+    r.summary.wall_s = 0.0;
+    r.summary.events_per_s = 0.0;
+    r.summary.data_packets_per_s = 0.0;
+    r.summary.extra.remove("trace_records");
+    r.summary.extra.remove("trace_truncated");
+    serde_json::to_string(&r).unwrap()
 }
