@@ -654,6 +654,18 @@ impl Region {
         })
     }
 
+    /// `output.trace`: hand `info`'s cell to the trace as `rec` records it (nothing without a
+    /// trace, or for a probe).
+    #[inline]
+    fn trace_cell(&mut self, info: &CellInfo, rec: impl FnOnce(&mut ZeropodTrace, TracedCell)) {
+        if self.trace.is_none() {
+            return;
+        }
+        if let (Some(cell), Some(z)) = (self.traced(info), self.trace.as_deref_mut()) {
+            rec(z, cell);
+        }
+    }
+
     fn deliver(&mut self, info: CellInfo) {
         if info.flow == PROBE {
             self.stats.probes_delivered += 1;
@@ -669,9 +681,7 @@ impl Region {
                     .bits
                     .get(info.seq as usize / 64)
                     .is_some_and(|w| w >> (info.seq % 64) & 1 == 1);
-            if let (Some(c), Some(z)) = (self.traced(&info), self.trace.as_deref_mut()) {
-                z.host_rx(at, c, dup);
-            }
+            self.trace_cell(&info, |z, c| z.host_rx(at, c, dup));
         }
         self.stats.cells_delivered += 1;
         if !info.scheduled {
@@ -727,9 +737,7 @@ impl Region {
         }
         for &(p, agg, i, port, tag) in &lost {
             let info = self.ring[tag as usize];
-            if let (Some(cell), Some(z)) = (self.traced(&info), self.trace.as_deref_mut()) {
-                z.switch_lost(start, p, agg, i, port, cell);
-            }
+            self.trace_cell(&info, |z, cell| z.switch_lost(start, p, agg, i, port, cell));
         }
         self.lost_buf = lost;
     }
@@ -812,14 +820,10 @@ impl Region {
             } else {
                 self.stats.core_peak_cells = self.stats.core_peak_cells.max(cells as u64);
             }
-            if self.trace.is_some() {
-                if let Some(cell) = self.traced(&info) {
-                    let sent = (!taken).then_some(false);
-                    if let Some(z) = self.trace.as_deref_mut() {
-                        z.core(start, c, p as u32, cell, sent, cells);
-                    }
-                }
-            }
+            let sent = (!taken).then_some(false);
+            self.trace_cell(&info, |z, cell| {
+                z.core(start, c, p as u32, cell, sent, cells)
+            });
         }
         // Core occupancy samples.
         if self.sample_every_ps > 0 && !self.cores.is_empty() && start >= self.next_sample_ps {
@@ -915,11 +919,9 @@ impl Region {
                     self.links.tx[self.links.ix.core_port(c as u32, p as u32) as usize] += 1;
                     if self.trace.is_some() {
                         let cells = self.cores[c].port(p).map_or(0, |q| q.occupancy());
-                        if let Some(cell) = self.traced(&info) {
-                            if let Some(z) = self.trace.as_deref_mut() {
-                                z.core(start, c as u32, p as u32, cell, Some(true), cells);
-                            }
-                        }
+                        self.trace_cell(&info, |z, cell| {
+                            z.core(start, c as u32, p as u32, cell, Some(true), cells)
+                        });
                     }
                     let tag = self.ring_put(info);
                     self.c2e.push((
