@@ -176,8 +176,25 @@ pub fn flow_source(s: &Scenario, hosts: u64) -> Option<String> {
     })
 }
 
-/// Estimate the cost of scenario `s` (validated by [`crate::validate::validate`]).
+/// Estimate the cost of scenario `s` (validated by [`crate::validate::validate`]), its
+/// packet trace (`output.trace`) held in memory.
 pub fn estimate(s: &Scenario) -> Estimate {
+    estimate_with(s, TraceIn::Memory)
+}
+
+/// Where a run's packet trace goes while it runs (what its memory estimate counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceIn {
+    /// Held in memory until the run ends (a library run without
+    /// [`crate::run::RunControl::trace_dir`]).
+    Memory,
+    /// Written to `trace.jsonl` as the run goes (`dcfab run`, `dcfab sweep`): on disk, so
+    /// only its output counts.
+    File,
+}
+
+/// [`estimate`] with the trace kept as `trace` says.
+pub fn estimate_with(s: &Scenario, trace: TraceIn) -> Estimate {
     let t = &s.topology;
     let hosts = host_count(t);
     let k = u64::from(t.radix);
@@ -323,7 +340,11 @@ pub fn estimate(s: &Scenario) -> Estimate {
             true,
         ),
         (
-            trace_records * TRACE_RECORD_BYTES,
+            if trace == TraceIn::Memory {
+                trace_records * TRACE_RECORD_BYTES
+            } else {
+                0.0
+            },
             "output.trace_max_records",
             "the packet trace (narrow it with output.trace_from_us / _until_us / _flows / \
              _ports, or lower output.trace_max_records)",
@@ -408,7 +429,12 @@ pub fn describe(e: &Estimate) -> String {
 /// simulated time than the simulator's clock allows; `Ok(Some(warning))` for a run that
 /// will likely take more than an hour of wall time.
 pub fn check(s: &Scenario, available: u64) -> Result<Option<String>> {
-    let e = estimate(s);
+    check_with(s, available, TraceIn::Memory)
+}
+
+/// [`check`] with the trace kept as `trace` says.
+pub fn check_with(s: &Scenario, available: u64, trace: TraceIn) -> Result<Option<String>> {
+    let e = estimate_with(s, trace);
     let w = &s.workload;
     if w.kind == WorkloadKind::Websearch {
         let limit = MAX_TIME_US * PS_PER_US as f64;
@@ -542,6 +568,11 @@ mod tests {
         assert_eq!(field_of(check(&s, 2 << 30)), "output.trace_max_records");
         s.output.trace_max_records = 1_000_000;
         assert!(check(&s, 2 << 30).is_ok(), "a million records fit");
+        // Written as the run goes (the CLI), the trace takes no memory to speak of.
+        s.output.trace_max_records = 100_000_000;
+        assert!(check_with(&s, 2 << 30, TraceIn::File).is_ok());
+        let (mem, file) = (estimate(&s), estimate_with(&s, TraceIn::File));
+        assert!(file.memory < mem.memory && file.output == mem.output);
     }
 
     #[test]

@@ -375,8 +375,36 @@ pub fn write_run(
     r: &RunResult,
     interrupted: bool,
 ) -> Result<Vec<PathBuf>> {
+    let staging = begin_run(dir)?;
+    finish_run(&staging, dir, s, r, interrupted)
+}
+
+/// The first half of [`write_run`], before the run: check that `dir` may receive it and
+/// make its staging directory, where the run may write `trace.jsonl` as it goes
+/// ([`crate::run::RunControl::trace_dir`]). Then [`finish_run`], or [`abandon_run`] if the
+/// run fails.
+pub fn begin_run(dir: &Path) -> Result<PathBuf> {
     check_replaceable(dir)?;
-    let staging = staging_dir(dir)?;
+    staging_dir(dir)
+}
+
+/// Remove the staging directory of a run that failed ([`begin_run`]).
+pub fn abandon_run(staging: &Path) {
+    forget_staging(staging);
+    let _ = std::fs::remove_dir_all(staging);
+}
+
+/// The second half of [`write_run`]: every output of run `r` into `staging` (from
+/// [`begin_run`] for `dir`), then moved into place as `dir`; on an error the staging
+/// directory is removed.
+pub fn finish_run(
+    staging: &Path,
+    dir: &Path,
+    s: &Scenario,
+    r: &RunResult,
+    interrupted: bool,
+) -> Result<Vec<PathBuf>> {
+    let staging = staging.to_path_buf();
     let result = write_run_into(&staging, s, r, interrupted).and_then(|files| {
         commit_dir(&staging, dir)?;
         Ok(files
@@ -446,6 +474,16 @@ fn write_run_into(
     put("scenario.toml", &mut |w| {
         w.write_all(scenario_text.as_bytes())
     })?;
+    if let Some(file) = &r.trace_file {
+        // Written as the run went, normally here already (the CLI's `trace_dir` is this
+        // staging directory); from elsewhere it is moved in.
+        let path = dir.join("trace.jsonl");
+        if *file != path && std::fs::rename(file, &path).is_err() {
+            std::fs::copy(file, &path).map_err(io_err(file))?;
+            let _ = std::fs::remove_file(file);
+        }
+        written.push(path);
+    }
     Ok(written)
 }
 

@@ -154,9 +154,14 @@ pub struct RunResult {
     /// Extra CSV tables a transport or load balancer adds (file name -> header + rows),
     /// e.g. REPS per-uplink selection counts over time, DCSIM `collectives.csv`.
     pub tables: BTreeMap<String, Table>,
-    /// `trace.jsonl` (`output.trace`): the fabric's packet trace as JSON Lines.
+    /// `trace.jsonl` (`output.trace`): the fabric's packet trace as JSON Lines, when held
+    /// in memory (a run without [`crate::run::RunControl::trace_dir`]).
     #[serde(skip)]
     pub trace: Option<String>,
+    /// `trace.jsonl` written as the run went ([`crate::run::RunControl::trace_dir`]): the
+    /// file (`trace` is then `None`).
+    #[serde(skip)]
+    pub trace_file: Option<std::path::PathBuf>,
 }
 
 /// A CSV table.

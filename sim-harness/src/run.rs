@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::results::{Progress, RunResult};
 use crate::scenario::Scenario;
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 /// How the caller watches and interrupts a run.
@@ -13,6 +14,28 @@ pub struct RunControl<'a> {
     /// When set to true the run stops at the next check and returns what it has so far
     /// (flows not completed have `end_ps = 0`).
     pub stop: Option<&'a AtomicBool>,
+    /// An existing directory where a traced run (`output.trace`) writes `trace.jsonl` as it
+    /// goes, so the trace does not sit in memory (`RunResult::trace_file` names it; the
+    /// CLI passes the run's staging directory, [`crate::output::begin_run`]). `None`: the
+    /// trace is held in memory (`RunResult::trace`).
+    pub trace_dir: Option<&'a Path>,
+}
+
+impl RunControl<'_> {
+    /// Where the memory estimate finds the trace.
+    pub(crate) fn trace_in(&self) -> crate::estimate::TraceIn {
+        match self.trace_dir {
+            Some(_) => crate::estimate::TraceIn::File,
+            None => crate::estimate::TraceIn::Memory,
+        }
+    }
+
+    /// The file a traced run spools to, if any.
+    pub(crate) fn trace_path(&self, s: &Scenario) -> Option<std::path::PathBuf> {
+        self.trace_dir
+            .filter(|_| s.output.trace)
+            .map(|d| d.join("trace.jsonl"))
+    }
 }
 
 /// Run one scenario to completion (or to `stop.max_time_us`, or until interrupted).
@@ -27,12 +50,17 @@ pub fn simulate(s: &Scenario, ctl: &RunControl) -> Result<RunResult> {
         return crate::zeropod::simulate(s, ctl);
     }
     // Refuse what cannot fit in memory (the CLI prints the long-run warning itself).
-    crate::estimate::check(s, crate::estimate::available_memory())?;
+    crate::estimate::check_with(s, crate::estimate::available_memory(), ctl.trace_in())?;
     let mut sim = crate::engine::Sim::build(s)?;
+    if let Some(path) = ctl.trace_path(s) {
+        sim.spool_trace(&path)?;
+    }
     sim.run(ctl);
     sim.dcsim_time_check()?;
     let mut r = sim.results(s);
-    r.trace = sim.take_trace();
+    if let Some(t) = sim.take_trace()? {
+        t.put(&mut r);
+    }
     Ok(r)
 }
 

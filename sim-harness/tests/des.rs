@@ -215,6 +215,7 @@ fn stop_flag_and_progress_are_honoured() {
         &RunControl {
             progress: Some(&progress),
             stop: None,
+            trace_dir: None,
         },
     )
     .unwrap();
@@ -226,6 +227,7 @@ fn stop_flag_and_progress_are_honoured() {
         &RunControl {
             progress: None,
             stop: Some(&stop),
+            trace_dir: None,
         },
     )
     .unwrap();

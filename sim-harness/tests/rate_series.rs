@@ -124,6 +124,7 @@ fn progress_counts_acknowledged_bytes() {
         let ctl = RunControl {
             progress: Some(&report),
             stop: None,
+            trace_dir: None,
         };
         let r = simulate(&s, &ctl).expect("run");
         let p = last.into_inner().unwrap().expect("a final report");

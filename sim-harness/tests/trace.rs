@@ -325,6 +325,58 @@ fn bad_scope_fields_are_refused_by_name() {
     }
 }
 
+/// A run given `RunControl::trace_dir` (what `dcfab run` and `dcfab sweep` give it: the
+/// run's staging directory) writes `trace.jsonl` there as it goes instead of holding it
+/// in memory: over several 1 MiB spool chunks, the file is byte for byte the text a run
+/// without it returns, and every other output is the same.
+#[test]
+fn a_trace_written_as_the_run_goes_is_the_trace_held_in_memory() {
+    let mut s = incast();
+    s.workload.message = Size::Bytes(2 << 20);
+    s.output.trace = true;
+    let held = run(&s);
+    let text = held.trace.as_deref().expect("a trace");
+    assert!(
+        text.len() > 3 << 20,
+        "{} bytes: more than three chunks",
+        text.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ctl = RunControl {
+        trace_dir: Some(dir.path()),
+        ..RunControl::default()
+    };
+    let spooled = simulate(&s, &ctl).unwrap();
+    assert!(spooled.trace.is_none(), "not held in memory");
+    let file = spooled.trace_file.clone().expect("the trace's file");
+    assert_eq!(file, dir.path().join("trace.jsonl"));
+    assert!(
+        std::fs::read_to_string(&file).unwrap() == text,
+        "the same bytes"
+    );
+    assert_eq!(
+        outputs_without_trace(&held),
+        outputs_without_trace(&spooled)
+    );
+    // Without output.trace nothing is written there.
+    s.output.trace = false;
+    let plain = simulate(&s, &ctl).unwrap();
+    assert!(plain.trace.is_none() && plain.trace_file.is_none());
+    // A directory that does not exist is an error naming the file, not a lost trace.
+    s.output.trace = true;
+    let gone = dir.path().join("gone");
+    let e = simulate(
+        &s,
+        &RunControl {
+            trace_dir: Some(&gone),
+            ..RunControl::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("gone/trace.jsonl"), "{e}");
+}
+
 #[test]
 fn cli_writes_trace_jsonl_and_dcfab_trace_reads_it() {
     let dir = std::env::temp_dir().join(format!("dcfab_trace_cli_{}", std::process::id()));
@@ -373,6 +425,26 @@ fn cli_writes_trace_jsonl_and_dcfab_trace_reads_it() {
         assert!(!o.status.success(), "{set}: accepted");
         assert!(err.contains(&format!("error: {field}: ")), "{set}: {err}");
     }
+    // A run that fails after its staging directory was made (where its trace would have
+    // gone) leaves neither it nor a changed run behind.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dcfab"))
+        .args(["run", "-q", "--set", "output.trace=true", "--set"])
+        .arg(r#"output.trace_ports=["tor0.nope"]"#)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(left.is_empty(), "staging left behind: {left:?}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("trace.jsonl")).unwrap(),
+        text
+    );
     // A Zeropod run's trace has its region's ports: --dry-run checks against those, not
     // against the packet engine's fabric of the same topology.
     let zeropod = concat!(

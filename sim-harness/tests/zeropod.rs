@@ -488,7 +488,21 @@ fn zeropod_trace_records_every_cell_in_time_order() {
         outputs_without_trace(&plain),
         "the trace only reads the region"
     );
-    let t = golden::schema::Trace::from_jsonl(r.trace.as_deref().expect("a trace")).unwrap();
+    let text = r.trace.as_deref().expect("a trace");
+    // Written as the run goes (`RunControl::trace_dir`, the CLI's way): the same bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let ctl = sim_harness::RunControl {
+        trace_dir: Some(dir.path()),
+        ..sim_harness::RunControl::default()
+    };
+    let spooled = sim_harness::simulate(&s, &ctl).unwrap();
+    assert!(text.len() > 1 << 20 && spooled.trace.is_none());
+    let file = spooled.trace_file.as_deref().expect("the trace's file");
+    assert!(
+        std::fs::read_to_string(file).unwrap() == text,
+        "spooled: the same bytes"
+    );
+    let t = golden::schema::Trace::from_jsonl(text).unwrap();
     assert_eq!(t.records.len() as f64, x(&r, "trace_records"));
     assert_eq!(x(&r, "trace_truncated"), 0.0);
     assert!(
@@ -626,4 +640,89 @@ fn zeropod_trace_records_every_cell_in_time_order() {
             && e.contains("pod<p>.tor<i>"),
         "{e}"
     );
+}
+
+/// `output.rate_sample_us` on a Zeropod run (`zeropod/rates.rs`): `rates.csv` books each
+/// new cell's payload at its arrival, so a completed flow's rows sum to its bytes; every
+/// flow has a row per interval from its start to its completion; the series only reads the
+/// region (every other output the same); and while the incast lasts the flows' rates add
+/// up to what the receiver's downlink carries of payload: the scheduler keeps it busy.
+#[test]
+fn zeropod_rate_series_adds_up_to_the_receivers_downlink() {
+    let mut s = pod8();
+    s.workload.kind = sim_harness::scenario::WorkloadKind::Incast;
+    s.workload.degree = 8;
+    s.workload.message = sim_harness::scenario::Size::Bytes(200_000);
+    let plain = run(&s);
+    s.output.rate_sample_us = 2.0;
+    let r = run(&s);
+    let strip = |r: &RunResult| {
+        let mut r = r.clone();
+        r.rates.clear();
+        r.fairness.clear();
+        for k in ["jain_index_final", "jain_index_mean", "converge_10pct_us"] {
+            r.summary.extra.remove(k);
+        }
+        outputs_without_trace(&r)
+    };
+    assert_eq!(strip(&plain), strip(&r), "the series only reads the region");
+    assert!(r
+        .rates
+        .windows(2)
+        .all(|w| (w[0].time_ps, w[0].flow) < (w[1].time_ps, w[1].flow)));
+    let interval = 2_000_000u64;
+    let mut per_time = std::collections::BTreeMap::<u64, f64>::new();
+    for (i, f) in r.flows.iter().enumerate() {
+        assert!(f.end_ps > 0, "flow {i} completes");
+        let rows: Vec<_> = r.rates.iter().filter(|x| x.flow == i as u32).collect();
+        assert_eq!(
+            rows.iter().map(|x| x.bytes).sum::<u64>(),
+            f.bytes,
+            "flow {i}"
+        );
+        let first = f.start_ps / interval;
+        let last = (f.end_ps - 1) / interval;
+        assert_eq!(
+            rows.len() as u64,
+            last - first + 1,
+            "flow {i}: one row per interval"
+        );
+        for x in rows {
+            *per_time.entry(x.time_ps).or_default() += x.rate_gbps;
+        }
+    }
+    // Nothing arrives for the first ~10 us (the scheduling delay, the first epoch's
+    // requests), then the whole intervals while every flow runs, up to the first completion.
+    let first = *per_time.iter().find(|(_, &g)| g > 0.0).unwrap().0;
+    assert!(
+        first > 2 * interval,
+        "cells wait for the scheduler ({first} ps)"
+    );
+    let done = r.flows.iter().map(|f| f.end_ps).min().unwrap();
+    let full: Vec<f64> = per_time
+        .range(first + interval..done - interval)
+        .map(|(_, &g)| g)
+        .collect();
+    assert!(full.len() >= 5, "{} full intervals", full.len());
+    // An epoch is 16 data slots of 552 B, each followed by a 40 B control slot, and one
+    // more control slot (no guard band): at most 16 x 512 B of payload per epoch.
+    let (cell_ns, ctrl_ns) = (552.0 * 8.0 / 100.0, 40.0 * 8.0 / 100.0);
+    let epoch_ns = 16.0 * (cell_ns + ctrl_ns) + ctrl_ns;
+    let payload = 16.0 * 512.0 * 8.0 / epoch_ns;
+    for g in &full {
+        assert!(
+            *g <= payload * 1.001,
+            "{g} Gb/s at most the epoch's payload {payload}"
+        );
+    }
+    let mean = full.iter().sum::<f64>() / full.len() as f64;
+    println!(
+        "incast payload rate {mean:.2} of {payload:.2} Gb/s over {} intervals",
+        full.len()
+    );
+    assert!(
+        mean >= 0.98 * payload,
+        "{mean} Gb/s: the downlink kept busy"
+    );
+    assert!(r.summary.extra.contains_key("jain_index_mean"));
 }

@@ -53,7 +53,9 @@ pub fn execute(args: Args) -> Result<Outcome> {
     )?;
     let scenario = overrides::resolve(loaded.table, &loaded.overrides)?;
     // The same cost verdict for --dry-run and a run: refuse what cannot fit, warn on long runs.
-    if let Some(warning) = estimate::check(&scenario, estimate::available_memory())? {
+    // The trace is written as the run goes (`RunControl::trace_dir`): not in memory.
+    let avail = estimate::available_memory();
+    if let Some(warning) = estimate::check_with(&scenario, avail, estimate::TraceIn::File)? {
         eprintln!("warning: {warning}");
     }
     if args.dry_run {
@@ -82,16 +84,19 @@ pub fn execute(args: Args) -> Result<Outcome> {
             progress_line(&v, &p)
         })
     };
+    // The run's staging directory first: a trace is written there as the run goes.
+    let staging = output::begin_run(&out)?;
     let ctl = RunControl {
         // No bar, no report: the progress (O(flows) per report) is not computed at all.
         progress: if show { Some(&report) } else { None },
         stop: Some(common::stop_flag()),
+        trace_dir: Some(&staging),
     };
     let result = simulate(&scenario, &ctl);
     bar.finish();
-    let result = result?;
+    let result = result.inspect_err(|_| output::abandon_run(&staging))?;
     let interrupted = common::stopped();
-    let files = output::write_run(&out, &scenario, &result, interrupted)?;
+    let files = output::finish_run(&staging, &out, &scenario, &result, interrupted)?;
     if args.plot.plot {
         super::plot::after_run(&out, args.quiet)?;
     }

@@ -225,7 +225,8 @@ pub(super) fn plan(args: &Args) -> Result<Vec<Planned>> {
         list.extend(chosen.iter().map(|o| (*o).clone()));
         let ctx = |e| common::with_context(e, &format!("in sweep run {name}"));
         let scenario = overrides::resolve(loaded.table.clone(), &list).map_err(ctx)?;
-        if let Some(w) = estimate::check(&scenario, available).map_err(ctx)? {
+        let trace_in = estimate::TraceIn::File;
+        if let Some(w) = estimate::check_with(&scenario, available, trace_in).map_err(ctx)? {
             eprintln!("warning: sweep run {name}: {w}");
         }
         runs.push(Planned {
@@ -266,13 +267,17 @@ pub(super) fn run_one(p: &Planned, out: &std::path::Path) -> Status {
     if common::stopped() {
         return Status::Skipped;
     }
-    let ctl = RunControl {
-        progress: None,
-        stop: Some(common::stop_flag()),
-    };
-    let result = simulate(&p.scenario, &ctl).and_then(|r| {
+    let dir = out.join(&p.name);
+    let result = output::begin_run(&dir).and_then(|staging| {
+        // A trace is written into the staging directory as the run goes.
+        let ctl = RunControl {
+            progress: None,
+            stop: Some(common::stop_flag()),
+            trace_dir: Some(&staging),
+        };
+        let r = simulate(&p.scenario, &ctl).inspect_err(|_| output::abandon_run(&staging))?;
         let interrupted = common::stopped();
-        output::write_run(&out.join(&p.name), &p.scenario, &r, interrupted)?;
+        output::finish_run(&staging, &dir, &p.scenario, &r, interrupted)?;
         Ok((r.summary, interrupted))
     });
     match result {

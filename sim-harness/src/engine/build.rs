@@ -408,10 +408,7 @@ impl Sim {
         let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
         if rate_ps > 0 {
             let mut r = sampling::RateSampler::new(rate_ps);
-            if s.output.fair_window_us > 0.0 {
-                r.window_intervals =
-                    ((s.output.fair_window_us / s.output.rate_sample_us).round() as usize).max(1);
-            }
+            r.window_intervals = crate::metrics::fairness::window_intervals(s);
             sim.q
                 .push(r.first_at(), Comp::new(Kind::Sample, sampling::RATE_SAMPLE));
             sim.rates = Some(Box::new(r));

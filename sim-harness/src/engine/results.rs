@@ -151,6 +151,7 @@ impl Sim {
                 .into_iter()
                 .collect(),
             trace: None,
+            trace_file: None,
         };
         self.metrics_results(&mut r);
         self.rate_results(&mut r);

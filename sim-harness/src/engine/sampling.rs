@@ -158,7 +158,6 @@ impl Sim {
         let Some(s) = self.rates.as_deref() else {
             return;
         };
-        r.rates = self.rate_rows(s);
         let spans: Vec<FlowSpan> = self
             .flows
             .iter()
@@ -167,29 +166,13 @@ impl Sim {
                 end_ps: f.end_ps,
             })
             .collect();
-        let f = fairness::fairness(&r.rates, s.interval_ps, &spans);
-        r.fairness = f.series;
-        let x = &mut r.summary.extra;
-        if let Some(j) = f.jain_index_final {
-            x.insert("jain_index_final".into(), j);
-        }
-        if let Some(j) = f.jain_index_mean {
-            x.insert("jain_index_mean".into(), j);
-        }
-        let converge = match s.window_intervals {
-            0 => f.converge_10pct_us,
-            k => fairness::converge_windowed(&r.rates, s.interval_ps, &spans, k),
-        };
-        if let Some(c) = converge {
-            x.insert("converge_10pct_us".into(), c);
-        }
-        if s.window_intervals > 0 {
-            if let Some(w) =
-                fairness::within_share_windowed(&r.rates, s.interval_ps, &spans, s.window_intervals)
-            {
-                x.insert("fair_windows_within_10pct".into(), w);
-            }
-        }
+        fairness::put_rate_results(
+            r,
+            self.rate_rows(s),
+            s.interval_ps,
+            s.window_intervals,
+            &spans,
+        );
     }
 
     /// `phantom_queues.csv` (runs with phantom queues and queue samples): the non-zero

@@ -75,6 +75,38 @@ pub(crate) struct Tracer {
     records: u64,
     max: u64,
     truncated: bool,
+    /// Where the text goes as the run goes ([`Tracer::spool_to`]); `None`: held in `text`.
+    spool: Option<Spool>,
+}
+
+/// `trace.jsonl` written as the run goes: `text` is moved to the file whenever it holds
+/// [`SPOOL_CHUNK`] bytes, so a long trace does not sit in memory.
+#[derive(Debug)]
+struct Spool {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+    /// The first write that failed (reported when the trace is taken).
+    failed: Option<std::io::Error>,
+}
+
+/// Bytes of trace text held before they are written to the spool file.
+const SPOOL_CHUNK: usize = 1 << 20;
+
+/// A finished trace: its text, or the file it was written to ([`Tracer::spool_to`]).
+#[derive(Debug)]
+pub(crate) enum TraceOut {
+    Text(String),
+    File(std::path::PathBuf),
+}
+
+impl TraceOut {
+    /// Put it in `r` (`trace` or `trace_file`).
+    pub(crate) fn put(self, r: &mut RunResult) {
+        match self {
+            TraceOut::Text(t) => r.trace = Some(t),
+            TraceOut::File(p) => r.trace_file = Some(p),
+        }
+    }
 }
 
 impl Tracer {
@@ -192,6 +224,7 @@ impl Tracer {
             records: 0,
             max: o.trace_max_records,
             truncated: false,
+            spool: None,
         })
     }
 
@@ -224,7 +257,43 @@ impl Tracer {
             return false;
         }
         self.records += 1;
+        if self.text.len() >= SPOOL_CHUNK && self.spool.is_some() {
+            self.drain();
+        }
         true
+    }
+
+    /// Write the text so far to `path` (created or truncated) and from now on move it there
+    /// every [`SPOOL_CHUNK`] bytes; [`Tracer::finish`] then names the file instead of
+    /// returning the text.
+    pub(crate) fn spool_to(&mut self, path: &std::path::Path) -> Result<()> {
+        let file = std::fs::File::create(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.spool = Some(Spool {
+            file,
+            path: path.to_path_buf(),
+            failed: None,
+        });
+        self.drain();
+        Ok(())
+    }
+
+    /// Move the text to the spool file (after a failed write, drop it: the run's error
+    /// names the failure).
+    #[cold]
+    #[inline(never)]
+    fn drain(&mut self) {
+        use std::io::Write as _;
+        if let Some(sp) = &mut self.spool {
+            if sp.failed.is_none() {
+                if let Err(e) = sp.file.write_all(self.text.as_bytes()) {
+                    sp.failed = Some(e);
+                }
+            }
+            self.text.clear();
+        }
     }
 
     /// `{"cycle":now,"signal":"<port>.<sig>","value":` (the caller writes the value).
@@ -286,9 +355,29 @@ impl Tracer {
         self.queue(now, p, Some(bytes));
     }
 
-    /// The text so far, moved out.
-    pub(crate) fn take_text(&mut self) -> String {
-        std::mem::take(&mut self.text)
+    /// The trace, finished: its text moved out, or (spooled) the rest written and the
+    /// file named; a failed write is an error naming the file.
+    pub(crate) fn finish(&mut self) -> Result<TraceOut> {
+        if self.spool.is_none() {
+            return Ok(TraceOut::Text(std::mem::take(&mut self.text)));
+        }
+        self.drain();
+        let Some(mut sp) = self.spool.take() else {
+            unreachable!("spool checked above")
+        };
+        if sp.failed.is_none() {
+            use std::io::Write as _;
+            if let Err(e) = sp.file.flush() {
+                sp.failed = Some(e);
+            }
+        }
+        match sp.failed {
+            None => Ok(TraceOut::File(sp.path)),
+            Some(source) => Err(Error::Io {
+                path: sp.path,
+                source,
+            }),
+        }
     }
 
     /// The trace's summary keys: `extra.trace_records` / `trace_truncated`.
@@ -426,10 +515,19 @@ impl Sim {
         }
     }
 
-    /// The trace's text (`trace.jsonl`), moved out: [`crate::run::simulate`] puts it in the
-    /// results (not [`Sim::results`], which would copy it).
-    pub(crate) fn take_trace(&mut self) -> Option<String> {
-        self.trace.as_deref_mut().map(Tracer::take_text)
+    /// Write the trace to `path` as the run goes ([`Tracer::spool_to`]); nothing without
+    /// `output.trace`.
+    pub(crate) fn spool_trace(&mut self, path: &std::path::Path) -> Result<()> {
+        match self.trace.as_deref_mut() {
+            Some(t) => t.spool_to(path),
+            None => Ok(()),
+        }
+    }
+
+    /// The trace (`trace.jsonl`), finished: [`crate::run::simulate`] puts it in the results
+    /// (not [`Sim::results`], which would copy the text).
+    pub(crate) fn take_trace(&mut self) -> Result<Option<TraceOut>> {
+        self.trace.as_deref_mut().map(Tracer::finish).transpose()
     }
 
     /// The trace's summary keys: `extra.trace_records` / `trace_truncated`.

@@ -23,7 +23,8 @@
 //!   ([`converge_windowed`]), and `fair_windows_within_10pct` is the share of those groups
 //!   with every flow within 10% ([`within_share_windowed`]).
 
-use crate::results::{FairnessSample, RateSample};
+use crate::results::{FairnessSample, RateSample, RunResult};
+use crate::scenario::Scenario;
 
 /// How far from the fair share a converged flow may be: 10% (`converge_10pct_us`).
 pub const CONVERGED_WITHIN: f64 = 0.10;
@@ -195,6 +196,50 @@ pub fn jain_index(rates: &[f64]) -> Option<f64> {
     let sum: f64 = rates.iter().sum();
     let sq: f64 = rates.iter().map(|x| x * x).sum();
     (sq > 0.0).then(|| sum * sum / (n * sq))
+}
+
+/// `output.fair_window_us` in sample intervals (at least one; 0 without a window).
+pub fn window_intervals(s: &Scenario) -> usize {
+    if s.output.fair_window_us > 0.0 {
+        ((s.output.fair_window_us / s.output.rate_sample_us).round() as usize).max(1)
+    } else {
+        0
+    }
+}
+
+/// Put the rate series `rows` (sampled every `interval_ps`, fairness windows of
+/// `window_intervals` intervals, 0: per interval) of flows `spans` in `r`: `rates.csv`,
+/// `fairness.csv` and the keys `jain_index_final`, `jain_index_mean`, `converge_10pct_us`,
+/// `fair_windows_within_10pct` (the packet engine's and the Zeropod region's series alike).
+pub(crate) fn put_rate_results(
+    r: &mut RunResult,
+    rows: Vec<RateSample>,
+    interval_ps: u64,
+    window_intervals: usize,
+    spans: &[FlowSpan],
+) {
+    r.rates = rows;
+    let f = fairness(&r.rates, interval_ps, spans);
+    r.fairness = f.series;
+    let x = &mut r.summary.extra;
+    if let Some(j) = f.jain_index_final {
+        x.insert("jain_index_final".into(), j);
+    }
+    if let Some(j) = f.jain_index_mean {
+        x.insert("jain_index_mean".into(), j);
+    }
+    let converge = match window_intervals {
+        0 => f.converge_10pct_us,
+        k => converge_windowed(&r.rates, interval_ps, spans, k),
+    };
+    if let Some(c) = converge {
+        x.insert("converge_10pct_us".into(), c);
+    }
+    if window_intervals > 0 {
+        if let Some(w) = within_share_windowed(&r.rates, interval_ps, spans, window_intervals) {
+            x.insert("fair_windows_within_10pct".into(), w);
+        }
+    }
 }
 
 /// Start of the sample interval ending at `time_ps` with sample interval `interval_ps`

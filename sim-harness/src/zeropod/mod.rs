@@ -30,6 +30,7 @@
 
 pub mod ideal;
 pub mod links;
+pub mod rates;
 pub mod region;
 pub mod sched;
 pub mod trace;
@@ -79,9 +80,6 @@ pub fn check_supported(s: &Scenario) -> Result<()> {
     }
     if s.skip.enabled {
         return no("skip.enabled", "Wormhole fast-forwarding");
-    }
-    if s.output.rate_sample_us > 0.0 {
-        return no("output.rate_sample_us", "the per-flow rate series");
     }
     if s.output.skip_flows {
         return no("output.skip_flows", "Wormhole's per-flow table");
@@ -343,11 +341,16 @@ fn run(
     let window_ps = specs.last().map_or(0, |f| f.start_ps);
     let mut r = Region::new(shape, rc, specs)?;
     if s.output.trace {
-        r.trace = Some(Box::new(trace::ZeropodTrace::new(
-            s,
-            r.links.ix,
-            r.specs.len(),
-        )?));
+        let mut z = trace::ZeropodTrace::new(s, r.links.ix, r.specs.len())?;
+        if let Some(path) = ctl.trace_path(s) {
+            z.spool_to(&path)?;
+        }
+        r.trace = Some(Box::new(z));
+    }
+    let rate_ps = (s.output.rate_sample_us * 1e6).round() as u64;
+    if rate_ps > 0 {
+        let k = crate::metrics::fairness::window_intervals(s);
+        r.rates = Some(Box::new(rates::CellRates::new(rate_ps, k, r.specs.len())));
     }
     let limit = if s.stop.max_time_us > 0.0 {
         (s.stop.max_time_us * 1e6).round() as u64
@@ -399,7 +402,10 @@ fn run(
         stalled,
     );
     if let Some(z) = tr {
-        z.finish(&mut res);
+        z.finish(&mut res)?;
+    }
+    if let Some(c) = &r.rates {
+        c.finish(&mut res, &r.specs, &r.flows, end_ps);
     }
     Ok(res)
 }
@@ -591,6 +597,7 @@ fn results(
         rates: Vec::new(),
         fairness: Vec::new(),
         trace: None,
+        trace_file: None,
         summary: Summary {
             seed: s.seed,
             scenario: s.name.clone(),

@@ -42,6 +42,7 @@ use switch::zeropod::core_switch::CoreSwitch;
 use switch::zeropod::{BufferlessConfig, BufferlessSwitch, Cell};
 
 use super::links::Links;
+use super::rates::{cell_payload, CellRates};
 use super::sched::PodScheduler;
 use super::trace::{TracedCell, ZeropodTrace};
 use crate::topology::zeropod::PodShape;
@@ -228,6 +229,9 @@ pub struct Region {
     pub trace: Option<Box<ZeropodTrace>>,
     /// Cells sent and dropped per link (`links.csv`, [`super::links`]).
     pub links: Links,
+    /// `output.rate_sample_us`: payload delivered per flow and interval
+    /// ([`super::rates`]); it only reads the region.
+    pub rates: Option<Box<CellRates>>,
     lost_buf: Vec<(u32, bool, u32, u32, u32)>,
 }
 
@@ -375,6 +379,7 @@ impl Region {
             next_sample_ps: 0,
             last_progress_slot: 0,
             trace: None,
+            rates: None,
             links: Links::new(&shape),
             lost_buf: Vec::new(),
         })
@@ -706,9 +711,11 @@ impl Region {
         if !info.scheduled {
             self.stats.opt_useful += 1;
         }
-        let bytes = self.specs[f].bytes;
-        let off = info.seq as u64 * PAYLOAD_LEN as u64;
-        self.stats.goodput_bytes += (bytes - off).min(PAYLOAD_LEN as u64);
+        let payload = cell_payload(self.specs[f].bytes, info.seq);
+        self.stats.goodput_bytes += payload;
+        if let Some(r) = self.rates.as_deref_mut() {
+            r.add(f, at, payload);
+        }
         self.last_progress_slot = self.slot;
         if st.received == st.cells {
             st.end_ps = st.last_ps.max(self.specs[f].start_ps + 1);

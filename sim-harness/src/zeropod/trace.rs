@@ -218,10 +218,16 @@ impl ZeropodTrace {
         }
     }
 
-    /// Write what is left and put the trace and its counts in `r`.
-    pub fn finish(mut self, r: &mut RunResult) {
+    /// Write the trace to `path` as the run goes ([`Tracer::spool_to`]).
+    pub fn spool_to(&mut self, path: &std::path::Path) -> Result<()> {
+        self.t.spool_to(path)
+    }
+
+    /// Write what is left and put the trace (or its file) and its counts in `r`.
+    pub fn finish(mut self, r: &mut RunResult) -> Result<()> {
         self.flush_before(Time::MAX);
         self.t.put_counts(r);
-        r.trace = Some(self.t.take_text());
+        self.t.finish()?.put(r);
+        Ok(())
     }
 }

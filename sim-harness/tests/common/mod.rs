@@ -89,6 +89,7 @@ message = "{message}"
 pub fn outputs_without_trace(r: &sim_harness::RunResult) -> String {
     let mut r = r.clone();
     r.trace = None;
+    r.trace_file = None;
     r.summary.wall_s = 0.0;
     r.summary.events_per_s = 0.0;
     r.summary.data_packets_per_s = 0.0;
