@@ -666,6 +666,11 @@ fn zeropod_rate_series_adds_up_to_the_receivers_downlink() {
         outputs_without_trace(&r)
     };
     assert_eq!(strip(&plain), strip(&r), "the series only reads the region");
+    // The run ends at its last completion (not at the slot that sent the last cell), and
+    // so does the series.
+    let last_end = r.flows.iter().map(|f| f.end_ps).max().unwrap();
+    assert_eq!(r.summary.end_time_ps, last_end);
+    assert_eq!(r.rates.last().map(|x| x.time_ps), Some(last_end));
     assert!(r
         .rates
         .windows(2)

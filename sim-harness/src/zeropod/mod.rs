@@ -386,7 +386,14 @@ fn run(
         }
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let end_ps = r.now_ps().min(limit);
+    // A finished run ends at its last completion: the region stops at the slot that sent
+    // the last cell, which arrives a few hops later.
+    let last_done = r.flows.iter().map(|f| f.end_ps).max().unwrap_or(0);
+    let end_ps = if r.done() {
+        r.now_ps().max(last_done)
+    } else {
+        r.now_ps().min(limit)
+    };
     if let Some(p) = ctl.progress {
         p(progress(&r, end_ps, max_time_ps));
     }
