@@ -11,7 +11,8 @@
 //!
 //! * [`schema`]: the JSON Lines format (header line, then one record per observation).
 //! * [`recorder::Recorder`]: what a test bench or the DES feeds (`record(cycle, signal, value)`).
-//! * [`vcd`]: export for waveform viewers (`dcfab trace <name> --vcd out.vcd`).
+//! * [`vcd`]: export for waveform viewers (`dcfab trace <name> --vcd out.vcd`); [`stream`]:
+//!   the same from a trace file read record by record (traces larger than memory).
 //! * [`registry`]: every golden scenario, one file per block family under [`scenarios`].
 //! * [`verify`]: re-run and compare ([`verify_all`]), or rewrite on purpose ([`bless_all`]).
 //!
@@ -26,6 +27,7 @@ pub mod recorder;
 pub mod registry;
 pub mod scenarios;
 pub mod schema;
+pub mod stream;
 pub mod vcd;
 pub mod verify;
 

@@ -70,44 +70,65 @@ fn sbits(v: i64) -> u32 {
     65 - m.leading_zeros()
 }
 
-/// The kind of a signal given every value it takes, and an optional forced width.
-pub fn classify<'a>(values: impl IntoIterator<Item = &'a Value>, forced: Option<u32>) -> VarKind {
-    let (mut any_bool, mut any_int, mut any_neg, mut any_float, mut any_str) =
-        (false, false, false, false, false);
-    let (mut max_u, mut max_s) = (0u64, 1u32);
-    for v in values {
+/// A signal's kind built up one value at a time ([`classify`] over a stream of values).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KindAcc {
+    any_bool: bool,
+    any_int: bool,
+    any_neg: bool,
+    any_float: bool,
+    any_str: bool,
+    max_u: u64,
+    max_s: u32,
+}
+
+impl KindAcc {
+    /// Take one more value of the signal into account.
+    pub fn add(&mut self, v: &Value) {
         match v {
             Value::Null => {}
-            Value::Bool(_) => any_bool = true,
+            Value::Bool(_) => self.any_bool = true,
             Value::Number(n) => {
                 if let Some(u) = n.as_u64() {
-                    any_int = true;
-                    max_u = max_u.max(u);
-                    max_s = max_s.max(ubits(u) + 1);
+                    self.any_int = true;
+                    self.max_u = self.max_u.max(u);
+                    self.max_s = self.max_s.max(ubits(u) + 1);
                 } else if let Some(i) = n.as_i64() {
-                    any_int = true;
-                    any_neg = true;
-                    max_s = max_s.max(sbits(i));
+                    self.any_int = true;
+                    self.any_neg = true;
+                    self.max_s = self.max_s.max(sbits(i));
                 } else {
-                    any_float = true;
+                    self.any_float = true;
                 }
             }
-            Value::String(_) | Value::Array(_) | Value::Object(_) => any_str = true,
+            Value::String(_) | Value::Array(_) | Value::Object(_) => self.any_str = true,
         }
     }
-    let width = |natural: u32| forced.unwrap_or(natural).clamp(1, 64);
-    if any_str {
-        VarKind::Str
-    } else if any_float {
-        VarKind::Real
-    } else if any_neg {
-        VarKind::Signed(width(max_s.min(64)))
-    } else if any_int || (any_bool && forced.is_some()) {
-        VarKind::Unsigned(width(ubits(max_u)))
-    } else {
-        let _ = any_bool;
-        VarKind::Bit
+
+    /// The kind of the values seen, with an optional forced width.
+    pub fn kind(&self, forced: Option<u32>) -> VarKind {
+        let width = |natural: u32| forced.unwrap_or(natural).clamp(1, 64);
+        if self.any_str {
+            VarKind::Str
+        } else if self.any_float {
+            VarKind::Real
+        } else if self.any_neg {
+            VarKind::Signed(width(self.max_s.clamp(1, 64)))
+        } else if self.any_int || (self.any_bool && forced.is_some()) {
+            VarKind::Unsigned(width(ubits(self.max_u)))
+        } else {
+            VarKind::Bit
+        }
     }
+}
+
+/// The kind of a signal given every value it takes, and an optional forced width.
+pub fn classify<'a>(values: impl IntoIterator<Item = &'a Value>, forced: Option<u32>) -> VarKind {
+    let mut acc = KindAcc::default();
+    for v in values {
+        acc.add(v);
+    }
+    acc.kind(forced)
 }
 
 /// VCD identifier code number `i` (printable ASCII 33..=126, base 94).
@@ -262,35 +283,77 @@ pub fn write_vcd(trace: &Trace, out: &mut impl Write) -> io::Result<()> {
 
 /// Write `trace` as VCD with `opts` (forced widths).
 pub fn write_vcd_with(trace: &Trace, out: &mut impl Write, opts: &VcdOptions) -> io::Result<()> {
-    let h = &trace.header;
     // One pass over the records: each record's variable index (variables in order of first
-    // appearance, found by hash) and each variable's values, so the export is linear in
+    // appearance, found by hash) and each variable's kind, so the export is linear in
     // records + signals (it used to filter every record once per signal).
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut names: Vec<&str> = Vec::new();
-    let mut values: Vec<Vec<&Value>> = Vec::new();
-    let mut rec_var: Vec<usize> = Vec::with_capacity(trace.records.len());
-    for r in &trace.records {
-        let k = *index.entry(r.signal.as_str()).or_insert_with(|| {
-            names.push(r.signal.as_str());
-            values.push(Vec::new());
-            names.len() - 1
-        });
-        values[k].push(&r.value);
-        rec_var.push(k);
-    }
-    let vars: Vec<Var> = names
+    let mut sig = Signals::default();
+    let rec_var: Vec<usize> = trace
+        .records
         .iter()
-        .zip(&values)
-        .enumerate()
-        .map(|(i, (name, vals))| {
-            let kind = classify(vals.iter().copied(), opts.widths.get(*name).copied());
-            Var {
-                name: name.to_string(),
-                leaf: name.rsplit('.').next().unwrap_or(name).to_string(),
-                kind,
-                id: id_code(i),
+        .map(|r| sig.add(&r.signal, &r.value))
+        .collect();
+    let records = trace
+        .records
+        .iter()
+        .zip(rec_var)
+        .map(|(r, k)| Ok((r.cycle, k, &r.value)));
+    write_parts(&trace.header, &sig, opts, records, out)
+}
+
+/// The signals of a trace in order of first appearance, each with its values' kind so far.
+#[derive(Debug, Default)]
+pub struct Signals {
+    index: HashMap<String, usize>,
+    names: Vec<String>,
+    kinds: Vec<KindAcc>,
+}
+
+impl Signals {
+    /// A record of `signal` with `value`: its variable index.
+    pub fn add(&mut self, signal: &str, value: &Value) -> usize {
+        let k = match self.index.get(signal) {
+            Some(&k) => k,
+            None => {
+                self.index.insert(signal.to_string(), self.names.len());
+                self.names.push(signal.to_string());
+                self.kinds.push(KindAcc::default());
+                self.names.len() - 1
             }
+        };
+        self.kinds[k].add(value);
+        k
+    }
+
+    /// Variable index of `signal`, if it has a record.
+    pub fn get(&self, signal: &str) -> Option<usize> {
+        self.index.get(signal).copied()
+    }
+
+    /// The names, in order of first appearance.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// The VCD of a trace with header `h` whose signals are `sig` (every record seen) and whose
+/// records are `records` again, in trace order: `(cycle, variable index, value)`.
+pub fn write_parts<V: std::borrow::Borrow<Value>>(
+    h: &crate::schema::TraceHeader,
+    sig: &Signals,
+    opts: &VcdOptions,
+    records: impl Iterator<Item = io::Result<(u64, usize, V)>>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let vars: Vec<Var> = sig
+        .names
+        .iter()
+        .zip(&sig.kinds)
+        .enumerate()
+        .map(|(i, (name, acc))| Var {
+            name: name.clone(),
+            leaf: name.rsplit('.').next().unwrap_or(name).to_string(),
+            kind: acc.kind(opts.widths.get(name.as_str()).copied()),
+            id: id_code(i),
         })
         .collect();
 
@@ -326,22 +389,30 @@ pub fn write_vcd_with(trace: &Trace, out: &mut impl Write, opts: &VcdOptions) ->
 
     // Last value of each signal per cycle (stable order: records are sorted by cycle).
     let mut current: Vec<Option<Value>> = vec![None; vars.len()];
-    let mut i = 0;
-    let recs = &trace.records;
+    let mut records = records.peekable();
     let mut first = true;
-    while i < recs.len() || first {
-        let cycle = recs.get(i).map_or(0, |r| r.cycle);
-        let mut latest: BTreeMap<usize, &Value> = BTreeMap::new();
-        while i < recs.len() && recs[i].cycle == cycle {
-            latest.insert(rec_var[i], &recs[i].value);
-            i += 1;
+    loop {
+        let cycle = match records.peek() {
+            Some(Ok((c, _, _))) => *c,
+            Some(Err(_)) => return Err(records.next().and_then(Result::err).expect("peeked")),
+            None if first => 0,
+            None => break,
+        };
+        let mut latest: BTreeMap<usize, V> = BTreeMap::new();
+        while let Some(Ok((c, _, _))) = records.peek() {
+            if *c != cycle {
+                break;
+            }
+            if let Some(Ok((_, k, v))) = records.next() {
+                latest.insert(k, v);
+            }
         }
         writeln!(out, "#{}", cycle.saturating_mul(mult))?;
         if first {
             // Initial values of every variable (x where the first cycle says nothing).
             writeln!(out, "$dumpvars")?;
             for (k, v) in vars.iter().enumerate() {
-                let val = latest.get(&k).copied().unwrap_or(&Value::Null);
+                let val = latest.get(&k).map_or(&Value::Null, |v| v.borrow());
                 writeln!(out, "{}", change(v.kind, val, &v.id))?;
                 current[k] = Some(val.clone());
             }
@@ -349,6 +420,7 @@ pub fn write_vcd_with(trace: &Trace, out: &mut impl Write, opts: &VcdOptions) ->
             first = false;
         } else {
             for (k, val) in latest {
+                let val = val.borrow();
                 if current[k].as_ref() != Some(val) {
                     writeln!(out, "{}", change(vars[k].kind, val, &vars[k].id))?;
                     current[k] = Some(val.clone());

@@ -236,3 +236,71 @@ fn forced_width_and_period() {
     assert_eq!(p.vars[0].1.size, 16);
     assert_eq!(p.timestamps, vec![0, 2500]);
 }
+
+/// `golden::stream` (a trace file read record by record, for traces larger than memory)
+/// writes the bytes the whole-trace writers write: the VCD of `write_vcd_with` (with a
+/// forced width too) and the JSON Lines of `to_jsonl`, for every golden trace and a trace
+/// of every value kind; a bad file is refused with `Trace::from_jsonl`'s message.
+#[test]
+fn a_trace_file_streamed_exports_the_same_bytes() {
+    use golden::stream::{scan, write_jsonl, write_vcd, StreamError};
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = Recorder::new(
+        "Demo Block",
+        json!({"b": 1, "a": {"z": 2, "y": 3}}),
+        9,
+        "kinds",
+    );
+    r.record(0, "port0.valid", true);
+    r.record(0, "delta", -3i64);
+    r.record(0, "state", json!({"k": 2, "j": [1, 2]}));
+    r.record(3, "port0.valid", false);
+    r.record(3, "delta", 2i64);
+    r.record(3, "delta", 5i64); // the last value of a cycle wins
+    r.record(5, "ratio", 0.25);
+    r.record(5, "ratio", Value::Null);
+    let mut traces: Vec<Trace> = registry::all().iter().map(|s| (s.run)()).collect();
+    traces.push(r.finish());
+    for (i, t) in traces.iter().enumerate() {
+        let path = dir.path().join(format!("t{i}.jsonl"));
+        // A blank line in the file is skipped, as from_jsonl skips it.
+        std::fs::write(&path, t.to_jsonl().replacen('\n', "\n\n", 1)).unwrap();
+        let s = scan(&path).unwrap();
+        assert_eq!(s.records, t.records.len() as u64);
+        assert_eq!(s.signals.names(), t.signals());
+        let mut opts = VcdOptions::default();
+        if let Some(sig) = t.signals().first() {
+            opts.widths.insert(sig.to_string(), 64);
+        }
+        let mut want = Vec::new();
+        write_vcd_with(t, &mut want, &opts).unwrap();
+        let mut got = Vec::new();
+        write_vcd(&path, &s, &opts, &mut got).unwrap();
+        assert!(got == want, "trace {i} ({}): VCD differs", t.header.block);
+        let mut jsonl = Vec::new();
+        write_jsonl(&path, &mut jsonl).unwrap();
+        assert_eq!(String::from_utf8(jsonl).unwrap(), t.to_jsonl(), "trace {i}");
+    }
+    let t = &traces[traces.len() - 1];
+    let good = t.to_jsonl();
+    let mut lines: Vec<&str> = good.lines().collect();
+    let last = lines.len() - 1;
+    lines.swap(1, last);
+    let back = lines.join("\n");
+    for bad in [
+        String::new(),
+        "{\"schema_version\": 99}".to_string(),
+        good.replacen("\"cycle\":3", "\"cycle\":\"x\"", 1),
+        back,
+    ] {
+        let path = dir.path().join("bad.jsonl");
+        std::fs::write(&path, &bad).unwrap();
+        let want = Trace::from_jsonl(&bad).unwrap_err();
+        match scan(&path) {
+            Err(StreamError::Parse(p)) => assert_eq!(p, want),
+            other => panic!("{want}: got {other:?}"),
+        }
+    }
+    let gone = dir.path().join("gone.jsonl");
+    assert!(matches!(scan(&gone), Err(StreamError::Read(_))));
+}

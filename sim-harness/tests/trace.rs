@@ -404,6 +404,39 @@ fn cli_writes_trace_jsonl_and_dcfab_trace_reads_it() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v = std::fs::read_to_string(&vcd).unwrap();
     assert!(v.contains("$scope module host0 $end"));
+    // The file is read record by record (golden::stream): the same VCD as the whole trace
+    // gives, its JSON Lines back unchanged, and a bad --width or line named.
+    let mut whole = Vec::new();
+    golden::vcd::write_vcd(&t, &mut whole).unwrap();
+    assert!(whole == v.as_bytes(), "streamed VCD = whole-trace VCD");
+    let dcfab = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_dcfab"))
+            .arg("trace")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let file = out.join("trace.jsonl");
+    let o = dcfab(&[file.as_os_str(), "--jsonl".as_ref(), "-".as_ref()]);
+    assert!(o.status.success() && o.stdout == text.as_bytes());
+    let o = dcfab(&[file.as_os_str(), "--width".as_ref(), "nope=3".as_ref()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("--width: 'nope' is not a signal") && err.contains(" more"),
+        "{err}"
+    );
+    let bad = dir.join("bad.jsonl");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let last = lines.len() - 1;
+    lines.swap(1, last);
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let o = dcfab(&[bad.as_os_str(), "--vcd".as_ref(), vcd.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("line 3: cycle"),
+        "{err}"
+    );
     // --dry-run checks the trace's ports and flows against the fabric and the workload.
     for set in [
         r#"output.trace_ports=["tor0.nope"]"#,

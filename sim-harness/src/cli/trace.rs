@@ -3,6 +3,7 @@
 //! `--width SIGNAL=BITS` forces a VCD vector width.
 
 use super::Outcome;
+use golden::stream::StreamError;
 use golden::vcd::VcdOptions;
 use golden::Trace;
 use sim_harness::{Error, Result};
@@ -27,10 +28,9 @@ pub struct Args {
     pub widths: Vec<String>,
 }
 
-/// Parse the `--width` options against the trace's signals.
-fn vcd_options(trace: &Trace, widths: &[String]) -> Result<VcdOptions> {
+/// Parse the `--width` options against the trace's signals `signals`.
+fn vcd_options(signals: &[&str], widths: &[String]) -> Result<VcdOptions> {
     let mut opts = VcdOptions::default();
-    let signals = trace.signals();
     for w in widths {
         let bad = |problem: String| Error::Cli {
             flag: "--width".into(),
@@ -47,9 +47,17 @@ fn vcd_options(trace: &Trace, widths: &[String]) -> Result<VcdOptions> {
             .ok_or_else(|| bad(format!("'{w}': BITS must be an integer from 1 to 64")))?;
         let sig = sig.trim();
         if !signals.contains(&sig) {
+            // A fabric trace has thousands: name the first few.
+            const SHOWN: usize = 20;
+            let more = signals.len().saturating_sub(SHOWN);
+            let tail = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
             return Err(bad(format!(
-                "'{sig}' is not a signal of this trace; signals: {}",
-                signals.join(", ")
+                "'{sig}' is not a signal of this trace; signals: {}{tail}",
+                signals[..signals.len().min(SHOWN)].join(", ")
             )));
         }
         opts.widths.insert(sig.to_string(), bits);
@@ -64,18 +72,14 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     }
 }
 
-/// Resolve NAME: a registered scenario, else an existing trace file.
-fn load(name: &str) -> Result<Trace> {
+/// Resolve NAME: a registered scenario (`Ok(None)` for an existing trace file, which
+/// [`execute_file`] reads record by record).
+fn load(name: &str) -> Result<Option<Trace>> {
     if let Some(s) = golden::registry::find(name) {
-        return Ok((s.run)());
+        return Ok(Some((s.run)()));
     }
-    let path = Path::new(name);
-    if path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(io_err(path))?;
-        return Trace::from_jsonl(&text).map_err(|problem| Error::Parse {
-            path: path.to_path_buf(),
-            problem,
-        });
+    if Path::new(name).is_file() {
+        return Ok(None);
     }
     Err(Error::Cli {
         flag: "NAME".into(),
@@ -86,10 +90,84 @@ fn load(name: &str) -> Result<Trace> {
     })
 }
 
+/// A [`StreamError`] reading trace file `input` or writing `output`.
+fn stream_err(input: &Path, output: &Path) -> impl FnOnce(StreamError) -> Error {
+    let (input, output) = (input.to_path_buf(), output.to_path_buf());
+    move |e| match e {
+        StreamError::Read(source) => Error::Io {
+            path: input,
+            source,
+        },
+        StreamError::Write(source) => Error::Io {
+            path: output,
+            source,
+        },
+        StreamError::Parse(problem) => Error::Parse {
+            path: input,
+            problem,
+        },
+    }
+}
+
+/// `dcfab trace FILE`: the trace file read record by record, twice for a VCD (its
+/// signals, then its changes), so a trace larger than memory converts.
+fn execute_file(path: &Path, args: &Args) -> Result<Outcome> {
+    // The signals (for a VCD, and to check --width as for a golden scenario).
+    let out = args.vcd.as_deref().unwrap_or(Path::new("-"));
+    let scan = if args.vcd.is_some() || !args.widths.is_empty() {
+        Some(golden::stream::scan(path).map_err(stream_err(path, out))?)
+    } else {
+        None
+    };
+    if let Some(scan) = &scan {
+        let names: Vec<&str> = scan.signals.names().iter().map(String::as_str).collect();
+        let opts = vcd_options(&names, &args.widths)?;
+        if let Some(p) = &args.vcd {
+            let f = std::fs::File::create(p).map_err(io_err(p))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            golden::stream::write_vcd(path, scan, &opts, &mut w).map_err(stream_err(path, p))?;
+            w.flush().map_err(io_err(p))?;
+            eprintln!(
+                "wrote {} ({} signals, {} records)",
+                p.display(),
+                names.len(),
+                scan.records
+            );
+        }
+    }
+    let stdout = Path::new("-");
+    match &args.jsonl {
+        Some(p) if p.as_os_str() != "-" => {
+            let f = std::fs::File::create(p).map_err(io_err(p))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            let n = golden::stream::write_jsonl(path, &mut w).map_err(stream_err(path, p))?;
+            w.flush().map_err(io_err(p))?;
+            eprintln!("wrote {} ({n} records)", p.display());
+        }
+        // `--jsonl -`, or nothing asked for: the JSON Lines to stdout.
+        Some(_) | None if args.jsonl.is_some() || args.vcd.is_none() => {
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = golden::stream::write_jsonl(path, &mut w)
+                .and_then(|_| w.flush().map_err(StreamError::Write));
+            match written {
+                // A reader that stopped early (`| head`) is not an error.
+                Err(StreamError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                r => {
+                    r.map_err(stream_err(path, stdout))?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(Outcome::Done)
+}
+
 /// Run `dcfab trace`.
 pub fn execute(args: Args) -> Result<Outcome> {
-    let trace = load(&args.name)?;
-    let opts = vcd_options(&trace, &args.widths)?;
+    let Some(trace) = load(&args.name)? else {
+        return execute_file(Path::new(&args.name), &args);
+    };
+    let opts = vcd_options(&trace.signals(), &args.widths)?;
     let mut wrote = false;
     if let Some(p) = &args.jsonl {
         let text = trace.to_jsonl();
