@@ -192,6 +192,8 @@ fn sweep_runs_the_cross_product() {
             "transport.lb=ecmp,ops",
             "--grid",
             "workload.message=8KiB,16KiB",
+            "--set",
+            "output.trace=true",
             "--jobs",
             "2",
             "--out",
@@ -223,7 +225,21 @@ fn sweep_runs_the_cross_product() {
         assert_eq!(s["flows_completed"], 8, "{}", r[0]);
         let back: sim_harness::Scenario = toml::from_str(&read(dir.join("scenario.toml"))).unwrap();
         assert_eq!(format!("{:?}", back.transport.lb).to_lowercase(), lb);
+        // Each run wrote its trace into its own directory as it went.
+        let trace = read(dir.join("trace.jsonl"));
+        assert_eq!(
+            (trace.lines().count() - 1) as f64,
+            s["extra"]["trace_records"].as_f64().unwrap(),
+            "{}",
+            r[0]
+        );
     }
+    let left: Vec<String> = std::fs::read_dir(tmp.path().join("sw"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "staging left behind: {left:?}");
 }
 
 #[test]
@@ -239,6 +255,11 @@ fn ctrl_c_stops_and_still_writes() {
             "workload.message=1GiB",
             "--set",
             "name=big",
+            // The trace of one host, written as the run goes: kept up to the interrupt.
+            "--set",
+            "output.trace=true",
+            "--set",
+            "output.trace_ports=[\"host0\"]",
         ])
         .current_dir(tmp.path())
         .env("CI", "true")
@@ -282,4 +303,11 @@ fn ctrl_c_stops_and_still_writes() {
     let flows = read(res.join("flows.csv"));
     assert_eq!(flows.lines().count(), 2 + 128, "every flow is listed");
     assert!(res.join("scenario.toml").is_file());
+    let trace = read(res.join("trace.jsonl"));
+    let records: Vec<&str> = trace.lines().skip(1).collect();
+    assert_eq!(
+        records.len() as f64,
+        s["extra"]["trace_records"].as_f64().unwrap()
+    );
+    assert!(!records.is_empty() && records.iter().all(|l| l.contains("\"host0.")));
 }
