@@ -404,17 +404,15 @@ pub fn finish_run(
     r: &RunResult,
     interrupted: bool,
 ) -> Result<Vec<PathBuf>> {
-    let staging = staging.to_path_buf();
-    let result = write_run_into(&staging, s, r, interrupted).and_then(|files| {
-        commit_dir(&staging, dir)?;
+    let result = write_run_into(staging, s, r, interrupted).and_then(|files| {
+        commit_dir(staging, dir)?;
         Ok(files
             .iter()
             .filter_map(|f| f.file_name().map(|n| dir.join(n)))
             .collect())
     });
     if result.is_err() {
-        forget_staging(&staging);
-        let _ = std::fs::remove_dir_all(&staging);
+        abandon_run(staging);
     }
     result
 }

@@ -358,12 +358,9 @@ impl Tracer {
     /// The trace, finished: its text moved out, or (spooled) the rest written and the
     /// file named; a failed write is an error naming the file.
     pub(crate) fn finish(&mut self) -> Result<TraceOut> {
-        if self.spool.is_none() {
-            return Ok(TraceOut::Text(std::mem::take(&mut self.text)));
-        }
         self.drain();
         let Some(mut sp) = self.spool.take() else {
-            unreachable!("spool checked above")
+            return Ok(TraceOut::Text(std::mem::take(&mut self.text)));
         };
         if sp.failed.is_none() {
             use std::io::Write as _;
