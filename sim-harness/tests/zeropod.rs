@@ -731,3 +731,50 @@ fn zeropod_rate_series_adds_up_to_the_receivers_downlink() {
     );
     assert!(r.summary.extra.contains_key("jain_index_mean"));
 }
+
+/// DCSIM's collectives on Zeropod pods (`workload.collectives`, `all_to_all_v`; refused
+/// until session 31): a Zeropod run reports DCSIM 4.1's CCT as every packet-engine run does
+/// (`collectives.csv`, `mean_cct_ps`, `max_cct_ps`), each collective's time from its start
+/// to its last flow's completion, so Zeropod, DCTCP and DCSIM compare on the same
+/// collectives.
+#[test]
+fn zeropod_reports_the_cct_of_dcsim_collectives() {
+    let mut s = pod8();
+    s.workload.kind = sim_harness::scenario::WorkloadKind::AllToAllV;
+    s.workload.collectives = 3;
+    s.workload.message = sim_harness::scenario::Size::Bytes(20_000);
+    let r = run(&s);
+    // The run's flows, generated as the run generates them (ids = indices).
+    let shape = sim_harness::topology::zeropod::PodShape::of(&s).unwrap();
+    let timing = sim_harness::zeropod::timing(&s, &shape).unwrap();
+    let flows = sim_harness::zeropod::flows(&s, &shape, &timing).unwrap();
+    assert_eq!(flows.len(), r.flows.len());
+    let t = &r.tables["collectives"];
+    assert_eq!(t.rows.len(), 3, "one row per collective");
+    assert_eq!(x(&r, "collectives_completed"), 3.0);
+    let mut ccts = Vec::new();
+    for row in &t.rows {
+        let id: u32 = row[0].parse().unwrap();
+        let (start, end, cct): (u64, u64, u64) = (
+            row[4].parse().unwrap(),
+            row[5].parse().unwrap(),
+            row[6].parse().unwrap(),
+        );
+        let mine: Vec<usize> = (0..flows.len())
+            .filter(|&i| flows[i].collective == id)
+            .collect();
+        assert!(!mine.is_empty());
+        assert_eq!(row[2], mine.len().to_string());
+        let first = mine.iter().map(|&i| r.flows[i].start_ps).min().unwrap();
+        let last = mine.iter().map(|&i| r.flows[i].end_ps).max().unwrap();
+        assert_eq!(
+            (start, end, cct),
+            (first, last, last - first),
+            "collective {id}"
+        );
+        ccts.push(cct);
+    }
+    let mean = ccts.iter().sum::<u64>() as f64 / 3.0;
+    assert_eq!(x(&r, "mean_cct_ps"), mean.round());
+    assert_eq!(x(&r, "max_cct_ps"), *ccts.iter().max().unwrap() as f64);
+}

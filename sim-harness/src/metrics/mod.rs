@@ -99,6 +99,115 @@ struct IntervalM {
     reorder: u64,
 }
 
+impl CollM {
+    /// One more of its flows completed at `now`.
+    fn done(&mut self, now: u64) {
+        self.done_flows += 1;
+        self.end_ps = self.end_ps.max(now);
+    }
+}
+
+/// The collectives of `specs` (by [`FlowSpec::collective`]): hosts, flows, bytes, start.
+fn colls_of(specs: &[FlowSpec]) -> Vec<CollM> {
+    let n_coll = specs.iter().map(|f| f.collective + 1).max().unwrap_or(0) as usize;
+    let mut colls = vec![
+        CollM {
+            start_ps: u64::MAX,
+            ..CollM::default()
+        };
+        n_coll
+    ];
+    for f in specs {
+        let c = &mut colls[f.collective as usize];
+        c.hosts.insert(f.src);
+        c.hosts.insert(f.dst);
+        c.flows += 1;
+        c.bytes += f.bytes;
+        c.start_ps = c.start_ps.min(f.start_ps);
+    }
+    colls
+}
+
+/// The `collectives` table and the keys `collectives`, `collectives_completed`,
+/// `mean_cct_ps`, `max_cct_ps` of `colls`.
+fn put_collectives(
+    colls: &[CollM],
+    extra: &mut BTreeMap<String, f64>,
+    tables: &mut BTreeMap<String, Table>,
+) {
+    let mut ccts = Vec::new();
+    let mut rows = Vec::new();
+    for (id, c) in colls.iter().enumerate() {
+        if c.flows == 0 {
+            continue;
+        }
+        let done = c.done_flows == c.flows;
+        let cct = if done { c.end_ps - c.start_ps } else { 0 };
+        if done {
+            ccts.push(cct);
+        }
+        rows.push(vec![
+            id.to_string(),
+            c.hosts.len().to_string(),
+            c.flows.to_string(),
+            c.bytes.to_string(),
+            c.start_ps.to_string(),
+            if done {
+                c.end_ps.to_string()
+            } else {
+                "0".into()
+            },
+            cct.to_string(),
+        ]);
+    }
+    tables.insert(
+        "collectives".into(),
+        Table {
+            header: [
+                "id", "size", "flows", "bytes", "start_ps", "end_ps", "cct_ps",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        },
+    );
+    let n = ccts.len();
+    let mean_cct = if n > 0 {
+        ccts.iter().map(|&x| x as f64).sum::<f64>() / n as f64
+    } else {
+        0.0
+    };
+    for (k, v) in [
+        (
+            "collectives",
+            colls.iter().filter(|c| c.flows > 0).count() as f64,
+        ),
+        ("collectives_completed", n as f64),
+        ("mean_cct_ps", mean_cct.round()),
+        ("max_cct_ps", ccts.iter().copied().max().unwrap_or(0) as f64),
+    ] {
+        extra.insert(k.to_string(), v);
+    }
+}
+
+/// CCT alone (metric 1), for a run that measures no packets (the Zeropod region): the
+/// collectives of `specs` whose flows completed at `ends` (0: not completed), as
+/// [`CollMetrics::results`] writes them (`collectives.csv`, `mean_cct_ps`, ...).
+pub fn collective_times(
+    specs: &[FlowSpec],
+    ends: &[u64],
+    extra: &mut BTreeMap<String, f64>,
+    tables: &mut BTreeMap<String, Table>,
+) {
+    let mut colls = colls_of(specs);
+    for (f, &end) in specs.iter().zip(ends) {
+        if end > 0 {
+            colls[f.collective as usize].done(end);
+        }
+    }
+    put_collectives(&colls, extra, tables);
+}
+
 /// Collective metrics of one run.
 #[derive(Debug, Clone)]
 pub struct CollMetrics {
@@ -134,22 +243,9 @@ impl CollMetrics {
         switch_ps: u64,
         interval_ps: u64,
     ) -> Self {
-        let n_coll = specs.iter().map(|f| f.collective + 1).max().unwrap_or(0) as usize;
-        let mut colls = vec![
-            CollM {
-                start_ps: u64::MAX,
-                ..CollM::default()
-            };
-            n_coll
-        ];
+        let colls = colls_of(specs);
         let mut flows = Vec::with_capacity(specs.len());
         for (i, f) in specs.iter().enumerate() {
-            let c = &mut colls[f.collective as usize];
-            c.hosts.insert(f.src);
-            c.hosts.insert(f.dst);
-            c.flows += 1;
-            c.bytes += f.bytes;
-            c.start_ps = c.start_ps.min(f.start_ps);
             flows.push(FlowM {
                 coll: f.collective,
                 datas: datas[i],
@@ -326,9 +422,7 @@ impl CollMetrics {
             return;
         }
         m.done_ps = now.max(1);
-        let c = &mut self.colls[m.coll as usize];
-        c.done_flows += 1;
-        c.end_ps = c.end_ps.max(now);
+        self.colls[m.coll as usize].done(now);
     }
 
     /// Distinct DATAs of flow `f` received so far.
@@ -360,42 +454,7 @@ impl CollMetrics {
         extra: &mut BTreeMap<String, f64>,
         tables: &mut BTreeMap<String, Table>,
     ) {
-        let mut ccts = Vec::new();
-        let mut rows = Vec::new();
-        for (id, c) in self.colls.iter().enumerate() {
-            if c.flows == 0 {
-                continue;
-            }
-            let done = c.done_flows == c.flows;
-            let cct = if done { c.end_ps - c.start_ps } else { 0 };
-            if done {
-                ccts.push(cct);
-            }
-            rows.push(vec![
-                id.to_string(),
-                c.hosts.len().to_string(),
-                c.flows.to_string(),
-                c.bytes.to_string(),
-                c.start_ps.to_string(),
-                if done {
-                    c.end_ps.to_string()
-                } else {
-                    "0".into()
-                },
-                cct.to_string(),
-            ]);
-        }
-        tables.insert(
-            "collectives".into(),
-            Table {
-                header: [
-                    "id", "size", "flows", "bytes", "start_ps", "end_ps", "cct_ps",
-                ]
-                .map(String::from)
-                .to_vec(),
-                rows,
-            },
-        );
+        put_collectives(&self.colls, extra, tables);
         let cap_bytes_per_ps = f64::from(hosts) * host_gbps / 8000.0;
         tables.insert(
             "intervals".into(),
@@ -421,12 +480,6 @@ impl CollMetrics {
                     .collect(),
             },
         );
-        let n = ccts.len();
-        let mean_cct = if n > 0 {
-            ccts.iter().map(|&x| x as f64).sum::<f64>() / n as f64
-        } else {
-            0.0
-        };
         let span = self.last_arrival_ps as f64;
         let util = if span > 0.0 {
             self.payload as f64 / (cap_bytes_per_ps * span)
@@ -435,13 +488,6 @@ impl CollMetrics {
         };
         let ivs = self.intervals.len().max(1) as f64;
         for (k, v) in [
-            (
-                "collectives",
-                self.colls.iter().filter(|c| c.flows > 0).count() as f64,
-            ),
-            ("collectives_completed", n as f64),
-            ("mean_cct_ps", mean_cct.round()),
-            ("max_cct_ps", ccts.iter().copied().max().unwrap_or(0) as f64),
             ("reorder", self.reorder as f64),
             ("reorder_per_interval", self.reorder as f64 / ivs),
             ("metrics_interval_ps", self.interval_ps as f64),
