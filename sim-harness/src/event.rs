@@ -527,17 +527,22 @@ impl Calendar {
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
+                // Compacted in place (what `retain` does, without its per-call setup:
+                // a pause visits every occupied bucket, most of them holding one event).
                 let v = &mut self.wheel[w * 64 + b];
-                let before = v.len();
-                v.retain(|&e| {
-                    let t = take(e);
-                    if t {
+                let mut keep = 0;
+                for r in 0..v.len() {
+                    let e = v[r];
+                    if take(e) {
                         out.push(e);
+                    } else {
+                        v[keep] = e;
+                        keep += 1;
                     }
-                    !t
-                });
-                self.in_wheel -= before - v.len();
-                if v.is_empty() {
+                }
+                self.in_wheel -= v.len() - keep;
+                v.truncate(keep);
+                if keep == 0 {
                     self.occupied[w] &= !(1 << b);
                 }
             }

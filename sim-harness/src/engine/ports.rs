@@ -77,27 +77,15 @@ impl Sim {
 
     /// `skip.held_occupancy` (beyond Wormhole 6.2): a control packet on port `p`, whose
     /// DATA lane a skipped partition holds, waits for the end of the virtual DATA packet on
-    /// the wire now (MTU-sized packets every `MTU / virt_bps` from `virt_t0`; the control
-    /// lane goes first at a packet boundary, as behind real DATA). Whether it waits (a
-    /// `TxDone` is then due at that end).
+    /// the wire now (MTU-sized packets every period from `virt_t0`, the period kept by
+    /// [`Sim::virt_period`]; the control lane goes first at a packet boundary, as behind
+    /// real DATA). Whether it waits (a `TxDone` is then due at that end).
     #[cold]
     #[inline(never)]
     fn held_wait(&mut self, p: u32) -> bool {
-        let mtu = self.wh_mtu();
+        let (tx, period) = self.virt_period(p);
         let port = &mut self.ports[p as usize];
-        let tx = ser_ps(mtu, port.ser_q32).max(1);
-        let line_bps = (port.gbps * 1e9) as u64;
-        let since = self.now.saturating_sub(port.virt_t0);
-        // u64 arithmetic when `tx * line_bps` fits (always at the shipped rates: the same
-        // floors as in u128, without its software division), else u128.
-        let phase = match tx.checked_mul(line_bps) {
-            Some(x) => since % (x / port.virt_bps).max(tx),
-            None => {
-                let period = (u128::from(tx) * u128::from(line_bps) / u128::from(port.virt_bps))
-                    .max(u128::from(tx));
-                (u128::from(since) % period) as u64
-            }
-        };
+        let phase = self.now.saturating_sub(port.virt_t0) % period;
         if phase == 0 || phase >= tx {
             return false;
         }

@@ -312,6 +312,9 @@ impl Sim {
             }
             w.active.set_frozen(f.flow, true);
         }
+        for &p in ports.iter().chain(&live) {
+            w.frozen_ports[p as usize] += 1;
+        }
         w.frozen.insert(
             id,
             Frozen {
@@ -357,6 +360,9 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
+        for &p in fr.ports.iter().chain(&fr.live) {
+            w.frozen_ports[p as usize] -= 1;
+        }
         if self.trace.is_some() {
             self.trace_resume(id, &fr.flow_ids, fr.plan.from_ps, fr.plan.until_ps);
         }

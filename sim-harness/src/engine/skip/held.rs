@@ -27,6 +27,44 @@
 use super::*;
 
 impl Sim {
+    /// `skip.held_occupancy`: port `p`'s virtual DATA stream ([`Sim::held_wait`]) as
+    /// `(tx, period)`: an MTU's serialization `tx` at the port's rate now and the time
+    /// between the stream's packets, `tx` stretched from the line rate to the stream's
+    /// `virt_bps`, at least `tx` (ps). Kept per port with the inputs it came from (the
+    /// serialization rate, which phantom ACK loads and failures change, the stream's rate
+    /// and the line rate) and recomputed when one differs: a control packet's wait is one
+    /// division instead of three.
+    pub(in crate::engine) fn virt_period(&mut self, p: u32) -> (u64, u64) {
+        let port = &self.ports[p as usize];
+        let key = (port.ser_q32, port.virt_bps, port.gbps.to_bits());
+        if let Some(&Some((k, v))) = self.wh.as_ref().and_then(|w| w.virt_period.get(p as usize)) {
+            if k == key {
+                return v;
+            }
+        }
+        let tx = ser_ps(self.wh_mtu(), port.ser_q32).max(1);
+        let line_bps = (port.gbps * 1e9) as u64;
+        // u64 arithmetic when `tx * line_bps` fits (always at the shipped rates: the same
+        // floors as in u128, without its software division), else u128.
+        let period = match tx.checked_mul(line_bps) {
+            Some(x) => (x / port.virt_bps.max(1)).max(tx),
+            None => {
+                let period = (u128::from(tx) * u128::from(line_bps)
+                    / u128::from(port.virt_bps.max(1)))
+                .max(u128::from(tx));
+                // (A period past u64::MAX leaves every `since` as its own phase.)
+                u64::try_from(period).unwrap_or(u64::MAX)
+            }
+        };
+        if let Some(w) = self.wh.as_mut() {
+            if w.virt_period.len() <= p as usize {
+                w.virt_period.resize(p as usize + 1, None);
+            }
+            w.virt_period[p as usize] = Some((key, (tx, period)));
+        }
+        (tx, period)
+    }
+
     /// `skip.partition_by = "data_ports"` with `skip.foreign_ack_interrupts` (beyond
     /// `../shared/papers/wormhole.md` 5.1's Eq. 7): cap each steady flow's estimate at what
     /// its DATA ports deliver. Eq. 7's `R^` is the rate the sender *sends* at (packets over

@@ -147,6 +147,14 @@ pub(crate) struct Wormhole {
     pauses: Vec<FlowPauses>,
     active: Samplers,
     frozen: BTreeMap<PartitionId, Frozen>,
+    /// Per port, the skipped partitions ([`Wormhole::frozen`]) holding it, paused or live:
+    /// a starting flow with none on its paths resumes no partition, without a pass over
+    /// every skipped one ([`Sim::wh_flow_start`]).
+    frozen_ports: Vec<u32>,
+    /// `skip.held_occupancy`: per port, its virtual DATA stream's `(tx, period)` and the
+    /// inputs they came from ([`Sim::virt_period`]).
+    #[allow(clippy::type_complexity)]
+    virt_period: Vec<Option<((u64, u64, u64), (u64, u64))>>,
     misses: BTreeMap<PartitionId, Miss>,
     /// Partitions whose unsteady period began since the last tick (memo lookups due).
     lookups: std::collections::BTreeSet<PartitionId>,

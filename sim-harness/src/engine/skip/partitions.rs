@@ -154,23 +154,29 @@ impl Sim {
         // it was paused with, which may have left its partition: a flow starting on one
         // resumes it too, or that port would be paused twice (its events held by one
         // partition, its state shifted by both: a `Deliver` lost, the link never served).
-        touched.extend(
-            w.frozen
-                .iter()
-                .filter(|(_, fr)| {
-                    ports.iter().any(|p| {
-                        fr.ports.binary_search(p).is_ok() || fr.live.binary_search(p).is_ok()
+        // Its ACKs need the paused ports of a skipped partition: resume it too. (Only when
+        // a skipped partition holds one of its ports at all.)
+        let held = |p: &u32| w.frozen_ports[*p as usize] > 0;
+        if ports.iter().any(held) {
+            touched.extend(
+                w.frozen
+                    .iter()
+                    .filter(|(_, fr)| {
+                        ports.iter().any(|p| {
+                            fr.ports.binary_search(p).is_ok() || fr.live.binary_search(p).is_ok()
+                        })
                     })
-                })
-                .map(|(&id, _)| id),
-        );
-        // Its ACKs need the paused ports of a skipped partition: resume it too.
-        touched.extend(
-            w.frozen
-                .iter()
-                .filter(|(_, fr)| acks.iter().any(|p| fr.ports.binary_search(p).is_ok()))
-                .map(|(&id, _)| id),
-        );
+                    .map(|(&id, _)| id),
+            );
+        }
+        if acks.iter().any(held) {
+            touched.extend(
+                w.frozen
+                    .iter()
+                    .filter(|(_, fr)| acks.iter().any(|p| fr.ports.binary_search(p).is_ok()))
+                    .map(|(&id, _)| id),
+            );
+        }
         // `data_ports`: its ACKs load a DATA port of a skipped partition (a held one too):
         // that partition's rates change, so it resumes ([`Sim::foreign_ack_interrupt`]).
         touched.extend(

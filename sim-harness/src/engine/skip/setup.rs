@@ -176,6 +176,8 @@ impl Sim {
             pauses: vec![FlowPauses::default(); self.flows.len()],
             active: Samplers::default(),
             frozen: BTreeMap::new(),
+            frozen_ports: vec![0; self.ports.len()],
+            virt_period: Vec::new(),
             misses: BTreeMap::new(),
             lookups: Default::default(),
             memo: MemoDb::new(),

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Wormhole (issue 12): the wall-clock speedup of a skip run over the full run, measured the
+# way benches/README.md reports it ("Session 32"): rounds of one full run (`--no-skip`)
+# followed by SKIPS skip runs, so each round's full and skip runs see the same phase of a
+# noisy machine; a round's speedup is its full run's `wall_s` over the median of its skip
+# runs' `wall_s` (the event loop's own timing in summary.json). Prints one row per round,
+# the median of the rounds' speedups, and benches/wormhole_err.py's row (FCT error, events,
+# memo) of the last skip run against the last full run.
+#
+# Usage (from the repository root, after `cargo build --release -p sim-harness`):
+#   benches/wormhole_speedup.sh [ROUNDS [SKIPS]]        (defaults 3 and 10)
+# Environment: DCFAB (default target/release/dcfab), SCENARIO (default
+# scenarios/wormhole_gpt_128.toml), SETS (default: paper size, "--set
+# workload.llm.bytes_scale=1 --set output.queue_sample_us=0"), SKIP_SETS (the skip run's
+# settings; default: the 177.5x-in-events settings of benches/README.md "Session 28"),
+# TMP (scratch, default /tmp/wormhole_speedup).
+# One round at paper size takes about as long as one full run (11-35 s on the 2-core VM).
+set -euo pipefail
+
+rounds=${1:-3}
+skips=${2:-10}
+case "$rounds$skips" in
+*[!0-9]* | "")
+    echo "usage: $0 [ROUNDS [SKIPS]]  (positive integers)" >&2
+    exit 2
+    ;;
+esac
+if [ "$rounds" -lt 1 ] || [ "$skips" -lt 1 ]; then
+    echo "usage: $0 [ROUNDS [SKIPS]]  (positive integers)" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+dcfab=${DCFAB:-$root/target/release/dcfab}
+scenario=${SCENARIO:-$root/scenarios/wormhole_gpt_128.toml}
+read -r -a sets <<<"${SETS:---set workload.llm.bytes_scale=1 --set output.queue_sample_us=0}"
+read -r -a skip_sets <<<"${SKIP_SETS:---set skip.partition_by=data_ports --set skip.rate_estimate=timed --set skip.held_occupancy=true --set skip.nic_bound_samples=1 --set skip.nic_bound_exact=true --set skip.nic_bound_inexact=true --set skip.theta=0.35 --set skip.samples=16 --set skip.sample_us=5.5 --set skip.reserve_bdps=0}"
+tmp=${TMP:-/tmp/wormhole_speedup}
+if [ ! -x "$dcfab" ]; then
+    echo "$0: no dcfab binary at $dcfab (cargo build --release -p sim-harness, or set DCFAB)" >&2
+    exit 2
+fi
+mkdir -p "$tmp"
+
+wall() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wall_s"])' "$1/summary.json"; }
+
+ratios=()
+printf '%-6s %-12s %-14s %s\n' round "full wall s" "skip median s" speedup
+for r in $(seq 1 "$rounds"); do
+    "$dcfab" run "$scenario" "${sets[@]}" --no-skip -q --out "$tmp/full" >/dev/null
+    full=$(wall "$tmp/full")
+    walls=()
+    for _ in $(seq 1 "$skips"); do
+        "$dcfab" run "$scenario" "${sets[@]}" "${skip_sets[@]}" -q --out "$tmp/skip" >/dev/null
+        walls+=("$(wall "$tmp/skip")")
+    done
+    read -r med ratio < <(python3 -c '
+import statistics, sys
+full = float(sys.argv[1]); m = statistics.median(float(x) for x in sys.argv[2:])
+print(f"{m:.4f} {full / m:.1f}")' "$full" "${walls[@]}")
+    ratios+=("$ratio")
+    printf '%-6s %-12.2f %-14s %sx\n' "$r" "$full" "$med" "$ratio"
+done
+python3 -c '
+import statistics, sys
+print(f"median speedup over {len(sys.argv) - 1} rounds: {statistics.median(float(x) for x in sys.argv[1:]):.1f}x")' "${ratios[@]}"
+python3 "$here/wormhole_err.py" "$tmp/full" "$tmp/skip"
