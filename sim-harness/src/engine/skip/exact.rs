@@ -348,7 +348,9 @@ impl Sim {
             } else {
                 let start = self.now.saturating_sub(w.sample_ps * m as u64);
                 let bits = u128::from(w.hdr) * 8 * 1_000_000_000_000;
-                let phantom: u64 =
+                // (`w.phantom` sums the skipped partitions' phantom loads per port: without
+                // an entry for `h`, none of them has one there, and the pass is skipped.)
+                let phantom: u64 = if w.phantom.contains_key(&h) {
                     w.frozen
                         .values()
                         .flat_map(|fr| {
@@ -359,7 +361,10 @@ impl Sim {
                                 },
                             )
                         })
-                        .sum();
+                        .sum()
+                } else {
+                    0
+                };
                 all_ctrl.saturating_sub(own) + phantom
             };
             hosts.push(Rounds {

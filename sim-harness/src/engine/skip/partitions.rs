@@ -107,13 +107,15 @@ impl Sim {
         out: &mut std::collections::BTreeSet<u32>,
     ) {
         let mut todo = vec![src];
+        // One buffer for every hop's choices.
+        let mut next = Vec::new();
         out.insert(src);
         while let Some(p) = todo.pop() {
             let Node::Switch(s) = self.ports[p as usize].peer else {
                 continue;
             };
             let (route, seed) = self.switches[s as usize];
-            let mut next = Vec::new();
+            next.clear();
             match ev {
                 Some(ev) => next.extend(route.select(src, dst, ev, seed)),
                 // Every entropy: every port `select` may choose (a border switch: all its
@@ -128,7 +130,7 @@ impl Sim {
                     next.extend(sw.first_port..sw.first_port + sw.n_ports);
                 }
             }
-            for n in next {
+            for &n in &next {
                 if out.insert(n) {
                     todo.push(n);
                 }
