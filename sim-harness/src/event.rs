@@ -511,54 +511,49 @@ impl Calendar {
     /// the events pending, not a pass over every bucket of the wheel and a push of every
     /// event kept.
     fn extract(&mut self, mut take: impl FnMut(Entry) -> bool, out: &mut Vec<Entry>) {
-        let mut keep = self.pos;
-        for r in self.pos..self.cur.len() {
-            let e = self.cur[r];
-            if take(e) {
-                out.push(e);
-            } else {
-                self.cur[keep] = e;
-                keep += 1;
-            }
-        }
-        self.cur.truncate(keep);
+        move_taken(&mut self.cur, self.pos, &mut take, out);
         for w in 0..self.occupied.len() {
             let mut bits = self.occupied[w];
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                // Compacted in place (what `retain` does, without its per-call setup:
-                // a pause visits every occupied bucket, most of them holding one event).
                 let v = &mut self.wheel[w * 64 + b];
-                let mut keep = 0;
-                for r in 0..v.len() {
-                    let e = v[r];
-                    if take(e) {
-                        out.push(e);
-                    } else {
-                        v[keep] = e;
-                        keep += 1;
-                    }
-                }
-                self.in_wheel -= v.len() - keep;
-                v.truncate(keep);
-                if keep == 0 {
+                self.in_wheel -= move_taken(v, 0, &mut take, out);
+                if v.is_empty() {
                     self.occupied[w] &= !(1 << b);
                 }
             }
         }
-        let before = self.far.v.len();
-        self.far.v.retain(|&e| {
-            let t = take(e);
-            if t {
-                out.push(e);
-            }
-            !t
-        });
-        if self.far.v.len() != before {
+        if move_taken(&mut self.far.v, 0, &mut take, out) > 0 {
             self.far.heapify();
         }
     }
+}
+
+/// Move the entries of `v[from..]` that `take` selects to `out`, the others compacted in
+/// place in their order ([`Calendar::extract`]; `Vec::retain` without its per-call setup,
+/// which a pause paid on every occupied bucket, most of them holding one event). Returns
+/// how many moved.
+#[inline]
+fn move_taken(
+    v: &mut Vec<Entry>,
+    from: usize,
+    take: &mut impl FnMut(Entry) -> bool,
+    out: &mut Vec<Entry>,
+) -> usize {
+    let mut keep = from;
+    for r in from..v.len() {
+        let e = v[r];
+        if take(e) {
+            out.push(e);
+        } else {
+            v[keep] = e;
+            keep += 1;
+        }
+    }
+    let moved = v.len() - keep;
+    v.truncate(keep);
+    moved
 }
 
 /// A set of ports and flows (a Wormhole partition). Port-kind events (`TxDone`,
