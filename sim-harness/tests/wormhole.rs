@@ -1724,6 +1724,35 @@ fn nic_bound_skips_flows_sharing_their_host_port_within_one_percent() {
     assert!(key(&model, "wormhole_skips") > key(&eq6, "wormhole_skips"));
     assert_fewer_events(&model, &eq6, 3);
     assert!(mean_err(&model, &full) < 0.01);
+    // The diagnostics: host 0's partition holds two flows, then three, and the last flow
+    // alone at the end; theta far below the packet quantization makes the model's rate
+    // test refuse some samples. Without the model no `wormhole_model_*` key is written.
+    let sampled = |r: &RunResult, name: &str| {
+        r.summary
+            .extra
+            .get(&format!("wormhole_sampled_packets_{name}"))
+            .copied()
+            .unwrap_or(0.0)
+    };
+    for r in [&eq6, &model] {
+        let in_two = sampled(r, "2");
+        let in_three = sampled(r, "3_4");
+        assert!(in_two > 0.0 && in_three > 0.0, "{in_two} {in_three}");
+        let other: f64 = ["5_8", "9_16", "17_32", "33_64", "65_up"]
+            .iter()
+            .map(|n| sampled(r, n))
+            .sum();
+        assert_eq!(other, 0.0, "no partition of more than three flows");
+        assert!(in_two + in_three + sampled(r, "1") <= r.summary.data_packets as f64);
+    }
+    assert!(
+        sampled(&eq6, "3_4") > sampled(&model, "3_4"),
+        "the model skips the three-flow partition sooner"
+    );
+    assert!(!eq6.summary.extra.contains_key("wormhole_model_steady"));
+    assert!(key(&model, "wormhole_model_steady") > 0.0);
+    assert!(key(&model, "wormhole_model_refused_rate") > 0.0);
+    assert_eq!(key(&model, "wormhole_model_refused_bottleneck"), 0.0);
 }
 
 /// Each flow's FCT in `r` less the full run's `full` (ps).

@@ -465,7 +465,10 @@ impl Wormhole {
 /// The model's rate `C / k` (less the ACKs the host port sends for the flows into the host)
 /// is the estimate the flow is advanced at: a measurement over a few samples is quantized
 /// and, in a skip run, distorted by other partitions' skips (an incoming flow skipped sends
-/// no ACKs). A flow that fails any condition is left to Eq. 6.
+/// no ACKs). A flow that fails any condition is left to Eq. 6; `Err(Some(_))` says which
+/// condition failed first (`extra.wormhole_model_refused_*`), `Err(None)` that the test does
+/// not apply (not a DCTCP sender, no RTT sample yet, fewer than `m` intervals since the
+/// partition's last change).
 pub(super) fn nic_bound_rate(
     w: &Wormhole,
     s: &Sampler,
@@ -473,24 +476,30 @@ pub(super) fn nic_bound_rate(
     flows: &[FlowRt],
     ports: &[PortRt],
     lazy: &mut LazyLoads,
-) -> Option<u64> {
+) -> std::result::Result<u64, Option<ModelRefusal>> {
     let m = w.nic_bound;
     let n = s.hist.len();
     if m == 0 || n <= m {
-        return None;
+        return Err(None);
     }
     let (a, b) = (&s.hist[n - 1 - m], &s.hist[n - 1]);
-    if b.sent == a.sent || b.losses != a.losses || b.ecn != a.ecn {
-        return None;
-    }
     let flow = &flows[f as usize];
     let Some(Cc::Dctcp(d)) = &flow.cc else {
-        return None;
+        return Err(None);
     };
     let src = flow.spec.src;
-    let k = u64::from(*w.host_out.get(src as usize)?);
+    let k = u64::from(*w.host_out.get(src as usize).ok_or(None)?);
     if k == 0 || flow.srtt8 == 0 {
-        return None;
+        return Err(None);
+    }
+    if b.sent == a.sent {
+        return Err(Some(ModelRefusal::Idle));
+    }
+    if b.losses != a.losses {
+        return Err(Some(ModelRefusal::Loss));
+    }
+    if b.ecn != a.ecn {
+        return Err(Some(ModelRefusal::Ecn));
     }
     let nl = lazy.get(w, flows, ports.len());
     let ack_bps = nl.ack_in[src as usize];
@@ -499,20 +508,20 @@ pub(super) fn nic_bound_rate(
     // Window above the share's bytes per smoothed RTT (srtt8 = 8 x srtt in ns).
     let need = u128::from(model) * u128::from(flow.srtt8) / 64_000_000_000 + u128::from(w.mtu);
     if u128::from(d.cwnd()) < need {
-        return None;
+        return Err(Some(ModelRefusal::Window));
     }
     let path = w.data_path(f);
     if path
         .iter()
         .any(|&p| p != src && !ports[p as usize].data_q.is_empty())
     {
-        return None;
+        return Err(Some(ModelRefusal::Queue));
     }
-    let measured = s.window_timed(m, w.mtu)?;
+    let measured = s.window_timed(m, w.mtu).ok_or(Some(ModelRefusal::Rate))?;
     if measured.abs_diff(model) as u128 * 1_000_000
         >= u128::from(s.det.theta_ppm()) * u128::from(model)
     {
-        return None;
+        return Err(Some(ModelRefusal::Rate));
     }
     // No port of the path is a second bottleneck: the flows crossing it (all of its
     // partition: a shared port joins their partitions), each at its own host's share, fit
@@ -527,11 +536,58 @@ pub(super) fn nic_bound_rate(
             _ => 0,
         };
         if (nl.load[p as usize] + acks) * 1_000_000 > line * 1_000_001 {
-            return None;
+            return Err(Some(ModelRefusal::Bottleneck));
         }
     }
-    Some(model)
+    Ok(model)
 }
+
+/// Why [`nic_bound_rate`] found a flow not steady by the model: the first of its conditions
+/// that failed, in the order it tests them (`extra.wormhole_model_refused_*`, counted per
+/// flow and sampling tick).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ModelRefusal {
+    /// Sent no new packet over the model's window.
+    Idle,
+    /// Declared a packet lost.
+    Loss,
+    /// Got an ECN-marked ACK.
+    Ecn,
+    /// Its window is below what its share needs (window-bound, not NIC-bound).
+    Window,
+    /// A DATA queue past its host port on its path is not empty.
+    Queue,
+    /// Its measured rate is missing or not within `theta` of the model's.
+    Rate,
+    /// A port of its path is loaded above its line rate (a second bottleneck).
+    Bottleneck,
+}
+
+impl ModelRefusal {
+    /// Every reason with its summary key suffix, in [`WhStats::model_refused`] order.
+    pub(super) const ALL: [(ModelRefusal, &'static str); 7] = [
+        (ModelRefusal::Idle, "idle"),
+        (ModelRefusal::Loss, "loss"),
+        (ModelRefusal::Ecn, "ecn"),
+        (ModelRefusal::Window, "window"),
+        (ModelRefusal::Queue, "queue"),
+        (ModelRefusal::Rate, "rate"),
+        (ModelRefusal::Bottleneck, "bottleneck"),
+    ];
+}
+
+/// Upper bounds (flows) of the partition sizes `extra.wormhole_sampled_packets_*` sorts a
+/// flow's packets by (the last bucket takes every larger partition), with the key suffixes.
+pub(super) const SIZE_BUCKETS: [(usize, &str); 8] = [
+    (1, "1"),
+    (2, "2"),
+    (4, "3_4"),
+    (8, "5_8"),
+    (16, "9_16"),
+    (32, "17_32"),
+    (64, "33_64"),
+    (usize::MAX, "65_up"),
+];
 
 impl Sampler {
     /// Packets sent over the detector's window (its last `l` intervals), once it is full.
@@ -709,8 +765,23 @@ impl Sim {
                 });
                 s.last_rate = rate;
                 if let Some(lazy) = &mut lazy {
-                    s.model = nic_bound_rate(w, s, f, &self.flows, &self.ports, lazy);
+                    let r = nic_bound_rate(w, s, f, &self.flows, &self.ports, lazy);
+                    match r {
+                        Ok(_) => w.st.model_steady += 1,
+                        Err(Some(why)) => w.st.model_refused[why as usize] += 1,
+                        Err(None) => {}
+                    }
+                    s.model = r.ok();
                 }
+                // Where a skip run's packets go: this flow's new packets since its last
+                // sample, by the size of its partition now.
+                let size = w
+                    .parts
+                    .partition_of_flow(f)
+                    .and_then(|id| w.parts.flows(id));
+                let size = size.map_or(1, |fl| fl.len());
+                let b = SIZE_BUCKETS.iter().position(|&(top, _)| size <= top);
+                w.st.sampled_packets[b.unwrap_or(SIZE_BUCKETS.len() - 1)] += sent - last;
                 // A reroute is an interrupt (5.3): a flow whose load balancer moved its
                 // path within the window is not steady, whatever its rate did.
                 s.sample_path(flow.lb.moving_path());

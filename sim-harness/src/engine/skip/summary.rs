@@ -70,6 +70,13 @@ pub(super) struct WhStats {
     pub(super) failure_memo_refused: u64,
     /// DCTCP windows grown through a steady skip by its unmarked ACKs (`fast_forward.rs`).
     pub(super) windows_grown: u64,
+    /// `skip.nic_bound_samples`: flow samples steady by the model, and those refused by
+    /// each [`ModelRefusal`] (`steady.rs`, [`nic_bound_rate`]).
+    pub(super) model_steady: u64,
+    pub(super) model_refused: [u64; ModelRefusal::ALL.len()],
+    /// New DATA packets flows sent between consecutive samples of theirs, by the size of
+    /// their partition at the later one ([`SIZE_BUCKETS`]): where a skip run's packets go.
+    pub(super) sampled_packets: [u64; SIZE_BUCKETS.len()],
 }
 
 /// Counters as `summary.json` `extra` keys.
@@ -180,6 +187,17 @@ impl Sim {
                     w.st.foreign_ack_interrupts,
                 )],
             );
+        }
+        for (&n, (_, name)) in w.st.sampled_packets.iter().zip(SIZE_BUCKETS) {
+            if n > 0 {
+                x.insert(format!("wormhole_sampled_packets_{name}"), n as f64);
+            }
+        }
+        if w.nic_bound > 0 {
+            x.insert("wormhole_model_steady".into(), w.st.model_steady as f64);
+            for (&n, (_, name)) in w.st.model_refused.iter().zip(ModelRefusal::ALL) {
+                x.insert(format!("wormhole_model_refused_{name}"), n as f64);
+            }
         }
         if w.nic_exact {
             insert_counts(
