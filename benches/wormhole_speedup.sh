@@ -4,7 +4,8 @@
 # followed by SKIPS skip runs, so each round's full and skip runs see the same phase of a
 # noisy machine; a round's speedup is its full run's `wall_s` over the median of its skip
 # runs' `wall_s` (the event loop's own timing in summary.json). Prints one row per round,
-# the median of the rounds' speedups, and benches/wormhole_err.py's row (FCT error, events,
+# the median of the rounds' speedups, the pooled ratio of the means (mean full wall over
+# mean skip wall), and benches/wormhole_err.py's row (FCT error, events,
 # memo) of the last skip run against the last full run.
 #
 # Usage (from the repository root, after `cargo build --release -p sim-harness`):
@@ -45,6 +46,8 @@ mkdir -p "$tmp"
 wall() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wall_s"])' "$1/summary.json"; }
 
 ratios=()
+fulls=()
+all_skips=()
 printf '%-6s %-12s %-14s %s\n' round "full wall s" "skip median s" speedup
 for r in $(seq 1 "$rounds"); do
     "$dcfab" run "$scenario" "${sets[@]}" --no-skip -q --out "$tmp/full" >/dev/null
@@ -59,9 +62,18 @@ import statistics, sys
 full = float(sys.argv[1]); m = statistics.median(float(x) for x in sys.argv[2:])
 print(f"{m:.4f} {full / m:.1f}")' "$full" "${walls[@]}")
     ratios+=("$ratio")
+    fulls+=("$full")
+    all_skips+=("${walls[@]}")
     printf '%-6s %-12.2f %-14s %sx\n' "$r" "$full" "$med" "$ratio"
 done
 python3 -c '
 import statistics, sys
 print(f"median speedup over {len(sys.argv) - 1} rounds: {statistics.median(float(x) for x in sys.argv[1:]):.1f}x")' "${ratios[@]}"
+# The same runs pooled: mean full wall over mean skip wall. A full run averages over the
+# machine's fast and slow phases, the median of short skip runs picks the commoner one;
+# the means treat both alike (benches/README.md "Session 34").
+python3 -c '
+import statistics, sys
+n = int(sys.argv[1]); full = [float(x) for x in sys.argv[2:2 + n]]; skip = [float(x) for x in sys.argv[2 + n:]]
+print(f"pooled: mean full {statistics.mean(full):.2f} s / mean skip {statistics.mean(skip):.4f} s = {statistics.mean(full) / statistics.mean(skip):.1f}x")' "${#fulls[@]}" "${fulls[@]}" "${all_skips[@]}"
 python3 "$here/wormhole_err.py" "$tmp/full" "$tmp/skip"
