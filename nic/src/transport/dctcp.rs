@@ -237,9 +237,10 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
     }
 
     /// Make this sender the one [`Self::new`] would build for these arguments, in place
-    /// (a harness reusing a closed flow's sender allocation writes its ~`272 * WORDS`
-    /// bytes once instead of building the sender elsewhere and copying it in). On error
-    /// the sender is left unchanged.
+    /// (a harness reusing a closed flow's sender allocation writes its registers, its
+    /// `24 * WORDS` bytes of PSN bitmaps and the send stamps the last message wrote,
+    /// instead of building the ~`280 * WORDS`-byte sender elsewhere and copying it in). On
+    /// error the sender is left unchanged.
     pub fn reset(
         &mut self,
         cfg: DctcpConfig,
@@ -247,13 +248,18 @@ impl<const WORDS: usize> DctcpSender<WORDS> {
         now: Cycles,
     ) -> Result<(), ConfigError> {
         let (cfg, regs) = Self::initial(cfg, message_bytes)?;
+        // Only the stamps of PSNs this sender sent can be non-zero: a stamp is written when
+        // its PSN goes out (`next_packet`), always below `snd_nxt`, which only grows. So
+        // clearing the ring's first `snd_nxt` slots (all of them once it wrapped) leaves it
+        // as `new` does, without writing the whole `256 * WORDS` bytes for a short message.
+        let used = (self.regs.snd_nxt as usize).min(64 * WORDS);
+        self.sent_at.as_flattened_mut()[..used].fill(0);
         self.cfg = cfg;
         self.now = now;
         self.regs = regs;
         self.acked = [0; WORDS];
         self.lost = [0; WORDS];
         self.retx = [0; WORDS];
-        self.sent_at = [[0; 64]; WORDS];
         self.timeout = None;
         self.stats = SenderStats::default();
         Ok(())
@@ -1066,6 +1072,48 @@ pub(crate) mod tests {
         assert_eq!(s, used, "a refused reset changes nothing");
         s.reset(cfg, 7_300, 77).unwrap();
         assert_eq!(s, DctcpSender::<8>::new(cfg, 7_300, 77).unwrap());
+    }
+
+    /// `reset` clears only the send stamps of the PSNs sent; after a life that wrapped the
+    /// 512-PSN ring, and after one that used part of it (stamps at a clock far from 0), the
+    /// sender still equals a new one, and sends as one does.
+    #[test]
+    fn reset_after_a_wrapped_ring_equals_new() {
+        let cfg = cfg();
+        let ring = DctcpSender::<8>::WINDOW;
+        for sent in [ring / 2 + 3, 2 * ring + 5] {
+            let mut s = DctcpSender::<8>::new(cfg, u64::from(4 * ring) * 1000, 1_000).unwrap();
+            let mut steps = 0;
+            while s.regs().snd_nxt < sent {
+                steps += 1;
+                assert!(steps < 100 * sent, "no progress at {:?}", s.regs());
+                s.advance(10);
+                match s.next_packet() {
+                    // Every fourth one acknowledged on its own, cumulatively.
+                    Some(p) if p.psn % 4 == 3 => {
+                        s.on_ack(&ack(p.psn, p.psn + 1, p.psn % 8 == 3));
+                    }
+                    Some(_) => {}
+                    // Window-bound: everything in flight acknowledged.
+                    None => {
+                        let nxt = s.regs().snd_nxt;
+                        s.on_ack(&ack(nxt - 1, nxt, false));
+                    }
+                }
+            }
+            assert_eq!(s.regs().snd_nxt, sent);
+            assert_ne!(s, DctcpSender::<8>::new(cfg, 9_000, 5).unwrap());
+            s.reset(cfg, 9_000, 5).unwrap();
+            assert_eq!(
+                s,
+                DctcpSender::<8>::new(cfg, 9_000, 5).unwrap(),
+                "{sent} sent"
+            );
+            let mut fresh = DctcpSender::<8>::new(cfg, 9_000, 5).unwrap();
+            for _ in 0..4 {
+                assert_eq!(s.next_packet(), fresh.next_packet());
+            }
+        }
     }
 
     /// The test configuration (shared with `mprdma_cc`'s tests): a 4-MTU initial window.
