@@ -42,17 +42,17 @@ for b in "$a_bin" "$b_bin"; do
     fi
 done
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=benches/wormhole_run.sh
+. "$here/wormhole_run.sh"
 root=$(dirname "$here")
 scenario=${SCENARIO:-$root/scenarios/wormhole_gpt_128.toml}
-read -r -a sets <<<"${SETS:---set workload.llm.bytes_scale=1 --set output.queue_sample_us=0}"
-read -r -a skip_sets <<<"${SKIP_SETS:---set skip.partition_by=data_ports --set skip.rate_estimate=timed --set skip.held_occupancy=true --set skip.nic_bound_samples=1 --set skip.nic_bound_exact=true --set skip.nic_bound_inexact=true --set skip.theta=0.35 --set skip.samples=16 --set skip.sample_us=5.5 --set skip.reserve_bdps=0}"
+read -r -a sets <<<"${SETS:-$WORMHOLE_SETS}"
+read -r -a skip_sets <<<"${SKIP_SETS:-$WORMHOLE_SKIP_SETS}"
 read -r -a b_extra <<<"${B_SKIP_SETS:-}"
 tmp=${TMP:-/tmp/wormhole_ab}
 mkdir -p "$tmp"
 log="$tmp/walls.txt"
 : >"$log"
-
-wall() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wall_s"])' "$1/summary.json"; }
 
 for r in $(seq 1 "$rounds"); do
     for x in A B; do

@@ -31,19 +31,19 @@ if [ "$rounds" -lt 1 ] || [ "$skips" -lt 1 ]; then
     exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=benches/wormhole_run.sh
+. "$here/wormhole_run.sh"
 root=$(dirname "$here")
 dcfab=${DCFAB:-$root/target/release/dcfab}
 scenario=${SCENARIO:-$root/scenarios/wormhole_gpt_128.toml}
-read -r -a sets <<<"${SETS:---set workload.llm.bytes_scale=1 --set output.queue_sample_us=0}"
-read -r -a skip_sets <<<"${SKIP_SETS:---set skip.partition_by=data_ports --set skip.rate_estimate=timed --set skip.held_occupancy=true --set skip.nic_bound_samples=1 --set skip.nic_bound_exact=true --set skip.nic_bound_inexact=true --set skip.theta=0.35 --set skip.samples=16 --set skip.sample_us=5.5 --set skip.reserve_bdps=0}"
+read -r -a sets <<<"${SETS:-$WORMHOLE_SETS}"
+read -r -a skip_sets <<<"${SKIP_SETS:-$WORMHOLE_SKIP_SETS}"
 tmp=${TMP:-/tmp/wormhole_speedup}
 if [ ! -x "$dcfab" ]; then
     echo "$0: no dcfab binary at $dcfab (cargo build --release -p sim-harness, or set DCFAB)" >&2
     exit 2
 fi
 mkdir -p "$tmp"
-
-wall() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["wall_s"])' "$1/summary.json"; }
 
 ratios=()
 fulls=()
