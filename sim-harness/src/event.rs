@@ -1,6 +1,8 @@
 //! The event queue: `(time, seq, component)` entries packed in one `u128` (no boxing, one
 //! integer comparison), kept in a calendar queue of ~0.5 ns buckets over a ~4 us horizon
-//! backed by flat 4-ary heaps, with partitions that can be paused and shifted in time.
+//! backed by flat 4-ary heaps, with partitions that can be paused and shifted in time. A
+//! Wormhole run lets the calendar widen its buckets to ~33 ns while its queue is sparse
+//! ([`EventQueue::adapt_width`]); the order of the events never depends on the width.
 //!
 //! * Time is `u64` picoseconds ([`Time`]). `seq` is an insertion counter, so events at the
 //!   same time come out in the order they were scheduled (FIFO), which keeps runs
@@ -222,13 +224,24 @@ impl QuadHeap {
 
 /// Width of a calendar bucket: 2^9 ps (about 0.5 ns, less than a 64-byte packet's 640 ps
 /// at 800 Gb/s, so the end of such a packet falls in a later bucket rather than being
-/// inserted into the current one).
-const BUCKET_SHIFT: u32 = 9;
-const BUCKET_PS: Time = 1 << BUCKET_SHIFT;
-/// Buckets in the wheel: the wheel covers about 4.2 us ahead of the current bucket (a
-/// hop's propagation, switch latency and serialization); later events wait in a heap.
+/// inserted into the current one). The width of every run, and of a Wormhole run's dense
+/// periods ([`Calendar::adapt`]).
+const NARROW_SHIFT: u32 = 9;
+/// The wide bucket, 2^15 ps (about 33 ns), of a Wormhole run's sparse periods: with most of
+/// the network paused, a 0.5 ns bucket holds one event or none, and every push and every
+/// bucket read touches a cold bucket (`benches/README.md`, "Session 35").
+const WIDE_SHIFT: u32 = 15;
+/// Buckets in the wheel: at the narrow width the wheel covers about 4.2 us ahead of the
+/// current bucket (a hop's propagation, switch latency and serialization), at the wide one
+/// about 268 us; later events wait in a heap.
 const N_BUCKETS: usize = 8192;
-const HORIZON_PS: Time = BUCKET_PS * N_BUCKETS as Time;
+/// [`Calendar::adapt`]'s window: events read between two density checks.
+const ADAPT_WINDOW: u32 = 8192;
+/// [`Calendar::adapt`]'s thresholds, in events read per wide bucket's span of simulated
+/// time over a window: a narrow queue widens below the first, a wide one narrows above the
+/// second (the gap keeps a queue near one threshold from switching back and forth).
+const WIDEN_BELOW: u64 = 16;
+const NARROW_ABOVE: u64 = 64;
 
 /// A calendar queue (time wheel) with exact `(time, seq)` order:
 ///
@@ -250,6 +263,12 @@ struct Calendar {
     cur: Vec<Entry>,
     pos: usize,
     base: Time,
+    /// The bucket width, `2^shift` ps ([`NARROW_SHIFT`] or [`WIDE_SHIFT`]).
+    shift: u32,
+    /// `base` + one bucket, and `base` + the wheel's horizon (both saturating): a push
+    /// compares its time with them, with no arithmetic.
+    cur_end: Time,
+    horizon_end: Time,
     /// Fixed-size arrays: a slot (masked to the wheel) indexes them without a bounds check.
     wheel: Box<[Vec<Entry>; N_BUCKETS]>,
     /// Bit `i`: wheel bucket `i` is not empty. `fill` jumps to the next occupied bucket
@@ -264,24 +283,40 @@ struct Calendar {
     spare: Vec<Vec<Entry>>,
     /// Scratch buffer of [`sort_bucket`].
     scratch: Vec<Entry>,
+    /// The width's density check ([`Calendar::adapt`]), `None`: the narrow width always.
+    adapt: Option<Adapt>,
+}
+
+/// The events read since the last density check ([`Calendar::adapt`]).
+#[derive(Debug, Clone)]
+struct Adapt {
+    read: u32,
+    /// `cur_end` at the last check.
+    since: Time,
+    /// Events per check (tests shorten it).
+    window: u32,
+    /// Tests: switch the width at every check, whatever the density.
+    #[cfg(test)]
+    flip: bool,
 }
 
 /// Sort the entries of one bucket into `(time, seq)` order. A bucket's entries share all
-/// but the low [`BUCKET_SHIFT`] bits of their time and were mostly appended in push order,
-/// which is `seq` order (entries refilled from the far heap are older). Small buckets are
-/// insertion-sorted; larger ones first go through one stable counting pass on the top
-/// [`SUB_BITS`] bits of their offset in the bucket (sub-buckets of 64 ps: a 64-byte
-/// packet takes 640 ps at 800 Gb/s, so a sub-bucket rarely holds more than a few events),
-/// then an insertion sort on the whole key finishes each sub-bucket. The insertion sort
-/// compares whole entries, so the result is the exact `(time, seq)` order for any input;
-/// the counting pass only makes it short (the 1024-bin counting sort this replaces spent
-/// most of its time clearing and summing its bins).
-fn sort_bucket(v: &mut Vec<Entry>, scratch: &mut Vec<Entry>) {
-    const BINS: usize = 1 << SUB_BITS;
-    const SHIFT: u32 = BUCKET_SHIFT - SUB_BITS;
+/// but the low `SHIFT` bits of their time (the bucket width's) and were mostly appended in
+/// push order, which is `seq` order (entries refilled from the far heap are older). Small
+/// buckets are insertion-sorted; larger ones first go through one stable counting pass on
+/// the top bits of their offset in the bucket (`BINS` sub-buckets: 64 ps at the narrow
+/// width, where a 64-byte packet takes 640 ps at 800 Gb/s, so a sub-bucket rarely holds
+/// more than a few events; 512 ps at the wide one, which sparse periods use), then an
+/// insertion sort on the whole key finishes each sub-bucket. The insertion sort compares
+/// whole entries, so the result is the exact `(time, seq)` order for any input; the
+/// counting pass only makes it short (the 1024-bin counting sort this replaces spent most
+/// of its time clearing and summing its bins).
+#[inline(always)]
+fn sort_bucket<const SHIFT: u32, const BINS: usize>(v: &mut Vec<Entry>, scratch: &mut Vec<Entry>) {
     const MIN_LEN: usize = 24;
     if v.len() >= MIN_LEN {
-        let bin = |e: Entry| (entry_time(e) as usize >> SHIFT) & (BINS - 1);
+        let sub = SHIFT - BINS.trailing_zeros();
+        let bin = |e: Entry| (entry_time(e) as usize >> sub) & (BINS - 1);
         let mut start = [0u32; BINS];
         for &e in v.iter() {
             start[bin(e)] += 1;
@@ -304,8 +339,15 @@ fn sort_bucket(v: &mut Vec<Entry>, scratch: &mut Vec<Entry>) {
     insertion_sort(v);
 }
 
-/// Top bits of a bucket offset used by [`sort_bucket`]'s counting pass (64 ps each).
-const SUB_BITS: u32 = BUCKET_SHIFT - 6;
+/// [`sort_bucket`] at the calendar's width `shift` (a constant where it is inlined).
+#[inline(always)]
+fn sort_bucket_at(shift: u32, v: &mut Vec<Entry>, scratch: &mut Vec<Entry>) {
+    if shift == NARROW_SHIFT {
+        sort_bucket::<NARROW_SHIFT, { 1 << (NARROW_SHIFT - 6) }>(v, scratch);
+    } else {
+        sort_bucket::<WIDE_SHIFT, 64>(v, scratch);
+    }
+}
 
 /// Sort `v` by insertion: O(n + inversions), for short or nearly sorted slices.
 #[inline]
@@ -323,33 +365,53 @@ fn insertion_sort(v: &mut [Entry]) {
 
 impl Default for Calendar {
     fn default() -> Self {
-        Calendar {
+        let mut c = Calendar {
             cur: Vec::new(),
             pos: 0,
             base: 0,
+            shift: NARROW_SHIFT,
+            cur_end: 0,
+            horizon_end: 0,
             wheel: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: Box::new([0; N_BUCKETS / 64]),
             in_wheel: 0,
             far: QuadHeap::default(),
             spare: Vec::new(),
             scratch: Vec::new(),
-        }
+            adapt: None,
+        };
+        c.set_base(0);
+        c
     }
 }
 
 impl Calendar {
     #[inline]
-    fn slot(t: Time) -> usize {
-        (t >> BUCKET_SHIFT) as usize & (N_BUCKETS - 1)
+    fn slot(&self, t: Time) -> usize {
+        (t >> self.shift) as usize & (N_BUCKETS - 1)
+    }
+
+    /// The bucket width in ps.
+    #[inline]
+    fn bucket_ps(&self) -> Time {
+        1 << self.shift
+    }
+
+    /// Move the current bucket to `[base, base + 1 bucket)`.
+    #[inline]
+    fn set_base(&mut self, base: Time) {
+        self.base = base;
+        self.cur_end = base.saturating_add(self.bucket_ps());
+        self.horizon_end = base.saturating_add(self.bucket_ps() * N_BUCKETS as Time);
     }
 
     #[inline(always)]
     fn push(&mut self, e: Entry) {
         let t = entry_time(e);
-        if t < self.base + BUCKET_PS {
+        if t < self.cur_end {
             self.push_cur(e);
-        } else if t < self.base.saturating_add(HORIZON_PS) {
-            let slot = Self::slot(t);
+        } else if t < self.horizon_end {
+            let slot = self.slot(t);
             self.occupied[slot / 64] |= 1 << (slot % 64);
             let b = &mut self.wheel[slot];
             if b.capacity() == 0 {
@@ -383,7 +445,7 @@ impl Calendar {
 
     /// Move far events that entered the horizon into the wheel (or `cur`).
     fn refill_from_far(&mut self) {
-        let end = self.base.saturating_add(HORIZON_PS);
+        let end = self.horizon_end;
         while let Some(e) = self.far.peek() {
             if entry_time(e) >= end {
                 break;
@@ -399,9 +461,44 @@ impl Calendar {
         self.pos < self.cur.len() || self.next_bucket()
     }
 
-    /// [`Calendar::fill`] when `cur` is used up: move to the next occupied bucket.
+    /// [`Calendar::fill`] when `cur` is used up: move to the next occupied bucket. A queue
+    /// at the fixed narrow width takes a path whose width is a constant, as before the
+    /// width could change.
     #[inline(never)]
     fn next_bucket(&mut self) -> bool {
+        match self.adapt {
+            None => self.next_bucket_at::<NARROW_SHIFT>(),
+            Some(_) => self.next_bucket_adaptive(),
+        }
+    }
+
+    /// [`Calendar::next_bucket`] of a queue with [`EventQueue::adapt_width`] on: the
+    /// density check when due, then the next bucket at the width it leaves.
+    #[inline(never)]
+    fn next_bucket_adaptive(&mut self) -> bool {
+        if let Some(a) = &mut self.adapt {
+            a.read += self.cur.len() as u32;
+            if a.read >= a.window {
+                self.cur.clear();
+                self.pos = 0;
+                self.adapt();
+                if !self.cur.is_empty() {
+                    return true;
+                }
+            }
+        }
+        if self.shift == NARROW_SHIFT {
+            self.next_bucket_at::<NARROW_SHIFT>()
+        } else {
+            self.next_bucket_at::<WIDE_SHIFT>()
+        }
+    }
+
+    /// The next bucket at width `2^SHIFT` ps (the calendar's `shift`).
+    #[inline(always)]
+    fn next_bucket_at<const SHIFT: u32>(&mut self) -> bool {
+        debug_assert_eq!(self.shift, SHIFT);
+        let slot_of = |t: Time| (t >> SHIFT) as usize & (N_BUCKETS - 1);
         self.cur.clear();
         self.pos = 0;
         if self.in_wheel == 0 {
@@ -409,8 +506,11 @@ impl Calendar {
         }
         // Every far event is at least a horizon after the old base, so none is due before
         // the next occupied bucket, which is not empty: no second round.
-        self.base += BUCKET_PS * (1 + self.next_occupied(Self::slot(self.base + BUCKET_PS)));
-        let slot = Self::slot(self.base);
+        let step = 1 + self.next_occupied(slot_of(self.cur_end));
+        self.base += step << SHIFT;
+        self.cur_end = self.base + (1 << SHIFT);
+        self.horizon_end = self.base.saturating_add((N_BUCKETS as Time) << SHIFT);
+        let slot = slot_of(self.base);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
         // `cur` is empty: the bucket's buffer becomes `cur`, and `cur`'s old buffer goes to
         // the spares (reused by the next bucket that fills: recently used, cached memory).
@@ -423,12 +523,12 @@ impl Calendar {
         // A lone event (most buckets of a sparse queue, e.g. when Wormhole has paused most
         // of the network) needs no sort, nor the call.
         if self.cur.len() > 1 {
-            sort_bucket(&mut self.cur, &mut self.scratch);
+            sort_bucket_at(SHIFT, &mut self.cur, &mut self.scratch);
         }
         if self
             .far
             .peek()
-            .is_some_and(|f| entry_time(f) < self.base.saturating_add(HORIZON_PS))
+            .is_some_and(|f| entry_time(f) < self.horizon_end)
         {
             self.refill_from_far();
         }
@@ -442,10 +542,74 @@ impl Calendar {
         let Some(f) = self.far.peek() else {
             return false;
         };
-        self.base = entry_time(f) & !(BUCKET_PS - 1);
+        self.set_base(entry_time(f) & !(self.bucket_ps() - 1));
         self.refill_from_far();
         debug_assert!(!self.cur.is_empty());
         true
+    }
+
+    /// The density check of a queue with [`EventQueue::adapt_width`] on, every
+    /// [`ADAPT_WINDOW`] events read, between two buckets (`cur` empty): the events read
+    /// over the window's simulated time, per wide bucket's span, pick the width (a narrow
+    /// queue widens below [`WIDEN_BELOW`], a wide one narrows above [`NARROW_ABOVE`]), and
+    /// a new width re-buckets the wheel. The order of the events does not depend on the
+    /// width (each bucket is sorted on the whole key when it is read), so neither does
+    /// any result: only the cost. Brown's calendar queue (CACM 31(10), 1988) resizes its
+    /// buckets the same way, from the events' spacing.
+    #[cold]
+    #[inline(never)]
+    fn adapt(&mut self) {
+        let Some(a) = &mut self.adapt else {
+            return;
+        };
+        let span = self.cur_end.saturating_sub(a.since).max(1);
+        let per_wide = (u128::from(a.read) << WIDE_SHIFT) / u128::from(span);
+        let per_wide = u64::try_from(per_wide).unwrap_or(u64::MAX);
+        a.read = 0;
+        a.since = self.cur_end;
+        #[cfg(test)]
+        let flip = a.flip;
+        #[cfg(not(test))]
+        let flip = false;
+        let shift = if self.shift == NARROW_SHIFT && (per_wide < WIDEN_BELOW || flip) {
+            WIDE_SHIFT
+        } else if self.shift == WIDE_SHIFT && (per_wide > NARROW_ABOVE || flip) {
+            NARROW_SHIFT
+        } else {
+            return;
+        };
+        self.rebucket(shift);
+        if let Some(a) = &mut self.adapt {
+            a.since = self.cur_end;
+        }
+    }
+
+    /// Re-bucket the wheel at width `2^shift` ps, `cur` empty: every pending event is at
+    /// or after `cur_end`. The new current bucket ends at `cur_end` rounded down to the new
+    /// width (an event pushed before that goes into `cur`, in order, as any push into the
+    /// current bucket), and the wheel's events are pushed again (into the new wheel, or
+    /// the far heap past a narrower horizon; the far events within a wider one come in).
+    fn rebucket(&mut self, shift: u32) {
+        debug_assert!(self.pos >= self.cur.len());
+        let mut moved = Vec::with_capacity(self.in_wheel);
+        for w in 0..self.occupied.len() {
+            let mut bits = self.occupied[w];
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                moved.append(&mut self.wheel[w * 64 + b]);
+            }
+            self.occupied[w] = 0;
+        }
+        self.in_wheel = 0;
+        let end = self.cur_end;
+        self.shift = shift;
+        let ps = self.bucket_ps();
+        self.set_base((end & !(ps - 1)).saturating_sub(ps));
+        for e in moved {
+            self.push(e);
+        }
+        self.refill_from_far();
     }
 
     /// Buckets from slot `from` (inclusive) to the first occupied one, going round; some
@@ -731,6 +895,22 @@ impl EventQueue {
         self.heap.ahead(k).map(entry_comp)
     }
 
+    /// Let the calendar pick its bucket width from the events' density as the run goes
+    /// ([`Calendar::adapt`]: the narrow width while events are dense, a wide one while they
+    /// are sparse): for a Wormhole run, whose queue goes sparse while most partitions are
+    /// paused. The events come out in the same order either way.
+    pub fn adapt_width(&mut self) {
+        if self.heap.adapt.is_none() {
+            self.heap.adapt = Some(Adapt {
+                read: 0,
+                since: self.heap.cur_end,
+                window: ADAPT_WINDOW,
+                #[cfg(test)]
+                flip: false,
+            });
+        }
+    }
+
     /// Events in the heap (not counting paused partitions).
     pub fn len(&self) -> usize {
         self.heap.len()
@@ -787,6 +967,34 @@ mod tests {
     use proptest::prelude::*;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
+
+    /// The narrow width and horizon, and the wide horizon.
+    const BUCKET_PS: Time = 1 << NARROW_SHIFT;
+    const HORIZON_PS: Time = BUCKET_PS * N_BUCKETS as Time;
+    const WIDE_HORIZON_PS: Time = (N_BUCKETS as Time) << WIDE_SHIFT;
+
+    /// A calendar with the width fixed (`mode` 0), switched at every check of a 5-event
+    /// window whatever the density (1: re-bucketing as often as it can happen), or picked
+    /// by density over 5-event windows (2).
+    fn calendar(mode: u8) -> Calendar {
+        let mut c = Calendar::default();
+        if mode > 0 {
+            c.adapt = Some(Adapt {
+                read: 0,
+                since: 0,
+                window: 5,
+                flip: mode == 1,
+            });
+        }
+        c
+    }
+
+    fn queue(mode: u8) -> EventQueue {
+        EventQueue {
+            heap: calendar(mode),
+            ..EventQueue::default()
+        }
+    }
 
     /// Every kind survives the 4-bit packing, with any index.
     #[test]
@@ -850,11 +1058,16 @@ mod tests {
             x >> 24
         };
         let mut scratch = Vec::new();
-        for case in 0..200u64 {
+        for case in 0..400u64 {
+            let shift = if case % 2 == 0 {
+                NARROW_SHIFT
+            } else {
+                WIDE_SHIFT
+            };
             let n = (rnd() % 3000) as usize;
-            let base: Time = 5 << BUCKET_SHIFT;
+            let base: Time = 5 << shift;
             let distinct = 1 + rnd() % 40; // few distinct times: many ties
-            let times: Vec<Time> = (0..distinct).map(|_| base + rnd() % BUCKET_PS).collect();
+            let times: Vec<Time> = (0..distinct).map(|_| base + rnd() % (1 << shift)).collect();
             let mut v: Vec<Entry> = (0..n)
                 .map(|i| {
                     let t = times[(rnd() % distinct) as usize];
@@ -869,14 +1082,21 @@ mod tests {
             }
             let mut want = v.clone();
             want.sort_unstable();
-            sort_bucket(&mut v, &mut scratch);
+            sort_bucket_at(shift, &mut v, &mut scratch);
             assert_eq!(v, want, "case {case}, {n} entries");
         }
     }
 
+    /// At a fixed width and with the width switching (at every check, or by density).
     #[test]
     fn calendar_pops_in_sorted_order() {
-        let mut c = Calendar::default();
+        for mode in 0..3 {
+            pops_in_sorted_order(mode);
+        }
+    }
+
+    fn pops_in_sorted_order(mode: u8) {
+        let mut c = calendar(mode);
         let mut x: u64 = 99;
         let mut rnd = move || {
             x = x
@@ -887,7 +1107,9 @@ mod tests {
         let mut pending: Vec<Entry> = Vec::new();
         let mut now: Time = 0;
         let mut seq = 0u64;
+        let mut widths = std::collections::BTreeSet::new();
         for round in 0..8_000u64 {
+            widths.insert(c.shift);
             for _ in 0..(rnd() % 3) {
                 let dt = match rnd() % 10 {
                     0 => rnd() % 100,               // same bucket
@@ -922,6 +1144,17 @@ mod tests {
         pending.sort_unstable();
         let rest: Vec<_> = std::iter::from_fn(|| c.pop()).collect();
         assert_eq!(rest, pending);
+        // The modes did what they say: a fixed width stays narrow, a flipping one used
+        // both, and this sparse traffic (about one event per microsecond) is wide by
+        // density.
+        let want: &[u32] = match mode {
+            0 => &[NARROW_SHIFT],
+            _ => &[NARROW_SHIFT, WIDE_SHIFT],
+        };
+        assert_eq!(widths.into_iter().collect::<Vec<_>>(), want, "mode {mode}");
+        if mode == 2 {
+            assert_eq!(c.shift, WIDE_SHIFT);
+        }
     }
 
     /// A delay drawn from the scales the calendar treats differently: the same time, the
@@ -934,6 +1167,8 @@ mod tests {
             4 => prop::sample::select(vec![640u64, 1280, 90_000, 200_640, 650_000]),
             4 => 0u64..HORIZON_PS,
             2 => HORIZON_PS - 2..HORIZON_PS + 2,
+            2 => WIDE_HORIZON_PS - 2..WIDE_HORIZON_PS + 2,
+            2 => 0u64..2 * WIDE_HORIZON_PS,
             2 => HORIZON_PS..20 * HORIZON_PS,
             1 => 1_000_000_000u64..2_000_000_000,
         ]
@@ -959,9 +1194,10 @@ mod tests {
                     any::<bool>(),
                 ),
                 1..100,
-            )
+            ),
+            mode in 0u8..3,
         ) {
-            let mut q = EventQueue::new();
+            let mut q = queue(mode);
             let mut reference = BinaryHeap::new();
             let mut seq = 0u64;
             let mut now: Time = 0;
@@ -1006,8 +1242,9 @@ mod tests {
             pops in 0usize..50,
             ports in prop::collection::vec(0u32..16, 0..8),
             delta in 0u64..3 * HORIZON_PS,
+            mode in 0u8..3,
         ) {
-            let mut q = EventQueue::new();
+            let mut q = queue(mode);
             let mut reference = Vec::new();
             for (seq, &(d, i)) in pushes.iter().enumerate() {
                 q.push(d, Comp::new(Kind::TxDone, i));
