@@ -697,16 +697,21 @@ impl Calendar {
 /// Move the entries of `v[from..]` that `take` selects to `out`, the others compacted in
 /// place in their order ([`Calendar::extract`]; `Vec::retain` without its per-call setup,
 /// which a pause paid on every occupied bucket, most of them holding one event). Returns
-/// how many moved.
-#[inline]
+/// how many moved. Up to the first entry taken nothing is written (most buckets lose
+/// none).
+#[inline(always)]
 fn move_taken(
     v: &mut Vec<Entry>,
     from: usize,
     take: &mut impl FnMut(Entry) -> bool,
     out: &mut Vec<Entry>,
 ) -> usize {
-    let mut keep = from;
-    for r in from..v.len() {
+    let Some(first) = v[from..].iter().position(|&e| take(e)) else {
+        return 0;
+    };
+    let mut keep = from + first;
+    out.push(v[keep]);
+    for r in keep + 1..v.len() {
         let e = v[r];
         if take(e) {
             out.push(e);

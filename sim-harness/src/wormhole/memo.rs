@@ -115,6 +115,13 @@ impl FlowConflictGraph {
     /// The FCG of a partition: flow `i` has weight `flows[i].0` (its rate class) and path
     /// ports `flows[i].1`; the edge weight is the number of distinct ports two flows share.
     pub fn from_paths(flows: &[(u32, &[PortId])]) -> Self {
+        // One flow (most lookups of a pipeline's partitions): no edges.
+        if let [(w, _)] = flows {
+            return Self {
+                weights: vec![*w],
+                adj: vec![Vec::new()],
+            };
+        }
         // (port, flow) pairs, each port once per flow, sorted: the flows of one port are a
         // run, in flow order (sorted vectors, not maps: this runs at every memo lookup).
         let mut port_flows: Vec<(PortId, u32)> = Vec::new();
@@ -238,6 +245,15 @@ pub fn canonical_key(g: &FlowConflictGraph) -> Vec<u64> {
 
 /// The key and the stable colouring it comes from.
 fn key_and_colors(g: &FlowConflictGraph) -> (Vec<u64>, Vec<u32>) {
+    // One vertex: one colour, no neighbours (what the refinement below gives).
+    if g.len() == 1 {
+        return (vec![1, 0, 0, 0], vec![0]);
+    }
+    key_and_colors_refined(g)
+}
+
+/// [`key_and_colors`] by colour refinement (any graph).
+fn key_and_colors_refined(g: &FlowConflictGraph) -> (Vec<u64>, Vec<u32>) {
     let mut colors = ranks(&g.weights);
     let mut sigs = refine(&g.adj, &mut colors);
     sigs.sort_unstable();
@@ -596,6 +612,21 @@ mod tests {
         assert_eq!(rate_class(56, 100, 8), 4); // 4.48
         assert_eq!(rate_class(57, 100, 8), 5); // 4.56
         assert_eq!(rate_class(300, 100, 8), 8);
+    }
+
+    #[test]
+    fn one_flow_fast_paths_match_the_general_ones() {
+        for w in [0, 3, 15] {
+            let ports = [4u32, 9, 11];
+            let g = FlowConflictGraph::from_paths(&[(w, &ports[..])]);
+            assert_eq!(g, FlowConflictGraph::new(vec![w], &[]).unwrap());
+            assert_eq!(key_and_colors(&g), key_and_colors_refined(&g));
+        }
+        // Two flows take the general path, and their key is not the one-vertex key.
+        let (a, b) = ([1u32, 2], [2u32, 3]);
+        let g = FlowConflictGraph::from_paths(&[(1, &a[..]), (1, &b[..])]);
+        assert_eq!(g.edge(0, 1), Some(1));
+        assert_ne!(key_and_colors(&g).0, vec![1, 0, 0, 0]);
     }
 
     #[test]

@@ -317,7 +317,7 @@ impl Sim {
         }
         w.frozen.insert(
             id,
-            Frozen {
+            Box::new(Frozen {
                 plan,
                 flows,
                 ports,
@@ -332,7 +332,7 @@ impl Sim {
                 shadow: Vec::new(),
                 exact: None,
                 growing,
-            },
+            }),
         );
     }
 
@@ -360,6 +360,7 @@ impl Sim {
         let Some(fr) = w.frozen.remove(&id) else {
             return;
         };
+        let fr = *fr;
         for &p in fr.ports.iter().chain(&fr.live) {
             w.frozen_ports[p as usize] -= 1;
         }

@@ -191,7 +191,7 @@ impl Sim {
         let Some(w) = self.wh.as_mut() else {
             return false;
         };
-        if w.purged.get(pk.flow as usize).is_some_and(|&p| p) {
+        if w.purged_any && w.purged.get(pk.flow as usize).is_some_and(|&p| p) {
             // A stale packet of a flow completed with its lockstep leader: never delivered.
             w.st.lock_stale_drops += 1;
             return true;

@@ -146,7 +146,7 @@ pub(crate) struct Wormhole {
     /// packets it had sent then (`skip_flows.csv`, [`Sim::skip_flows_table`]).
     pauses: Vec<FlowPauses>,
     active: Samplers,
-    frozen: BTreeMap<PartitionId, Frozen>,
+    frozen: BTreeMap<PartitionId, Box<Frozen>>,
     /// Per port, the skipped partitions ([`Wormhole::frozen`]) holding it, paused or live:
     /// a starting flow with none on its paths resumes no partition, without a pass over
     /// every skipped one ([`Sim::wh_flow_start`]).
@@ -168,6 +168,10 @@ pub(crate) struct Wormhole {
     /// the end, kept apart from the port's own counters, which count what was simulated
     /// (the exact NIC-bound skip measures its host ports' rounds from them).
     link_credit: Vec<(u64, u64)>,
+    /// Per flow, its ECMP path both ways for [`Sim::credit_skipped_links`] (DATA ports, ACK
+    /// ports) and the entropy they were walked with (routes never change, so a flow's
+    /// paths change only with its entropy).
+    credit_paths: Vec<Option<(u16, Box<partitions::CreditPaths>)>>,
     /// `skip.memo_lockstep`: partitions starting the same transient at the same tick follow
     /// one leader.
     lockstep: bool,

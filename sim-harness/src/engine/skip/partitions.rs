@@ -14,6 +14,14 @@
 
 use super::*;
 
+/// A flow's ECMP path both ways, as [`Sim::credit_skipped_links`] credits it (each port
+/// once, ascending).
+#[derive(Debug, Clone)]
+pub(super) struct CreditPaths {
+    data: Vec<u32>,
+    acks: Vec<u32>,
+}
+
 impl Sim {
     /// The output ports flow `f`'s packets can use (the flow's ECMP entropy both ways, or
     /// every up port under per-packet spraying and under DCSIM, whose SIMs draw fresh EVs):
@@ -67,19 +75,40 @@ impl Sim {
         if wire == 0 {
             return;
         }
-        let flow = &self.flows[f as usize];
-        let (src, dst, ev) = (flow.spec.src, flow.spec.dst, Some(ev));
-        let (mut data, mut acks) = (Default::default(), Default::default());
-        self.walk(src, dst, ev, &mut data);
-        self.walk(dst, src, ev, &mut acks);
+        let i = f as usize;
+        let cached = self
+            .wh
+            .as_ref()
+            .and_then(|w| w.credit_paths.get(i))
+            .is_some_and(|c| c.as_ref().is_some_and(|(e, _)| *e == ev));
+        if !cached {
+            let flow = &self.flows[i];
+            let (src, dst) = (flow.spec.src, flow.spec.dst);
+            let (mut data, mut acks) = (Default::default(), Default::default());
+            self.walk(src, dst, Some(ev), &mut data);
+            self.walk(dst, src, Some(ev), &mut acks);
+            let paths = CreditPaths {
+                data: data.into_iter().collect(),
+                acks: acks.into_iter().collect(),
+            };
+            let n_flows = self.flows.len();
+            let Some(w) = self.wh.as_mut() else { return };
+            if w.credit_paths.len() < n_flows {
+                w.credit_paths.resize_with(n_flows, || None);
+            }
+            w.credit_paths[i] = Some((ev, Box::new(paths)));
+        }
         let hdr = u64::from(self.hdr_bytes);
         let n_ports = self.ports.len();
         let Some(w) = self.wh.as_mut() else { return };
         if w.link_credit.is_empty() {
             w.link_credit = vec![(0, 0); n_ports];
         }
-        for (ports, bytes) in [(data, payload + hdr), (acks, hdr)] {
-            for p in ports {
+        let Some(Some((_, paths))) = w.credit_paths.get(i) else {
+            return;
+        };
+        for (ports, bytes) in [(&paths.data, payload + hdr), (&paths.acks, hdr)] {
+            for &p in ports {
                 let c = &mut w.link_credit[p as usize];
                 c.0 += wire;
                 c.1 += wire * bytes;

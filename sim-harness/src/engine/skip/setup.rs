@@ -190,6 +190,7 @@ impl Sim {
             traj: (skip && s.skip.memo_interrupted).then(MemoDb::new),
             traj_delay: TRAJ_DELAY_TICKS,
             link_credit: Vec::new(),
+            credit_paths: Vec::new(),
             lockstep: skip && s.skip.memo_lockstep,
             lockstep_complete: skip && s.skip.memo_lockstep && s.skip.lockstep_complete,
             purged: vec![false; self.flows.len()],

@@ -317,9 +317,11 @@ pub(super) struct HistPoint {
     pub(super) cwnd: u64,
 }
 
-/// The active flows' host shares, summed once per sampling tick for
-/// [`nic_bound_rate`] (`skip.nic_bound_samples`); kept across ticks
-/// ([`Wormhole::nic_loads`]), only the ports written last time cleared.
+/// The active flows' host shares, summed for [`nic_bound_rate`]
+/// (`skip.nic_bound_samples`) at a tick whose active flows changed
+/// ([`Samplers::gen`]); kept across ticks ([`Wormhole::nic_loads`]) and updated by the flows
+/// whose share changed, joined or left (the sums are exact integers, so they equal a
+/// fresh sum).
 #[derive(Debug, Default)]
 pub(super) struct NicLoads {
     /// Per host: the ACK load (bit/s) its port carries for the active flows into it, one
@@ -332,11 +334,18 @@ pub(super) struct NicLoads {
     /// flows whose ACK path (`data_ports`) crosses it, one `hdr`-byte ACK per DATA packet of
     /// each at its host's share (empty otherwise).
     ack: Vec<u128>,
-    /// Ports written in `load` / `ack` since the last refresh.
-    touched: Vec<u32>,
+    /// Per flow: the (DATA share, ACK rate) it adds along its paths in `load` / `ack` (a
+    /// flow's paths are fixed when it starts).
+    added: Vec<Option<(u128, u128)>>,
+    /// The flows counted in `load` / `ack` (sorted), and a buffer for the next ones.
+    counted: Vec<u32>,
     /// [`Samplers::gen`] at the last refresh: the same flows on the same hosts give the
     /// same loads, so a later tick reuses them.
     gen: Option<u64>,
+    /// Per host, this refresh: its flows' DATA share (computed at its first flow).
+    host_data: Vec<Option<u128>>,
+    /// Per `host_out` value: (host share, its ACK rate), for the run.
+    by_k: Vec<Option<(u128, u128)>>,
 }
 
 /// [`NicLoads`] summed at a tick's first [`nic_bound_rate`] that needs them (most ticks
@@ -363,55 +372,115 @@ impl LazyLoads<'_> {
 }
 
 impl NicLoads {
-    /// This tick's loads over the active flows `ids` (the vectors of the last tick reused).
+    /// The loads over the active flows `ids` (sorted). The shares depend on a flow's host
+    /// alone (its `host_out` and, with `skip.nic_bound_exact`, its ACK load): computed once
+    /// per host, the host-share pair once per `host_out` value for the run
+    /// ([`NicLoads::by_k`]). Only a flow whose share changed, or that joined or left, moves
+    /// the port sums.
     fn refresh(&mut self, w: &Wormhole, ids: &[u32], flows: &[FlowRt], n_ports: usize) {
         let nl = self;
+        let hosts = w.host_out.len();
         nl.ack_in.clear();
-        nl.ack_in.resize(w.host_out.len(), 0);
+        nl.ack_in.resize(hosts, 0);
+        nl.host_data.clear();
+        nl.host_data.resize(hosts, None);
         if nl.load.len() != n_ports {
             nl.load = vec![0; n_ports];
-            nl.touched.clear();
+            nl.ack = if w.nic_exact {
+                vec![0; n_ports]
+            } else {
+                Vec::new()
+            };
+            nl.added.clear();
+            nl.counted.clear();
         }
-        if w.nic_exact && nl.ack.len() != n_ports {
-            nl.ack = vec![0; n_ports];
-        }
-        for p in nl.touched.drain(..) {
-            nl.load[p as usize] = 0;
-            if let Some(a) = nl.ack.get_mut(p as usize) {
-                *a = 0;
-            }
-        }
-        for &g in ids {
-            let spec = &flows[g as usize].spec;
-            let share = w.host_share(u64::from(w.host_out[spec.src as usize]));
-            nl.ack_in[spec.dst as usize] += share * u128::from(w.hdr) / u128::from(w.mtu);
+        if nl.added.len() < flows.len() {
+            nl.added.resize(flows.len(), None);
         }
         for &g in ids {
             let spec = &flows[g as usize].spec;
-            let k = u64::from(w.host_out[spec.src as usize]);
-            let mut share = w.host_share(k);
-            let ack = share * u128::from(w.hdr) / u128::from(w.mtu);
-            if w.nic_exact {
-                // The DATA rate the model gives it: its host's line less the ACKs its port
-                // sends, shared (without this a host port sending and receiving looks like
-                // a second bottleneck downstream, its own ACKs on top of its full share).
-                share = u128::from(w.capacity_bps).saturating_sub(nl.ack_in[spec.src as usize])
-                    * u128::from(w.mtu)
-                    / (u128::from(w.mtu + w.hdr) * u128::from(k.max(1)));
+            let (_, ack) = nl.by_k(w, w.host_out[spec.src as usize]);
+            nl.ack_in[spec.dst as usize] += ack;
+        }
+        // Flows that left (both lists sorted: one merge pass).
+        let mut j = 0;
+        for i in 0..nl.counted.len() {
+            let g = nl.counted[i];
+            while j < ids.len() && ids[j] < g {
+                j += 1;
             }
-            let data = w.data_path(g);
-            nl.touched.extend_from_slice(data);
-            for &p in data {
-                nl.load[p as usize] += share;
-            }
-            if w.nic_exact {
-                let acks = w.ack_path(g);
-                nl.touched.extend_from_slice(acks);
-                for &p in acks {
-                    nl.ack[p as usize] += ack;
+            if ids.get(j) != Some(&g) {
+                if let Some(old) = nl.added[g as usize].take() {
+                    nl.apply(w, g, old, false);
                 }
             }
         }
+        for &g in ids {
+            let spec = &flows[g as usize].spec;
+            let src = spec.src as usize;
+            let k = w.host_out[src];
+            let (host, ack) = nl.by_k(w, k);
+            let share = match nl.host_data[src] {
+                Some(s) => s,
+                None => {
+                    // The DATA rate the model gives it: its host's line less the ACKs its
+                    // port sends, shared (without this a host port sending and receiving
+                    // looks like a second bottleneck downstream, its own ACKs on top of its
+                    // full share).
+                    let s = if w.nic_exact {
+                        u128::from(w.capacity_bps).saturating_sub(nl.ack_in[src])
+                            * u128::from(w.mtu)
+                            / (u128::from(w.mtu + w.hdr) * u128::from(u64::from(k).max(1)))
+                    } else {
+                        host
+                    };
+                    nl.host_data[src] = Some(s);
+                    s
+                }
+            };
+            let new = (share, ack);
+            match nl.added[g as usize] {
+                Some(old) if old == new => continue,
+                Some(old) => nl.apply(w, g, old, false),
+                None => {}
+            }
+            nl.apply(w, g, new, true);
+            nl.added[g as usize] = Some(new);
+        }
+        nl.counted.clear();
+        nl.counted.extend_from_slice(ids);
+    }
+
+    /// Add (`add`) or take away flow `g`'s (DATA share, ACK rate) along its DATA path in
+    /// `load` and, with `skip.nic_bound_exact`, its ACK path in `ack`.
+    fn apply(&mut self, w: &Wormhole, g: u32, (share, ack): (u128, u128), add: bool) {
+        for &p in w.data_path(g) {
+            let l = &mut self.load[p as usize];
+            *l = if add { *l + share } else { *l - share };
+        }
+        if w.nic_exact {
+            for &p in w.ack_path(g) {
+                let a = &mut self.ack[p as usize];
+                *a = if add { *a + ack } else { *a - ack };
+            }
+        }
+    }
+
+    /// One of `k` flows' host share ([`Wormhole::host_share`]) and the rate of its ACKs
+    /// (one `hdr`-byte ACK per `mtu` of DATA), kept per `k` (the run's constants fix them).
+    #[inline]
+    fn by_k(&mut self, w: &Wormhole, k: u32) -> (u128, u128) {
+        let i = k as usize;
+        if let Some(&Some(v)) = self.by_k.get(i) {
+            return v;
+        }
+        let share = w.host_share(u64::from(k));
+        let v = (share, share * u128::from(w.hdr) / u128::from(w.mtu));
+        if self.by_k.len() <= i {
+            self.by_k.resize(i + 1, None);
+        }
+        self.by_k[i] = Some(v);
+        v
     }
 }
 
