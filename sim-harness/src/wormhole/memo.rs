@@ -115,7 +115,7 @@ impl FlowConflictGraph {
     /// The FCG of a partition: flow `i` has weight `flows[i].0` (its rate class) and path
     /// ports `flows[i].1`; the edge weight is the number of distinct ports two flows share.
     pub fn from_paths(flows: &[(u32, &[PortId])]) -> Self {
-        // One flow (most lookups of a pipeline's partitions): no edges.
+        // One flow (every memo hit of the GPT pipelines): no edges.
         if let [(w, _)] = flows {
             return Self {
                 weights: vec![*w],

@@ -337,7 +337,7 @@ pub(super) struct NicLoads {
     /// Per flow: the (DATA share, ACK rate) it adds along its paths in `load` / `ack` (a
     /// flow's paths are fixed when it starts).
     added: Vec<Option<(u128, u128)>>,
-    /// The flows counted in `load` / `ack` (sorted), and a buffer for the next ones.
+    /// The flows counted in `load` / `ack` (sorted).
     counted: Vec<u32>,
     /// [`Samplers::gen`] at the last refresh: the same flows on the same hosts give the
     /// same loads, so a later tick reuses them.
@@ -449,6 +449,34 @@ impl NicLoads {
         }
         nl.counted.clear();
         nl.counted.extend_from_slice(ids);
+        #[cfg(debug_assertions)]
+        nl.check_fresh(w, ids);
+    }
+
+    /// Debug builds (the tests): the loads kept equal a fresh sum over `ids`.
+    #[cfg(debug_assertions)]
+    fn check_fresh(&self, w: &Wormhole, ids: &[u32]) {
+        let mut load = vec![0u128; self.load.len()];
+        let mut ack = vec![0u128; self.ack.len()];
+        for &g in ids {
+            let (share, a) = self.added[g as usize].expect("every active flow counted");
+            for &p in w.data_path(g) {
+                load[p as usize] += share;
+            }
+            if w.nic_exact {
+                for &p in w.ack_path(g) {
+                    ack[p as usize] += a;
+                }
+            }
+        }
+        assert_eq!(
+            load, self.load,
+            "NicLoads: DATA loads drifted from a fresh sum"
+        );
+        assert_eq!(
+            ack, self.ack,
+            "NicLoads: ACK loads drifted from a fresh sum"
+        );
     }
 
     /// Add (`add`) or take away flow `g`'s (DATA share, ACK rate) along its DATA path in
