@@ -36,6 +36,25 @@ pub enum CcKind {
     Dcpim,
 }
 
+impl CcKind {
+    /// The name a scenario gives this kind (`transport.cc = "..."`), for messages that ask
+    /// the user to change it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CcKind::Dctcp => "dctcp",
+            CcKind::Uno => "uno",
+            CcKind::Dcsim => "dcsim",
+            CcKind::Zeropod => "zeropod",
+            CcKind::Gemini => "gemini",
+            CcKind::MprdmaBbr => "mprdma_bbr",
+            CcKind::Mprdma => "mprdma",
+            CcKind::Pfabric => "pfabric",
+            CcKind::Phost => "phost",
+            CcKind::Dcpim => "dcpim",
+        }
+    }
+}
+
 /// Load-balancer (entropy chooser) kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

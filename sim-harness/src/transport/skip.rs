@@ -150,7 +150,7 @@ impl TransportDriver {
     /// (which skips one CCA): what a skip of 6.2 would have to carry that this transport
     /// keeps outside its flows, or does not keep steady under a steady rate.
     pub(crate) fn skip_refusal(&self, s: &Scenario) -> Option<String> {
-        let cc = format!("{:?}", s.transport.cc).to_lowercase();
+        let cc = s.transport.cc.name();
         match self {
             TransportDriver::Dctcp(_) => match s.transport.cc {
                 CcKind::Dctcp | CcKind::Mprdma => None,

@@ -60,7 +60,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                  which only transport.cc = \"dctcp\" has; transport.cc = \"{}\" needs \
                  rate_metric = \"packets\"",
                 format!("{:?}", s.skip.rate_metric).to_lowercase(),
-                format!("{:?}", s.transport.cc).to_lowercase()
+                s.transport.cc.name()
             ),
         ));
     }
@@ -77,7 +77,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 "\"timed\" times a sender's new PSNs between their exact send stamps, which \
                  only the DCTCP-style senders (transport.cc = \"dctcp\" or \"mprdma\") keep; \
                  transport.cc = \"{}\" needs rate_estimate = \"packets\" or \"metric\"",
-                format!("{:?}", s.transport.cc).to_lowercase()
+                s.transport.cc.name()
             ),
         ));
     }
@@ -101,7 +101,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 "replays a transient keyed by a DCTCP sender's window, alpha and slow-start \
                  flag, which transport.cc = \"{}\" does not replay soundly; use transport.cc \
                  = \"dctcp\" or memo_interrupted = false",
-                format!("{:?}", s.transport.cc).to_lowercase()
+                s.transport.cc.name()
             ),
         ));
     }
@@ -114,7 +114,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                 "shares a DCTCP sender's trajectory (sequence numbers, cwnd, alpha) among \
                  partitions in lockstep, which transport.cc = \"{}\" does not have; use \
                  transport.cc = \"dctcp\" or memo_lockstep = false",
-                format!("{:?}", s.transport.cc).to_lowercase()
+                s.transport.cc.name()
             ),
         ));
     }
@@ -184,7 +184,7 @@ pub(super) fn check_skip(s: &Scenario) -> Result<()> {
                     "tests a DCTCP sender's window, ECN marks and losses against its host's \
                      line rate, which transport.cc = \"{}\" does not have; use \
                      transport.cc = \"dctcp\" or nic_bound_samples = 0",
-                    format!("{:?}", s.transport.cc).to_lowercase()
+                    s.transport.cc.name()
                 ),
             ));
         }

@@ -545,3 +545,39 @@ fn unsupported_and_built_checks_are_validation() {
     });
     validate(&s).unwrap();
 }
+
+/// A refusal names `transport.cc` as a scenario spells it (`"mprdma_bbr"`, not the Rust
+/// variant's `MprdmaBbr` or `mprdmabbr`), so the user can type it back.
+#[test]
+fn refusals_name_the_cc_as_a_scenario_spells_it() {
+    use crate::scenario::CcKind;
+    let kinds = [
+        CcKind::Dctcp,
+        CcKind::Uno,
+        CcKind::Dcsim,
+        CcKind::Zeropod,
+        CcKind::Gemini,
+        CcKind::MprdmaBbr,
+        CcKind::Mprdma,
+        CcKind::Pfabric,
+        CcKind::Phost,
+        CcKind::Dcpim,
+    ];
+    for k in kinds {
+        assert_eq!(
+            serde_json::to_string(&k).unwrap(),
+            format!("\"{}\"", k.name()),
+            "{k:?}"
+        );
+    }
+    let mut s = Scenario::default();
+    s.transport.cc = CcKind::MprdmaBbr;
+    s.transport.slow_start = true;
+    match validate(&s) {
+        Err(Error::Field { field, problem }) => {
+            assert_eq!(field, "transport.slow_start");
+            assert!(problem.contains("cc = \"mprdma_bbr\""), "{problem}");
+        }
+        other => panic!("expected a field error, got {other:?}"),
+    }
+}

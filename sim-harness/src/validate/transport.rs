@@ -36,8 +36,8 @@ pub(super) fn check_transport(t: &Transport) -> Result<()> {
         return Err(Error::field(
             "transport.slow_start",
             format!(
-                "only cc = \"dctcp\" has slow start (cc = {:?} does not)",
-                t.cc
+                "only cc = \"dctcp\" has slow start (cc = \"{}\" does not)",
+                t.cc.name()
             ),
         ));
     }
@@ -84,8 +84,8 @@ pub(super) fn check_per_connection(s: &Scenario) -> Result<()> {
                 field,
                 format!(
                     "per-connection state is modelled for cc = \"dctcp\" or \"mprdma\" only, \
-                     not {:?} (set it to false)",
-                    t.cc
+                     not \"{}\" (set it to false)",
+                    t.cc.name()
                 ),
             ));
         }
