@@ -72,6 +72,7 @@ MODULE_FNS = (
     "output_port",
 ) + FIFO_PORT_FNS
 LINE = re.compile(r"\s*([\d,]+) \([ \d.]+%\)\s+(\S+?):(.*)$")
+TOTALS = re.compile(r"\s*([\d,]+) \([ \d.]+%\)\s+PROGRAM TOTALS")
 
 
 def part(path, fn):
@@ -85,30 +86,38 @@ def part(path, fn):
     return "module" if any(x in fn for x in MODULE_FNS) else "shared"
 
 
+BLOCK_FILES = ("switch/src/dcsim", "nic/src/dcsim", "rtl-models/src/")
+BLOCK_FNS = ("switch::dcsim", "nic::dcsim", "rtl_models")
+
+
 def dcsim_part(path, fn):
     """DCSIM's own line: 'blocks' (the hardware models) or 'glue' (the harness around them)."""
-    if any(x in path for x in ("switch/src/dcsim", "nic/src/dcsim", "rtl-models/src/")):
+    if any(x in path for x in BLOCK_FILES) or any(x in fn for x in BLOCK_FNS):
         return "blocks"
-    if any(x in path for x in ("sim-harness/src/", "library/")) and not any(
-        x in fn for x in ("switch::dcsim", "nic::dcsim", "rtl_models")
-    ):
-        return "glue"
-    return "blocks" if any(x in fn for x in ("switch::dcsim", "nic::dcsim", "rtl_models")) else "glue"
+    return "glue"
 
 
 def self_costs(cg):
     out = subprocess.run(
-        ["callgrind_annotate", "--threshold=100", cg],
+        ["callgrind_annotate", "--threshold=100", "--auto=no", cg],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
     costs = collections.Counter()
+    total = None
     for line in out.splitlines():
-        m = LINE.match(line)
-        if not m or "PROGRAM TOTALS" in line:
+        m = TOTALS.match(line)
+        if m:
+            total = int(m.group(1).replace(",", ""))
             continue
-        costs[(m.group(2), m.group(3).split(" [")[0])] += int(m.group(1).replace(",", ""))
+        m = LINE.match(line)
+        if m:
+            costs[(m.group(2), m.group(3).split(" [")[0])] += int(m.group(1).replace(",", ""))
+    # Every instruction once: the lines read must add up to the profile's total (with
+    # `--auto=yes`, the default, annotated source lines would be read as more lines).
+    if total is None or sum(costs.values()) != total:
+        sys.exit(f"{cg}: the per-function lines add up to {sum(costs.values())}, not {total}")
     return costs
 
 
@@ -168,8 +177,8 @@ def main():
         print(
             f"{s}: DCSIM / DCTCP per DATA {ratio:.2f}x (packet-hops {(h_s / n_s) / (h_t / n_t):.2f}x); "
             f"with DCSIM's own modules at zero {floor:.2f}x; 2x needs them at "
-            f"{need:.0f} instructions per hop (now {m_s / h_s:.0f}, of which the blocks "
-            f"{b_s / h_s:.0f})"
+            f"{need:.0f} instructions per hop (now {m_s / h_s:.0f}: blocks {b_s / h_s:.0f}, "
+            f"glue {(m_s - b_s) / h_s:.0f})"
         )
         hs, ht = h_s / n_s, h_t / n_t
         ss, st, mt = sh_s / h_s, sh_t / h_t, m_t / h_t
