@@ -226,7 +226,12 @@ impl FailureRt {
 
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Counters {
+    /// Events the run loop processed (not Wormhole's own); the output samplers' ticks are
+    /// among them, see [`Counters::simulated_events`].
     pub(crate) events: u64,
+    /// Ticks of the output samplers (`output.queue_sample_us`, `output.rate_sample_us`):
+    /// they observe the run, so the summary's `events` leaves them out.
+    pub(crate) sample_ticks: u64,
     pub(crate) data_sent: u64,
     pub(crate) data_delivered: u64,
     pub(crate) data_dropped: u64,
@@ -238,6 +243,15 @@ pub(crate) struct Counters {
     pub(crate) drops: [u64; 3],
     pub(crate) timeouts: u64,
     pub(crate) failure_detections: u64,
+}
+
+impl Counters {
+    /// The simulated events: [`Counters::events`] without the output samplers' ticks, so the
+    /// count is the same whatever the output settings. Counted apart in the sampler (rare)
+    /// rather than tested in the run loop (every event).
+    pub(crate) fn simulated_events(&self) -> u64 {
+        self.events - self.sample_ticks
+    }
 }
 
 /// One fabric run.

@@ -50,10 +50,8 @@ impl Sim {
             let (t, c) = self.q.pop_peeked();
             self.prefetch_ahead();
             self.now = t;
-            // Wormhole's own events are bookkeeping and the output samplers' ticks
-            // (`output.queue_sample_us`, `output.rate_sample_us`) observe the run: neither
-            // is a simulated event, so `events` is the same whatever the output settings.
-            if c.kind() != Kind::Sample && (!WH || c.kind() != Kind::Wormhole) {
+            // Wormhole's own events are bookkeeping, not simulated events.
+            if !WH || c.kind() != Kind::Wormhole {
                 self.c.events += 1;
             }
             match c.kind() {

@@ -60,6 +60,7 @@ impl RateSampler {
 impl Sim {
     /// A `Kind::Sample` event: queue occupancy or rates.
     pub(super) fn on_sample(&mut self, which: u32) {
+        self.c.sample_ticks += 1;
         if which == RATE_SAMPLE {
             self.on_rate_sample();
         } else {

@@ -262,7 +262,7 @@ impl Sim {
         let st = w.st;
         let ms = w.memo.stats();
         let events_per_pkt = if self.c.data_sent > 0 {
-            self.c.events as f64 / self.c.data_sent as f64
+            self.c.simulated_events() as f64 / self.c.data_sent as f64
         } else {
             0.0
         };
