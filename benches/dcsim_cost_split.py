@@ -171,21 +171,22 @@ def main():
         per_data_t = (sh_t + m_t) / n_t
         ratio = (sh_s + m_s) / n_s / per_data_t
         floor = sh_s / n_s / per_data_t
-        # DCSIM's own modules per hop for 2x DCTCP's instructions per DATA, the shared
-        # engine as it is.
-        need = (2 * per_data_t - sh_s / n_s) / (h_s / n_s)
+        hs, ht = h_s / n_s, h_t / n_t
+        ss, st, mt = sh_s / h_s, sh_t / h_t, m_t / h_t
+
+        def bound(k):
+            """B(k) of the docstring: DCSIM's own modules per hop for 2x, engine scaled by k."""
+            return (2 * ht * (k * st + mt) - hs * k * ss) / hs
+
         print(
             f"{s}: DCSIM / DCTCP per DATA {ratio:.2f}x (packet-hops {(h_s / n_s) / (h_t / n_t):.2f}x); "
             f"with DCSIM's own modules at zero {floor:.2f}x; 2x needs them at "
-            f"{need:.0f} instructions per hop (now {m_s / h_s:.0f}: blocks {b_s / h_s:.0f}, "
+            f"{bound(1.0):.0f} instructions per hop (now {m_s / h_s:.0f}: blocks {b_s / h_s:.0f}, "
             f"glue {(m_s - b_s) / h_s:.0f})"
         )
-        hs, ht = h_s / n_s, h_t / n_t
-        ss, st, mt = sh_s / h_s, sh_t / h_t, m_t / h_t
         for k in (1.0, 0.5, 0.0):
-            bound = (2 * ht * (k * st + mt) - hs * k * ss) / hs
             print(f"  shared engine at {k:.0%} of today's cost: 2x needs DCSIM's own modules at "
-                  f"<= {bound:.0f} instructions per hop")
+                  f"<= {bound(k):.0f} instructions per hop")
 
 
 if __name__ == "__main__":
